@@ -1,0 +1,126 @@
+"""Run configuration: defaults from config/run_defaults.yaml, a user YAML
+file, and ``--set KEY=VALUE`` overrides, merged with that precedence and
+checked key by key."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from eels_gz.errors import ConfigError
+from eels_gz.paths import asset
+
+# Keys whose values are free-form mappings (their sub-keys are not checked).
+FREE_FORM = {"robot.xacro_args"}
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Read a YAML file, turning I/O and syntax errors into ConfigError naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file '{path}': {exc.strerror}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+
+
+def defaults() -> dict:
+    return load_yaml(asset("config", "run_defaults.yaml"))
+
+
+def _flat_keys(tree: dict, prefix: str = "") -> list[str]:
+    keys = []
+    for k, v in tree.items():
+        key = prefix + k
+        if isinstance(v, dict) and key not in FREE_FORM:
+            keys += _flat_keys(v, key + ".")
+        else:
+            keys.append(key)
+    return keys
+
+
+def _check_type(key: str, value: Any, default: Any, source: str) -> None:
+    if default is None or value is None or key in FREE_FORM:
+        return
+    if key == "robot.pose":
+        ok = value == "auto" or (
+            isinstance(value, list)
+            and len(value) == 6
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        )
+        if not ok:
+            raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers, got {value!r}")
+        return
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, (int, float)):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        raise ConfigError(
+            f"{source}: '{key}' expects a {type(default).__name__}, got {value!r}"
+        )
+
+
+def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
+    if not isinstance(update, dict):
+        raise ConfigError(f"{source}: expected a mapping at '{prefix or '<top>'}', got {update!r}")
+    for k, v in update.items():
+        key = prefix + str(k)
+        if k not in ref:
+            valid = ", ".join(_flat_keys(ref, prefix))
+            raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
+        if isinstance(ref[k], dict) and key not in FREE_FORM:
+            _merge(base[k], v, ref[k], source, key + ".")
+        else:
+            _check_type(key, v, ref[k], source)
+            base[k] = copy.deepcopy(v)
+
+
+def parse_set(item: str) -> tuple[list[str], Any]:
+    """Split ``a.b.c=VALUE``; VALUE is parsed as YAML (numbers, booleans, lists)."""
+    if "=" not in item:
+        raise ConfigError(f"--set '{item}': expected KEY=VALUE, e.g. --set physics.dt=0.002")
+    key, raw = item.split("=", 1)
+    if not key:
+        raise ConfigError(f"--set '{item}': empty key")
+    try:
+        value = yaml.safe_load(raw) if raw else None
+    except yaml.YAMLError:
+        value = raw
+    return key.split("."), value
+
+
+def resolve(config_file: str | Path | None = None, overrides: dict | None = None,
+            sets: list[str] | tuple[str, ...] = ()) -> dict:
+    """Merge defaults <- config file <- overrides (CLI flags) <- --set items."""
+    ref = defaults()
+    cfg = copy.deepcopy(ref)
+    if config_file is not None:
+        data = load_yaml(config_file)
+        if data is not None:
+            _merge(cfg, data, ref, str(config_file))
+    if overrides:
+        _merge(cfg, overrides, ref, "command line")
+    for item in sets:
+        path, value = parse_set(item)
+        nested: dict = {}
+        node = nested
+        for part in path[:-1]:
+            node = node.setdefault(part, {})
+        node[path[-1]] = value
+        _merge(cfg, nested, ref, f"--set {item}")
+    return cfg
+
+
+def save(cfg: dict, path: str | Path) -> None:
+    Path(path).write_text(yaml.safe_dump(cfg, sort_keys=False))

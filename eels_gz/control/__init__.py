@@ -1,0 +1,1 @@
+"""Joint control models: PID/PI with saturation and anti-windup, set-point schedules."""

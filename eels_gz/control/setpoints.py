@@ -1,0 +1,132 @@
+"""Time-stamped joint set points, as written in scenario files.
+
+A scenario's ``setpoints`` is a list of keyframes::
+
+    setpoints:
+      - t: 0.0
+        position: {"module_[0-9]+_bend": 0.0}
+      - t: 2.0
+        position: {"module_[13579]_bend": 0.2}
+        velocity: {"module_[0-9]+_screw": 3.0}
+
+Keys are joint names or regular expressions (full match). A keyframe's
+values hold from its time ``t`` (s) until a later keyframe changes them
+(zero-order hold); ``ramp: true`` on a keyframe interpolates positions
+linearly from the previous keyframe instead. Positions are rad (or m),
+velocities rad/s (or m/s).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from eels_gz.errors import ConfigError
+
+SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params"}
+KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
+
+
+@dataclass(frozen=True)
+class Keyframe:
+    t: float
+    position: dict[int, float]
+    velocity: dict[int, float]
+    ramp: bool
+
+
+class SetpointSchedule:
+    """Set points for a fixed list of joints, looked up by simulated time."""
+
+    def __init__(self, joint_names: list[str], keyframes: list[dict], source: str = "<setpoints>"):
+        self.names = list(joint_names)
+        self.source = source
+        self.frames = [self._frame(k, i) for i, k in enumerate(keyframes)]
+        times = [f.t for f in self.frames]
+        if times != sorted(times):
+            raise ConfigError(f"{source}: setpoint times must be non-decreasing, got {times}")
+        n = len(self.names)
+        # per keyframe: the full target vectors after applying it (NaN = no target)
+        self._pos, self._vel = [], []
+        pos, vel = np.full(n, np.nan), np.full(n, np.nan)
+        for f in self.frames:
+            pos, vel = pos.copy(), vel.copy()
+            for j, v in f.position.items():
+                pos[j] = v
+            for j, v in f.velocity.items():
+                vel[j] = v
+            self._pos.append(pos)
+            self._vel.append(vel)
+        self._times = np.array(times)
+
+    def _match(self, pattern: str, where: str) -> list[int]:
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            raise ConfigError(f"{where}: bad joint pattern '{pattern}': {exc}") from None
+        hits = [i for i, name in enumerate(self.names) if rx.fullmatch(name)]
+        if not hits:
+            raise ConfigError(f"{where}: joint pattern '{pattern}' matches no joint of the robot "
+                              f"(joints: {', '.join(self.names)})")
+        return hits
+
+    def _frame(self, raw: dict, index: int) -> Keyframe:
+        where = f"{self.source}: setpoints[{index}]"
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{where}: expected a mapping with t, position and/or velocity")
+        unknown = set(raw) - KEYFRAME_KEYS
+        if unknown:
+            raise ConfigError(f"{where}: unknown keys {sorted(unknown)}; expected {sorted(KEYFRAME_KEYS)}")
+        try:
+            t = float(raw["t"])
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(f"{where}: needs a numeric time 't' in seconds") from None
+        maps = {}
+        for kind in ("position", "velocity"):
+            values: dict[int, float] = {}
+            for pattern, value in (raw.get(kind) or {}).items():
+                if not isinstance(value, (int, float)) or isinstance(value, bool) or not np.isfinite(value):
+                    raise ConfigError(f"{where}: {kind} of '{pattern}' must be a finite number, got {value!r}")
+                for j in self._match(str(pattern), where):
+                    values[j] = float(value)
+            maps[kind] = values
+        return Keyframe(t, maps["position"], maps["velocity"], bool(raw.get("ramp", False)))
+
+    def at(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, velocities) targets at time t; NaN where no target is set."""
+        n = len(self.names)
+        k = int(np.searchsorted(self._times, t, side="right")) - 1
+        if k < 0:
+            return np.full(n, np.nan), np.full(n, np.nan)
+        pos = self._pos[k]
+        nxt = k + 1
+        if nxt < len(self.frames) and self.frames[nxt].ramp:
+            t0, t1 = self._times[k], self._times[nxt]
+            a = (t - t0) / (t1 - t0) if t1 > t0 else 1.0
+            target = self._pos[nxt]
+            both = ~np.isnan(pos) & ~np.isnan(target)
+            pos = np.where(both, (1 - a) * np.nan_to_num(pos) + a * np.nan_to_num(target), pos)
+        return pos, self._vel[k]
+
+
+def load_scenario(path: str | Path) -> dict:
+    """Read and check a scenario YAML file (keys: see SCENARIO_KEYS)."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ConfigError(f"cannot read scenario '{path}': {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: a scenario must be a mapping with 'setpoints'")
+    unknown = set(data) - SCENARIO_KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown scenario keys {sorted(unknown)}; expected {sorted(SCENARIO_KEYS)}")
+    if not isinstance(data.get("setpoints", []), list):
+        raise ConfigError(f"{path}: 'setpoints' must be a list of keyframes")
+    return data

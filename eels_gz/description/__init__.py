@@ -1,0 +1,1 @@
+"""Robot descriptions: xacro processing and URDF handling (pure: no engine imports)."""

@@ -1,0 +1,88 @@
+"""Expand a robot's xacro into URDF and split off its ``<gazebo>`` blocks.
+
+Both hosts read the same description: Gazebo converts the ``<gazebo>``
+blocks while turning URDF into SDF; the embedded host hands the plain URDF
+to DART and loads the plugins found in the ``<gazebo>`` blocks.
+"""
+
+from __future__ import annotations
+
+import io
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from lxml import etree
+
+from eels_gz.errors import DescriptionError
+
+
+@dataclass
+class Description:
+    """A processed robot description."""
+
+    name: str
+    urdf: str  # URDF without <gazebo> blocks
+    gazebo: list  # lxml elements of the model-level <gazebo> blocks
+    source: str  # the xacro file it came from
+
+
+def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
+    """Run xacro on ``path`` with ``args``; raise DescriptionError naming the file on failure."""
+    import xacro
+
+    path = Path(path)
+    if not path.is_file():
+        raise DescriptionError(f"robot description '{path}' does not exist")
+    mappings = {str(k): str(v) for k, v in (args or {}).items()}
+    # xacro reports problems on stderr and raises; capture both for one clear message
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            doc = xacro.process_file(str(path), mappings=mappings)
+    except Exception as exc:  # xacro raises XacroException, XML and name errors
+        detail = str(exc) or type(exc).__name__
+        extra = err.getvalue().strip()
+        raise DescriptionError(
+            f"{path}: xacro failed with args {mappings}: {detail}" + (f" ({extra})" if extra else "")
+        ) from None
+    return doc.toxml()
+
+
+def split_gazebo(urdf: str, source: str) -> Description:
+    """Separate model-level ``<gazebo>`` blocks from the URDF."""
+    try:
+        root = etree.fromstring(urdf.encode())
+    except etree.XMLSyntaxError as exc:
+        raise DescriptionError(f"{source}: malformed URDF: {exc.msg}") from None
+    if root.tag != "robot":
+        raise DescriptionError(f"{source}: URDF root element must be <robot>, got <{root.tag}>")
+    blocks = []
+    for node in list(root):
+        if node.tag == "gazebo":
+            if node.get("reference"):
+                raise DescriptionError(
+                    f"{source}: <gazebo reference='{node.get('reference')}'> blocks are not supported "
+                    "by the embedded host yet (model-level <gazebo> plugins only)"
+                )
+            blocks.append(node)
+            root.remove(node)
+    return Description(
+        name=root.get("name", "robot"),
+        urdf=etree.tostring(root, encoding="unicode"),
+        gazebo=blocks,
+        source=source,
+    )
+
+
+def load_description(path: str | Path, args: dict[str, str] | None = None) -> Description:
+    """xacro -> URDF, with the ``<gazebo>`` blocks split off; plain .urdf files skip xacro."""
+    path = Path(path)
+    if path.suffix == ".urdf":
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
+    else:
+        text = process_xacro(path, args)
+    return split_gazebo(text, str(path))

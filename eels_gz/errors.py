@@ -1,0 +1,48 @@
+"""Exceptions with actionable messages: each names the file, element, key or
+body at fault and what was expected."""
+
+from __future__ import annotations
+
+
+class EelsError(Exception):
+    """Base class of every error eels_gz raises on bad input or a failed run."""
+
+
+class ConfigError(EelsError):
+    """A configuration file, key or value is wrong."""
+
+
+class RegistryError(EelsError):
+    """An unknown robot, world or scenario name."""
+
+
+class DescriptionError(EelsError):
+    """A robot description (xacro or URDF) cannot be processed."""
+
+
+class SdfError(EelsError):
+    """An SDF file is malformed or uses something the embedded host does not support."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None):
+        where = ""
+        if file is not None:
+            where = f"{file}:{line}: " if line is not None else f"{file}: "
+        super().__init__(where + message)
+        self.file = file
+        self.line = line
+
+
+class PluginError(EelsError):
+    """A gz-sim system cannot be found, loaded or configured."""
+
+
+class SimulationDiverged(EelsError):
+    """The simulation blew up: a NaN or a velocity past the bound."""
+
+    def __init__(self, step: int, time: float, body: str, detail: str):
+        super().__init__(
+            f"simulation diverged at step {step} (t = {time:.6f} s) in body '{body}': {detail}"
+        )
+        self.step = step
+        self.time = time
+        self.body = body

@@ -1,0 +1,154 @@
+"""Turn WorldSpec models and URDF robots into DART skeletons.
+
+Conventions kept from gz-physics' DART plugin: SDF cylinders lie along z;
+a ``<plane>`` collides as a thick box whose top face is the plane (as
+gz-physics does, since DART's plane collisions are not supported by every
+detector); friction is isotropic ``mu`` per shape, and DART takes the
+smaller coefficient of the two shapes in contact.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import dartpy as dart
+import numpy as np
+
+from eels_gz.errors import DescriptionError, SdfError
+from eels_gz.host.sdf_world import CollisionSpec, Geometry, ModelSpec
+
+PLANE_THICKNESS = 1.0  # m; deep enough that no body tunnels through in one step
+
+DETECTORS = {
+    "ode": dart.collision.OdeCollisionDetector,
+    "bullet": dart.collision.BulletCollisionDetector,
+    "fcl": dart.collision.FCLCollisionDetector,
+    "dart": dart.collision.DARTCollisionDetector,
+}
+
+
+def isometry(T: np.ndarray) -> dart.math.Isometry3:
+    iso = dart.math.Isometry3()
+    iso.set_matrix(np.asarray(T, dtype=float))
+    return iso
+
+
+def make_detector(name: str):
+    try:
+        return DETECTORS[name]()
+    except KeyError:
+        raise SdfError(f"unknown collision detector '{name}'; expected one of {', '.join(DETECTORS)}") from None
+
+
+def _mesh_shape(geometry: Geometry, where: str):
+    """dartpy cannot build a MeshShape directly: load it through a one-link URDF."""
+    sx, sy, sz = geometry.scale
+    urdf = (
+        '<robot name="mesh_loader"><link name="m"><collision><geometry>'
+        f'<mesh filename="file://{Path(geometry.mesh_file).resolve()}" scale="{sx} {sy} {sz}"/>'
+        "</geometry></collision></link></robot>"
+    )
+    skel = dart.utils.DartLoader().parseSkeletonString(urdf, "file:///")
+    if skel is None or skel.getNumBodyNodes() == 0 or skel.getBodyNode(0).getNumShapeNodes() == 0:
+        raise SdfError(f"cannot load mesh '{geometry.mesh_file}' (is it a readable STL, OBJ, DAE or PLY?)", where)
+    return skel.getBodyNode(0).getShapeNode(0).getShape()
+
+
+def make_shape(geometry: Geometry, where: str):
+    """DART shape and its offset (4x4) in the collision frame."""
+    offset = np.eye(4)
+    if geometry.kind == "box":
+        return dart.dynamics.BoxShape(np.array(geometry.size)), offset
+    if geometry.kind == "sphere":
+        return dart.dynamics.SphereShape(geometry.radius), offset
+    if geometry.kind == "cylinder":
+        return dart.dynamics.CylinderShape(geometry.radius, geometry.length), offset
+    if geometry.kind == "plane":
+        n = np.asarray(geometry.normal)
+        # rotation taking z onto n
+        z = np.array([0.0, 0.0, 1.0])
+        v, c = np.cross(z, n), float(z @ n)
+        if np.linalg.norm(v) < 1e-12:
+            R = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+        else:
+            vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+            R = np.eye(3) + vx + vx @ vx / (1.0 + c)
+        offset[:3, :3] = R
+        offset[:3, 3] = -0.5 * PLANE_THICKNESS * n
+        sx, sy = geometry.size
+        return dart.dynamics.BoxShape(np.array([sx, sy, PLANE_THICKNESS])), offset
+    if geometry.kind == "mesh":
+        return _mesh_shape(geometry, where), offset
+    raise SdfError(f"unsupported geometry '{geometry.kind}'", where)
+
+
+def add_collision(body, collision: CollisionSpec, where: str) -> None:
+    if collision.surface.collide_bitmask != 0xFF:
+        raise SdfError(
+            f"collision '{collision.name}': <collide_bitmask> other than the default 0xff is not "
+            "supported by the embedded host yet", where,
+        )
+    shape, offset = make_shape(collision.geometry, where)
+    node = body.createShapeNode(shape)
+    node.setName(collision.name)
+    node.createCollisionAspect()
+    node.createDynamicsAspect().setFrictionCoeff(collision.surface.mu)
+    node.setRelativeTransform(isometry(collision.pose @ offset))
+
+
+def build_model(model: ModelSpec):
+    """A static model becomes welded bodies; a dynamic one a free body."""
+    skel = dart.dynamics.Skeleton(model.name)
+    for link in model.links:
+        T = model.pose @ link.pose
+        if model.static:
+            joint, body = skel.createWeldJointAndBodyNodePair()
+            joint.setTransformFromParentBodyNode(isometry(T))
+        else:
+            joint, body = skel.createFreeJointAndBodyNodePair()
+            joint.setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
+            inertial = link.inertial
+            body.setInertia(dart.dynamics.Inertia(inertial.mass, inertial.pose[:3, 3],
+                                                  inertial.pose[:3, :3] @ inertial.inertia @ inertial.pose[:3, :3].T))
+        joint.setName(f"{link.name}_root")
+        body.setName(link.name)
+        for c in link.collisions:
+            add_collision(body, c, model.file)
+    if model.static:
+        skel.setMobile(False)
+    return skel
+
+
+def load_urdf(urdf: str, name: str, source: str, package_dirs: dict[str, Path]):
+    """Parse a URDF string into a skeleton; package:// URIs resolve through ``package_dirs``."""
+    loader = dart.utils.DartLoader()
+    for pkg, folder in package_dirs.items():
+        loader.addPackageDirectory(pkg, str(folder))
+    # the URDF parser reports errors on stdout/stderr and returns None
+    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=True) as f:
+        f.write(urdf)
+        f.flush()
+        skel = loader.parseSkeleton("file://" + f.name)
+    if skel is None:
+        raise DescriptionError(f"{source}: DART could not parse the URDF (check links, joints and mesh paths)")
+    skel.setName(name)
+    for i in range(skel.getNumJoints()):
+        skel.getJoint(i).setLimitEnforcement(True)
+    return skel
+
+
+def lowest_collision_z(skel) -> float:
+    """Lowest world z of the skeleton's collision shapes (bounding boxes), in m."""
+    zmin = np.inf
+    for b in range(skel.getNumBodyNodes()):
+        body = skel.getBodyNode(b)
+        for s in range(body.getNumShapeNodes()):
+            node = body.getShapeNode(s)
+            if not node.hasCollisionAspect():
+                continue
+            box = node.getShape().getBoundingBox()
+            lo, hi = box.getMin(), box.getMax()
+            corners = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+            zmin = min(zmin, float((node.getWorldTransform().matrix() @ corners.T)[2].min()))
+    return zmin

@@ -1,0 +1,403 @@
+"""The part of gz-sim 8's Python API (``gz.sim8``) that plugins use, on DART.
+
+Classes and method names follow gz-sim's bindings: ``Model``, ``Link``,
+``Joint``, ``World`` and ``UpdateInfo``. Entities are integers and
+``NULL_ENTITY`` (0) means "not found", as ``kNullEntity`` does.
+
+Gazebo semantics kept here:
+- ``Joint.position``/``velocity`` and ``Link.world_linear_velocity``/
+  ``world_angular_velocity`` return ``None`` until the matching
+  ``enable_*_check(s)`` call has been followed by one physics step.
+- ``Joint.set_force``/``set_velocity`` are commands for the next step only;
+  when both are set, the force wins.
+- ``Link.add_world_force``/``add_world_wrench`` act for one step.
+
+The ``EntityComponentManager`` here is the host's; plugins only pass it
+through.
+"""
+
+from __future__ import annotations
+
+import datetime
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from eels_gz.host.gzmath import Pose3d, Vector3d
+
+NULL_ENTITY = 0
+
+# Set by the embedded host while it loads and runs plugins; plugins_py/gz_compat.py
+# reads it to decide whether to bind to this module or to Gazebo's.
+HOST_ACTIVE = False
+
+
+class JointType(enum.Enum):
+    """sdformat's ``JointType`` names."""
+
+    INVALID = 0
+    BALL = 1
+    CONTINUOUS = 2
+    FIXED = 3
+    GEARBOX = 4
+    PRISMATIC = 5
+    REVOLUTE = 6
+    REVOLUTE2 = 7
+    SCREW = 8
+    UNIVERSAL = 9
+
+
+@dataclass
+class UpdateInfo:
+    """Times of the current iteration, as ``datetime.timedelta`` like gz-sim's bindings."""
+
+    sim_time: datetime.timedelta = datetime.timedelta(0)
+    real_time: datetime.timedelta = datetime.timedelta(0)
+    dt: datetime.timedelta = datetime.timedelta(0)
+    paused: bool = False
+    iterations: int = 0
+
+
+class EventManager:
+    """Opaque in the Python API; present so ``configure`` has its argument."""
+
+
+# --- host-side records (private to the host) --------------------------------
+@dataclass
+class SkeletonState:
+    """Per-skeleton state cache, refreshed once per step, and the command buffer."""
+
+    skel: Any
+    q: np.ndarray
+    dq: np.ndarray
+    tau: np.ndarray  # force commands for the next step (NaN = none)
+    vel_cmd: dict[int, float] = field(default_factory=dict)
+    has_tau: bool = False
+    applied: np.ndarray | None = None  # generalized forces applied in the last step
+
+
+    def refresh(self) -> None:
+        self.q = self.skel.getPositions()
+        self.dq = self.skel.getVelocities()
+
+
+@dataclass
+class JointRecord:
+    name: str
+    model: int
+    state: SkeletonState
+    joint: Any
+    dof: int  # index of the first DOF in the skeleton
+    ndofs: int
+    type: JointType
+    parent: str
+    child: str
+    pose: np.ndarray
+    position_check: int = 0  # 0 off, 1 requested, 2 reported
+    velocity_check: int = 0
+
+
+@dataclass
+class LinkRecord:
+    name: str
+    model: int
+    body: Any
+    canonical: bool
+    velocity_check: int = 0
+
+
+@dataclass
+class ModelRecord:
+    name: str
+    static: bool
+    file: str
+    links: list[int]
+    joints: list[int]
+    state: SkeletonState | None
+    pose_cmd: Pose3d | None = None
+
+
+class EntityComponentManager:
+    """The host's entity store. Plugins pass it to API calls and never inspect it."""
+
+    def __init__(self) -> None:
+        self._next = 1
+        self.world_entity = NULL_ENTITY
+        self.world_name = ""
+        self.gravity = np.zeros(3)
+        self.models: dict[int, ModelRecord] = {}
+        self.links: dict[int, LinkRecord] = {}
+        self.joints: dict[int, JointRecord] = {}
+        self._pending_checks: list[Any] = []
+
+    def new_entity(self) -> int:
+        e = self._next
+        self._next += 1
+        return e
+
+    def request_check(self, record: Any, attr: str) -> None:
+        if getattr(record, attr) == 0:
+            setattr(record, attr, 1)
+            self._pending_checks.append((record, attr))
+
+    def after_step(self) -> None:
+        """Checks requested before this step report from now on (as in Gazebo)."""
+        if self._pending_checks:
+            for record, attr in self._pending_checks:
+                setattr(record, attr, 2)
+            self._pending_checks.clear()
+
+
+# --- the API ------------------------------------------------------------------
+class World:
+    __slots__ = ("_e",)
+
+    def __init__(self, entity: int):
+        self._e = int(entity)
+
+    def entity(self) -> int:
+        return self._e
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e == ecm.world_entity and self._e != NULL_ENTITY
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        return ecm.world_name if self.valid(ecm) else None
+
+    def gravity(self, ecm: EntityComponentManager) -> Vector3d | None:
+        return Vector3d.from_array(ecm.gravity) if self.valid(ecm) else None
+
+    def model_by_name(self, ecm: EntityComponentManager, name: str) -> int:
+        for e, m in ecm.models.items():
+            if m.name == name:
+                return e
+        return NULL_ENTITY
+
+    def models(self, ecm: EntityComponentManager) -> list[int]:
+        return list(ecm.models)
+
+    def model_count(self, ecm: EntityComponentManager) -> int:
+        return len(ecm.models)
+
+
+class Model:
+    __slots__ = ("_e",)
+
+    def __init__(self, entity: int):
+        self._e = int(entity)
+
+    def entity(self) -> int:
+        return self._e
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e in ecm.models
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        m = ecm.models.get(self._e)
+        return m.name if m else None
+
+    def static(self, ecm: EntityComponentManager) -> bool:
+        return ecm.models[self._e].static
+
+    def source_file_path(self, ecm: EntityComponentManager) -> str:
+        return ecm.models[self._e].file
+
+    def joint_by_name(self, ecm: EntityComponentManager, name: str) -> int:
+        for e in ecm.models[self._e].joints:
+            if ecm.joints[e].name == name:
+                return e
+        return NULL_ENTITY
+
+    def link_by_name(self, ecm: EntityComponentManager, name: str) -> int:
+        for e in ecm.models[self._e].links:
+            if ecm.links[e].name == name:
+                return e
+        return NULL_ENTITY
+
+    def joints(self, ecm: EntityComponentManager) -> list[int]:
+        return list(ecm.models[self._e].joints)
+
+    def links(self, ecm: EntityComponentManager) -> list[int]:
+        return list(ecm.models[self._e].links)
+
+    def joint_count(self, ecm: EntityComponentManager) -> int:
+        return len(ecm.models[self._e].joints)
+
+    def link_count(self, ecm: EntityComponentManager) -> int:
+        return len(ecm.models[self._e].links)
+
+    def canonical_link(self, ecm: EntityComponentManager) -> int:
+        for e in ecm.models[self._e].links:
+            if ecm.links[e].canonical:
+                return e
+        return NULL_ENTITY
+
+    def set_world_pose_cmd(self, ecm: EntityComponentManager, pose: Pose3d) -> None:
+        """Teleport the model before the next step (its velocities are kept)."""
+        ecm.models[self._e].pose_cmd = pose
+
+
+class Link:
+    __slots__ = ("_e",)
+
+    def __init__(self, entity: int):
+        self._e = int(entity)
+
+    def entity(self) -> int:
+        return self._e
+
+    def reset_entity(self, entity: int) -> None:
+        self._e = int(entity)
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e in ecm.links
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        rec = ecm.links.get(self._e)
+        return rec.name if rec else None
+
+    def parent_model(self, ecm: EntityComponentManager) -> Model:
+        return Model(ecm.links[self._e].model)
+
+    def is_canonical(self, ecm: EntityComponentManager) -> bool:
+        return ecm.links[self._e].canonical
+
+    def world_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
+        rec = ecm.links.get(self._e)
+        return None if rec is None else Pose3d.from_matrix(rec.body.getWorldTransform().matrix())
+
+    def world_inertial_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
+        rec = ecm.links.get(self._e)
+        if rec is None:
+            return None
+        T = rec.body.getWorldTransform().matrix()
+        T[:3, 3] = rec.body.getCOM()
+        return Pose3d.from_matrix(T)
+
+    def enable_velocity_checks(self, ecm: EntityComponentManager, enable: bool = True) -> None:
+        rec = ecm.links[self._e]
+        if enable:
+            ecm.request_check(rec, "velocity_check")
+        else:
+            rec.velocity_check = 0
+
+    def world_linear_velocity(self, ecm: EntityComponentManager, offset: Vector3d | None = None) -> Vector3d | None:
+        """Velocity of the link origin, or of a point at ``offset`` in the link frame, in world."""
+        rec = ecm.links.get(self._e)
+        if rec is None or rec.velocity_check != 2:
+            return None
+        if offset is None:
+            return Vector3d.from_array(rec.body.getLinearVelocity())
+        return Vector3d.from_array(rec.body.getLinearVelocity(offset.to_array()))
+
+    def world_angular_velocity(self, ecm: EntityComponentManager) -> Vector3d | None:
+        rec = ecm.links.get(self._e)
+        if rec is None or rec.velocity_check != 2:
+            return None
+        return Vector3d.from_array(rec.body.getAngularVelocity())
+
+    def add_world_force(self, ecm: EntityComponentManager, force: Vector3d, position: Vector3d | None = None) -> None:
+        """Force in world coordinates at the centre of mass, or at ``position``
+        from the centre of mass in the link frame (gz-sim's convention)."""
+        body = ecm.links[self._e].body
+        offset = body.getLocalCOM()
+        if position is not None:
+            offset = offset + position.to_array()
+        body.addExtForce(force.to_array(), offset, False, True)
+
+    def add_world_wrench(self, ecm: EntityComponentManager, force: Vector3d, torque: Vector3d) -> None:
+        """Force and torque in world coordinates, applied at the link origin, for one step."""
+        body = ecm.links[self._e].body
+        body.addExtForce(force.to_array(), np.zeros(3), False, True)
+        body.addExtTorque(torque.to_array(), False)
+
+
+class Joint:
+    __slots__ = ("_e",)
+
+    def __init__(self, entity: int):
+        self._e = int(entity)
+
+    def entity(self) -> int:
+        return self._e
+
+    def reset_entity(self, new_entity: int) -> None:
+        self._e = int(new_entity)
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e in ecm.joints
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        rec = ecm.joints.get(self._e)
+        return rec.name if rec else None
+
+    def parent_link_name(self, ecm: EntityComponentManager) -> str | None:
+        rec = ecm.joints.get(self._e)
+        return rec.parent if rec else None
+
+    def child_link_name(self, ecm: EntityComponentManager) -> str | None:
+        rec = ecm.joints.get(self._e)
+        return rec.child if rec else None
+
+    def pose(self, ecm: EntityComponentManager) -> Pose3d | None:
+        rec = ecm.joints.get(self._e)
+        return Pose3d.from_matrix(rec.pose) if rec else None
+
+    def type(self, ecm: EntityComponentManager) -> JointType | None:
+        rec = ecm.joints.get(self._e)
+        return rec.type if rec else None
+
+    def parent_model(self, ecm: EntityComponentManager) -> Model:
+        return Model(ecm.joints[self._e].model)
+
+    def enable_position_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
+        rec = ecm.joints[self._e]
+        if enable:
+            ecm.request_check(rec, "position_check")
+        else:
+            rec.position_check = 0
+
+    def enable_velocity_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
+        rec = ecm.joints[self._e]
+        if enable:
+            ecm.request_check(rec, "velocity_check")
+        else:
+            rec.velocity_check = 0
+
+    def position(self, ecm: EntityComponentManager) -> list[float] | None:
+        rec = ecm.joints[self._e]
+        if rec.position_check != 2:
+            return None
+        return rec.state.q[rec.dof:rec.dof + rec.ndofs].tolist()
+
+    def velocity(self, ecm: EntityComponentManager) -> list[float] | None:
+        rec = ecm.joints[self._e]
+        if rec.velocity_check != 2:
+            return None
+        return rec.state.dq[rec.dof:rec.dof + rec.ndofs].tolist()
+
+    def set_force(self, ecm: EntityComponentManager, forces: list[float]) -> None:
+        rec = ecm.joints[self._e]
+        if len(forces) != rec.ndofs:
+            raise ValueError(f"joint '{rec.name}' has {rec.ndofs} DOF, got {len(forces)} forces")
+        rec.state.tau[rec.dof:rec.dof + rec.ndofs] = forces
+        rec.state.has_tau = True
+
+    def set_velocity(self, ecm: EntityComponentManager, velocities: list[float]) -> None:
+        rec = ecm.joints[self._e]
+        if len(velocities) != rec.ndofs:
+            raise ValueError(f"joint '{rec.name}' has {rec.ndofs} DOF, got {len(velocities)} velocities")
+        for k, v in enumerate(velocities):
+            rec.state.vel_cmd[rec.dof + k] = float(v)
+
+    def reset_position(self, ecm: EntityComponentManager, positions: list[float]) -> None:
+        rec = ecm.joints[self._e]
+        rec.joint.setPositions(np.asarray(positions, dtype=float))
+        rec.state.refresh()
+
+    def reset_velocity(self, ecm: EntityComponentManager, velocities: list[float]) -> None:
+        rec = ecm.joints[self._e]
+        rec.joint.setVelocities(np.asarray(velocities, dtype=float))
+        rec.state.refresh()

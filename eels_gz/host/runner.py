@@ -1,0 +1,197 @@
+"""``eels-gz run``: a resolved configuration -> a simulation in the embedded
+host -> ``log.mcap``, ``summary.json`` and ``trajectory.png``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from eels_gz import registry
+from eels_gz.control.setpoints import load_scenario
+from eels_gz.description.xacro_loader import load_description
+from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.host.gzmath import matrix_to_quat
+from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.plots import trajectory
+from eels_gz.ros import messages
+from eels_gz.ros.mcap_log import McapLog
+
+log = logging.getLogger(__name__)
+DEFAULT_DURATION = 10.0
+
+
+@dataclass
+class Prepared:
+    sim: Simulation
+    duration: float
+    settings: dict
+
+
+def prepare(cfg: dict) -> Prepared:
+    """Build the simulation a resolved configuration describes."""
+    entry = registry.robot(cfg["robot"]["name"])
+    args = dict(entry.xacro_args)
+    args.update({str(k): str(v) for k, v in (cfg["robot"].get("xacro_args") or {}).items()})
+    args["gazebo"] = "true"
+    duration = cfg["duration"]
+    scenario_file = ""
+    if cfg["scenario"]:
+        scenario_file = str(registry.scenario_path(cfg["scenario"]).resolve())
+        scenario = load_scenario(scenario_file)
+        if duration is None:
+            duration = scenario.get("duration")
+    args["scenario"] = scenario_file
+    duration = DEFAULT_DURATION if duration is None else float(duration)
+    if not duration > 0:
+        raise ConfigError(f"duration must be positive, got {duration}")
+    world = registry.world_path(cfg["world"])
+    description = load_description(entry.path, args)
+    phys = cfg["physics"]
+    sim = Simulation(world, RobotSpec(entry.name, description, cfg["robot"]["pose"]),
+                     dt=phys["dt"], collision_detector=phys["collision_detector"],
+                     max_velocity=phys["max_velocity"])
+    settings = {
+        "config": cfg,
+        "resolved": {
+            "world_file": str(world),
+            "robot_description": str(entry.path),
+            "xacro_args": args,
+            "dt": sim.dt,
+            "collision_detector": sim.detector_name,
+            "duration": duration,
+            "dofs": sim.robot_skeleton.getNumDofs(),
+            "systems": [s.module for s in sim.systems],
+        },
+    }
+    return Prepared(sim, duration, settings)
+
+
+class Recorder:
+    """Samples the robot at the log rate into arrays and ``log.mcap``."""
+
+    def __init__(self, sim: Simulation, mcap_path: Path | None):
+        self.sim = sim
+        skel = sim.robot_skeleton
+        self.base = skel.getBodyNode(0)
+        self.joint_dofs, self.joint_names = [], []
+        for j in range(skel.getNumJoints()):
+            joint = skel.getJoint(j)
+            if joint.getParentBodyNode() is not None and joint.getNumDofs() == 1:
+                self.joint_dofs.append(joint.getIndexInSkeleton(0))
+                self.joint_names.append(joint.getName())
+        self.joint_dofs = np.array(self.joint_dofs, dtype=int)
+        self.state = next(s for s in sim.states if s.skel is skel)
+        self.t, self.pos, self.quat = [], [], []
+        self.log = McapLog(mcap_path) if mcap_path else None
+        if self.log:
+            self.log.channel("/clock", messages.CLOCK)
+            self.log.channel("/joint_states", messages.JOINT_STATE)
+            self.log.channel("/ground_truth/odom", messages.ODOMETRY)
+
+    def sample(self) -> None:
+        t_ns = round(self.sim.time * 1e9)
+        T = self.base.getWorldTransform().matrix()
+        q = matrix_to_quat(T[:3, :3])
+        self.t.append(self.sim.time)
+        self.pos.append(T[:3, 3].copy())
+        self.quat.append(q)
+        if self.log is None:
+            return
+        st, idx = self.state, self.joint_dofs
+        effort = st.applied[idx] if st.applied is not None else np.zeros(len(idx))
+        R = T[:3, :3]
+        v_child = R.T @ self.base.getLinearVelocity()
+        w_child = R.T @ self.base.getAngularVelocity()
+        self.log.write("/clock", t_ns, messages.clock(t_ns))
+        self.log.write("/joint_states", t_ns, messages.joint_state(t_ns, self.joint_names, st.q[idx], st.dq[idx], effort))
+        self.log.write("/ground_truth/odom", t_ns, messages.odometry(t_ns, "world", self.base.getName(), T[:3, 3], q, v_child, w_child))
+
+    def close(self) -> None:
+        if self.log:
+            self.log.close()
+
+
+def _yaw(q: np.ndarray) -> float:
+    w, x, y, z = q
+    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
+
+
+def _rpy(q: np.ndarray) -> list[float]:
+    w, x, y, z = q
+    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1, 1))
+    return [float(roll), float(pitch), _yaw(q)]
+
+
+def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
+    """Run a resolved configuration; write log.mcap, summary.json and trajectory.png into out_dir.
+
+    On divergence the log and summary so far are written (status "diverged")
+    before SimulationDiverged propagates.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    prep = prepare(cfg)
+    sim = prep.sim
+    n_steps = int(round(prep.duration / sim.dt))
+    every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
+    rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
+    rec.sample()
+    status, error = "ok", None
+    wall0 = time.perf_counter()
+    done = 0
+    try:
+        for k in range(1, n_steps + 1):
+            sim.step()
+            if k % every == 0:
+                rec.sample()
+            if progress is not None and (k % 1000 == 0 or k == n_steps):
+                progress(k - done, n_steps)
+                done = k
+    except SimulationDiverged as exc:
+        status, error = "diverged", exc
+    finally:
+        wall = time.perf_counter() - wall0
+        rec.close()
+    summary = _summary(sim, rec, prep, wall, status, error, out, cfg)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    if error is not None:
+        raise error
+    return summary
+
+
+def _summary(sim, rec, prep, wall, status, error, out, cfg) -> dict:
+    q = rec.quat[-1]
+    files = {"summary": str(out / "summary.json")}
+    if rec.log:
+        files["log"] = str(out / "log.mcap")
+    if cfg["log"]["plot"] and len(rec.t) > 1:
+        png = out / "trajectory.png"
+        t = np.array(rec.t)
+        trajectory(png, t, np.array(rec.pos), np.array([_yaw(x) for x in rec.quat]),
+                   f"{cfg['robot']['name']} on {Path(prep.settings['resolved']['world_file']).stem}"
+                   + (f", scenario {cfg['scenario']}" if cfg["scenario"] else ""))
+        files["plot"] = str(png)
+    summary = {
+        "status": status,
+        "sim_time": sim.time,
+        "wall_time": wall,
+        "real_time_factor": sim.time / wall if wall > 0 else None,
+        "steps": sim.iterations,
+        "final_base_pose": {
+            "position": [float(v) for v in rec.pos[-1]],
+            "orientation_wxyz": [float(v) for v in q],
+            "rpy": _rpy(q),
+        },
+        "settings": prep.settings,
+        "files": files,
+    }
+    if error is not None:
+        summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "body": error.body}
+    return summary

@@ -1,0 +1,254 @@
+"""The embedded host: an SDF world and a robot in DART, stepped with gz-sim's
+system contract (pre_update -> physics step -> update -> post_update)."""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import dartpy as dart
+import numpy as np
+
+from eels_gz.description.xacro_loader import Description
+from eels_gz.errors import SdfError, SimulationDiverged
+from eels_gz.host import gzsim
+from eels_gz.host.dart_build import build_model, load_urdf, lowest_collision_z, make_detector
+from eels_gz.host.element import Element
+from eels_gz.host.gzmath import Pose3d
+from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
+from eels_gz.host.systems import LoadedSystem, load_system
+from eels_gz.paths import share_dir
+
+log = logging.getLogger(__name__)
+
+AUTO_CLEARANCE = 0.001  # m above z = 0 for pose "auto"
+
+_JOINT_TYPES = {
+    "RevoluteJoint": gzsim.JointType.REVOLUTE,
+    "PrismaticJoint": gzsim.JointType.PRISMATIC,
+    "WeldJoint": gzsim.JointType.FIXED,
+    "BallJoint": gzsim.JointType.BALL,
+    "UniversalJoint": gzsim.JointType.UNIVERSAL,
+    "ScrewJoint": gzsim.JointType.SCREW,
+}
+
+
+@dataclass
+class RobotSpec:
+    """A robot to add to the world: its processed description and base pose."""
+
+    name: str
+    description: Description
+    pose: list[float] | str = "auto"  # [x, y, z, roll, pitch, yaw] or "auto"
+
+
+class Simulation:
+    """One world, optionally one robot, and the systems their SDF names."""
+
+    def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
+                 dt: float | None = None, collision_detector: str | None = None,
+                 max_velocity: float = 200.0):
+        self.spec = world if isinstance(world, WorldSpec) else load_world(world)
+        self.dt = float(dt or self.spec.dt)
+        self.detector_name = collision_detector or self.spec.collision_detector or "ode"
+        self.max_velocity = float(max_velocity)
+        self.world = dart.simulation.World(self.spec.name)
+        self.world.setTimeStep(self.dt)
+        self.world.setGravity(np.array(self.spec.gravity, dtype=float))
+        self.world.getConstraintSolver().setCollisionDetector(make_detector(self.detector_name))
+        self.ecm = gzsim.EntityComponentManager()
+        self.ecm.world_entity = self.ecm.new_entity()
+        self.ecm.world_name = self.spec.name
+        self.ecm.gravity = np.array(self.spec.gravity, dtype=float)
+        self.event_mgr = gzsim.EventManager()
+        self.states: list[gzsim.SkeletonState] = []
+        self.systems: list[LoadedSystem] = []
+        self.iterations = 0
+        self.robot_entity = gzsim.NULL_ENTITY
+        self.robot_skeleton = None
+        self._servo: dict[int, set[int]] = {}
+
+        pending: list[tuple[PluginSpec, int]] = [(p, self.ecm.world_entity) for p in self.spec.plugins]
+        for model in self.spec.models:
+            entity = self._add_sdf_model(model)
+            pending += [(p, entity) for p in model.plugins]
+        if robot is not None:
+            entity = self._add_robot(robot)
+            pending += [(p, entity) for p in self._robot_plugins(robot)]
+        self._configure_dart()
+        for spec, entity in pending:
+            loaded = load_system(spec, entity, self.ecm, self.event_mgr)
+            if loaded is not None:
+                self.systems.append(loaded)
+        self._pre = [s.pre_update for s in self.systems if s.pre_update]
+        self._upd = [s.update for s in self.systems if s.update]
+        self._post = [s.post_update for s in self.systems if s.post_update]
+        self.info = gzsim.UpdateInfo(dt=datetime.timedelta(seconds=self.dt))
+
+    # --- construction ----------------------------------------------------------
+    def _configure_dart(self) -> None:
+        # Sleeping (deactivation) would freeze resting bodies: Gazebo's DART never sleeps them.
+        opts = self.world.getDeactivationOptions()
+        opts.mEnabled = False
+        self.world.setDeactivationOptions(opts)
+
+    def _register_skeleton(self, skel, model_entity: int, name: str, static: bool, file: str) -> gzsim.ModelRecord:
+        self.world.addSkeleton(skel)
+        n = skel.getNumDofs()
+        state = None
+        if not static:
+            state = gzsim.SkeletonState(skel, skel.getPositions(), skel.getVelocities(), np.full(n, np.nan))
+            self.states.append(state)
+        rec = gzsim.ModelRecord(name=name, static=static, file=file, links=[], joints=[], state=state)
+        self.ecm.models[model_entity] = rec
+        for b in range(skel.getNumBodyNodes()):
+            body = skel.getBodyNode(b)
+            e = self.ecm.new_entity()
+            self.ecm.links[e] = gzsim.LinkRecord(body.getName(), model_entity, body, canonical=(b == 0))
+            rec.links.append(e)
+        if state is not None:
+            for j in range(skel.getNumJoints()):
+                joint = skel.getJoint(j)
+                if joint.getParentBodyNode() is None:
+                    continue  # the root joint is the model's pose, not a model joint
+                kind = _JOINT_TYPES.get(joint.getType(), gzsim.JointType.INVALID)
+                if kind == gzsim.JointType.REVOLUTE and not joint.hasPositionLimit(0):
+                    kind = gzsim.JointType.CONTINUOUS
+                e = self.ecm.new_entity()
+                dof = joint.getIndexInSkeleton(0) if joint.getNumDofs() else 0
+                self.ecm.joints[e] = gzsim.JointRecord(
+                    name=joint.getName(), model=model_entity, state=state, joint=joint, dof=dof,
+                    ndofs=joint.getNumDofs(), type=kind, parent=joint.getParentBodyNode().getName(),
+                    child=joint.getChildBodyNode().getName(),
+                    pose=joint.getTransformFromParentBodyNode().matrix(),
+                )
+                rec.joints.append(e)
+        return rec
+
+    def _add_sdf_model(self, model: ModelSpec) -> int:
+        entity = self.ecm.new_entity()
+        self._register_skeleton(build_model(model), entity, model.name, model.static, model.file)
+        return entity
+
+    def _add_robot(self, robot: RobotSpec) -> int:
+        skel = load_urdf(robot.description.urdf, robot.name, robot.description.source, {"eels_gz": share_dir()})
+        root = skel.getRootJoint()
+        if robot.pose == "auto":
+            if root.getNumDofs() == 6:
+                z = -lowest_collision_z(skel) + AUTO_CLEARANCE
+                skel.setPositions(np.r_[np.zeros(5), z, np.zeros(skel.getNumDofs() - 6)])
+        else:
+            self._set_root_pose(skel, Pose3d(*robot.pose).to_matrix())
+        entity = self.ecm.new_entity()
+        self._register_skeleton(skel, entity, robot.name, False, robot.description.source)
+        self.robot_entity = entity
+        self.robot_skeleton = skel
+        return entity
+
+    @staticmethod
+    def _set_root_pose(skel, T: np.ndarray) -> None:
+        root = skel.getRootJoint()
+        if root.getNumDofs() != 6:
+            root.setTransformFromParentBodyNode(_iso(T))
+            return
+        root.setPositions(dart.dynamics.FreeJoint.convertToPositions(_iso(T)))
+
+    def _robot_plugins(self, robot: RobotSpec) -> list[PluginSpec]:
+        specs = []
+        for block in robot.description.gazebo:
+            for node in block:
+                if not isinstance(node.tag, str):
+                    continue
+                where = robot.description.source
+                if node.tag != "plugin":
+                    raise SdfError(f"<gazebo> element <{node.tag}> is not supported by the embedded host", where)
+                element = Element(node, where)
+                module, _ = element.get_string("module_name", "")
+                specs.append(PluginSpec(node.get("filename", ""), node.get("name", ""), module, element))
+        return specs
+
+    # --- stepping -------------------------------------------------------------
+    @property
+    def time(self) -> float:
+        return self.world.getTime()
+
+    def _apply_commands(self) -> None:
+        for rec in self.ecm.models.values():
+            if rec.pose_cmd is not None:
+                self._set_root_pose(rec.state.skel if rec.state else None, rec.pose_cmd.to_matrix())
+                rec.pose_cmd = None
+                if rec.state:
+                    rec.state.refresh()
+        for st in self.states:
+            skel = st.skel
+            if st.has_tau:
+                tau = st.tau
+                set_mask = ~np.isnan(tau)
+                st.applied = np.where(set_mask, tau, 0.0)
+                skel.setForces(st.applied)
+                tau.fill(np.nan)
+                st.has_tau = False
+            else:
+                set_mask = None
+                st.applied = None
+            servo = self._servo.setdefault(id(skel), set())
+            commanded = set()
+            for dof, v in st.vel_cmd.items():
+                if set_mask is not None and set_mask[dof]:
+                    continue  # a force command wins over a velocity command (gz-sim)
+                d = skel.getDof(dof)
+                joint, k = d.getJoint(), d.getIndexInJoint()
+                joint.setActuatorTypeForDof(k, dart.dynamics.ActuatorType.SERVO)
+                joint.setCommand(k, v)
+                commanded.add(dof)
+            st.vel_cmd.clear()
+            for dof in servo - commanded:
+                d = skel.getDof(dof)
+                d.getJoint().setActuatorTypeForDof(d.getIndexInJoint(), dart.dynamics.ActuatorType.FORCE)
+            servo.clear()
+            servo.update(commanded)
+
+    def _check(self) -> None:
+        bound = self.max_velocity
+        for st in self.states:
+            dq = st.dq
+            if dq.size == 0:
+                continue
+            peak = np.abs(dq).max()
+            if not peak <= bound:  # also true for NaN
+                bad = np.where(~np.isfinite(dq) | (np.abs(dq) > bound))[0][0]
+                dof = st.skel.getDof(int(bad))
+                body = dof.getJoint().getChildBodyNode().getName()
+                value = dq[bad]
+                detail = (f"velocity of DOF '{dof.getName()}' is {value}" if np.isfinite(value) else
+                          f"velocity of DOF '{dof.getName()}' is not finite")
+                raise SimulationDiverged(self.iterations, self.time, body,
+                                         f"{detail} (bound {bound:g}, set physics.max_velocity)")
+
+    def step(self) -> None:
+        """One iteration: pre_update, physics, update, post_update (gz-sim's order)."""
+        info = self.info
+        self.iterations += 1
+        info.iterations = self.iterations
+        info.sim_time = datetime.timedelta(seconds=self.iterations * self.dt)
+        ecm = self.ecm
+        for f in self._pre:
+            f(info, ecm)
+        self._apply_commands()
+        self.world.step()
+        for st in self.states:
+            st.refresh()
+        ecm.after_step()
+        self._check()
+        for f in self._upd:
+            f(info, ecm)
+        for f in self._post:
+            f(info, ecm)
+
+
+def _iso(T: np.ndarray):
+    iso = dart.math.Isometry3()
+    iso.set_matrix(np.asarray(T, dtype=float))
+    return iso

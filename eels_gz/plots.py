@@ -1,0 +1,39 @@
+"""Figures written by the CLI (matplotlib, headless)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def trajectory(path: str | Path, t: np.ndarray, xyz: np.ndarray, yaw: np.ndarray, title: str) -> None:
+    """Top view of the base path plus x, y, z and yaw against time."""
+    fig = plt.figure(figsize=(11, 5), constrained_layout=True)
+    grid = fig.add_gridspec(3, 2, width_ratios=(1.1, 1))
+    ax = fig.add_subplot(grid[:, 0])
+    ax.plot(xyz[:, 0], xyz[:, 1], lw=1.5)
+    ax.plot(xyz[:1, 0], xyz[:1, 1], "go", label="start")
+    ax.plot(xyz[-1:, 0], xyz[-1:, 1], "rs", label="end")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best")
+    ax.set_title("base_link path (top view)")
+    for row, (series, label) in enumerate(((xyz[:, :2], "x, y [m]"), (xyz[:, 2:], "z [m]"), (yaw[:, None], "yaw [rad]"))):
+        a = fig.add_subplot(grid[row, 1])
+        a.plot(t, series)
+        a.set_ylabel(label)
+        a.grid(True, alpha=0.3)
+        if row == 0:
+            a.legend(["x", "y"], loc="best")
+        if row == 2:
+            a.set_xlabel("simulated time [s]")
+    fig.suptitle(title)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

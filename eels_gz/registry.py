@@ -1,0 +1,93 @@
+"""The one registry of robots, worlds and scenarios.
+
+The CLI, the tests (parametrized over these entries) and the README tables
+all read from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eels_gz.errors import RegistryError
+from eels_gz.paths import asset
+
+
+@dataclass(frozen=True)
+class RobotEntry:
+    """A robot: its xacro file, the xacro arguments that select it, and how it is attached."""
+
+    name: str
+    xacro: str
+    description: str
+    xacro_args: dict[str, str] = field(default_factory=dict)
+    floating_base: bool = True
+
+    @property
+    def path(self) -> Path:
+        return asset("urdf", self.xacro)
+
+
+@dataclass(frozen=True)
+class WorldEntry:
+    name: str
+    file: str
+    description: str
+
+    @property
+    def path(self) -> Path:
+        return asset("worlds", self.file)
+
+
+ROBOTS: dict[str, RobotEntry] = {
+    r.name: r
+    for r in (
+        RobotEntry(
+            name="eels_1_0_front_only",
+            xacro="eels.urdf.xacro",
+            description="EELS 1.0, one screw per module, 10 modules (bend, twist, screw): 36 DOF",
+            xacro_args={"variant": "eels_1_0_front_only", "n_modules": "10"},
+        ),
+    )
+}
+
+WORLDS: dict[str, WorldEntry] = {
+    w.name: w
+    for w in (WorldEntry("ice_plane", "ice_plane.sdf", "flat hard ice, friction in the world file"),)
+}
+
+
+def _unknown(kind: str, name: str, known) -> RegistryError:
+    return RegistryError(f"unknown {kind} '{name}'; expected one of: {', '.join(sorted(known))}")
+
+
+def robot(name: str) -> RobotEntry:
+    """Look up a robot by registry name."""
+    try:
+        return ROBOTS[name]
+    except KeyError:
+        raise _unknown("robot", name, ROBOTS) from None
+
+
+def world_path(name_or_path: str) -> Path:
+    """A world's SDF file, from a registry name or the path of an SDF file."""
+    if name_or_path in WORLDS:
+        return WORLDS[name_or_path].path
+    path = Path(name_or_path)
+    if path.suffix in (".sdf", ".world") or path.exists():
+        if not path.is_file():
+            raise RegistryError(f"world file '{path}' does not exist")
+        return path
+    raise _unknown("world", name_or_path, WORLDS)
+
+
+def scenarios() -> dict[str, Path]:
+    """Scenario name -> YAML file, one per file in config/scenarios/."""
+    return {p.stem: p for p in sorted(asset("config", "scenarios").glob("*.yaml"))}
+
+
+def scenario_path(name: str) -> Path:
+    known = scenarios()
+    if name in known:
+        return known[name]
+    raise _unknown("scenario", name, known)

@@ -1,0 +1,45 @@
+"""An MCAP file of ROS 2 CDR messages (profile ``ros2``, schemas ``ros2msg``),
+readable by Foxglove and by rosbag2's MCAP storage plugin.
+
+Message times are simulated time, so the same run gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcap.writer import CompressionType, Writer
+
+from eels_gz.ros.messages import encode, msgdef
+
+
+class McapLog:
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self._file = open(self.path, "wb")
+        self._writer = Writer(self._file, compression=CompressionType.NONE)
+        self._writer.start(profile="ros2", library="eels_gz")
+        self._schemas: dict[str, int] = {}
+        self._channels: dict[str, tuple[int, str]] = {}
+        self._seq: dict[str, int] = {}
+
+    def channel(self, topic: str, typename: str) -> None:
+        if typename not in self._schemas:
+            self._schemas[typename] = self._writer.register_schema(
+                name=typename, encoding="ros2msg", data=msgdef(typename).encode())
+        cid = self._writer.register_channel(topic=topic, message_encoding="cdr",
+                                            schema_id=self._schemas[typename])
+        self._channels[topic] = (cid, typename)
+        self._seq[topic] = 0
+
+    def write(self, topic: str, t_ns: int, msg) -> None:
+        cid, typename = self._channels[topic]
+        self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns,
+                                 data=encode(msg, typename), sequence=self._seq[topic])
+        self._seq[topic] += 1
+
+    def close(self) -> None:
+        if self._file.closed:
+            return
+        self._writer.finish()
+        self._file.close()

@@ -1,0 +1,132 @@
+"""gz-sim Python system: a PID loop per joint, with set points from a scenario.
+
+Parameters (in its ``<plugin>`` element, written by urdf/eels.gazebo.xacro
+from config/joint_control.yaml):
+
+- ``<gains name= pattern= mode= p= i= d= i_max= effort_max=/>``, repeated:
+  the first group whose ``pattern`` (regex, full match) fits a joint's name
+  controls it; ``mode`` is ``position`` or ``velocity``. Joints that fit no
+  group are left passive.
+- ``<scenario>``: path of a scenario YAML with time-stamped set points
+  (optional; empty means "hold the shape the robot starts in").
+- ``<pair leader= follower= multiplier=/>``, repeated: a mechanically
+  coupled pair (a counter-rotating screw pair has multiplier -1); the
+  follower's set points are the leader's times the multiplier.
+
+Position-mode joints hold their initial position until a set point arrives;
+a velocity set point alone moves their position target at that rate.
+Velocity-mode joints are PI-controlled on velocity, default 0.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from gz_compat import sim
+
+from eels_gz.control.pid import PidArray, PidGains
+from eels_gz.control.setpoints import SetpointSchedule, load_scenario
+
+
+def _iter_elements(sdf, name):
+    el = sdf.find_element(name) if sdf.has_element(name) else None
+    while el is not None:
+        yield el
+        el = el.get_next_element(name)
+
+
+class JointControl:
+    def configure(self, entity, sdf, ecm, event_mgr):
+        model = sim.Model(entity)
+        groups = []
+        for el in _iter_elements(sdf, "gains"):
+            mode = el.get_string("mode")
+            if mode not in ("position", "velocity"):
+                raise ValueError(f"<gains name='{el.get_string('name')}'>: mode must be position or velocity, got '{mode}'")
+            gains = PidGains(*(el.get_double(k) for k in ("p", "i", "d", "i_max", "effort_max")))
+            groups.append((re.compile(el.get_string("pattern")), mode, gains))
+        if not groups:
+            raise ValueError("joint_control needs at least one <gains> group")
+
+        self.joints, self.names, modes, gains = [], [], [], []
+        for e in model.joints(ecm):
+            joint = sim.Joint(e)
+            name = joint.name(ecm)
+            for rx, mode, g in groups:
+                if rx.fullmatch(name):
+                    self.joints.append(joint)
+                    self.names.append(name)
+                    modes.append(mode)
+                    gains.append(g)
+                    joint.enable_position_check(ecm)
+                    joint.enable_velocity_check(ecm)
+                    break
+        self.velocity_mode = np.array([m == "velocity" for m in modes], dtype=bool)
+        self.pid = PidArray(gains)
+        index = {n: k for k, n in enumerate(self.names)}
+
+        self.pairs = []
+        for el in _iter_elements(sdf, "pair"):
+            leader, follower = el.get_string("leader"), el.get_string("follower")
+            for n in (leader, follower):
+                if n not in index:
+                    raise ValueError(f"<pair>: joint '{n}' is not a controlled joint of the model")
+            self.pairs.append((index[leader], index[follower], el.get_double("multiplier")))
+
+        path, found = sdf.get_string("scenario", "")
+        keyframes = load_scenario(path).get("setpoints", []) if found and path else []
+        self.schedule = SetpointSchedule(self.names, keyframes, path or "<no scenario>")
+        bad = [self.names[j] for f in self.schedule.frames for j in f.position if self.velocity_mode[j]]
+        if bad:
+            raise ValueError(f"{path}: position set points for velocity-controlled joints: {sorted(set(bad))}")
+
+        # external set points (e.g. from ROS /joint_commands) override the schedule
+        self.external_pos = np.full(len(self.names), np.nan)
+        self.external_vel = np.full(len(self.names), np.nan)
+        self.q_hold = None
+
+    def set_targets(self, names, positions=None, velocities=None):
+        """Override set points by joint name (NaN or None leaves one to the schedule)."""
+        index = {n: k for k, n in enumerate(self.names)}
+        for k, name in enumerate(names):
+            if name not in index:
+                raise KeyError(f"unknown joint '{name}'")
+            if positions is not None:
+                self.external_pos[index[name]] = positions[k]
+            if velocities is not None:
+                self.external_vel[index[name]] = velocities[k]
+
+    def pre_update(self, info, ecm):
+        if info.paused or not self.joints:
+            return
+        pos = [j.position(ecm) for j in self.joints]
+        if pos[0] is None:
+            return  # state is reported from the step after the checks were enabled
+        vel = [j.velocity(ecm) for j in self.joints]
+        q = np.array([p[0] for p in pos])
+        dq = np.array([v[0] for v in vel])
+        dt = info.dt.total_seconds()
+        if self.q_hold is None:
+            self.q_hold = q.copy()
+
+        q_ref, v_ref = self.schedule.at(info.sim_time.total_seconds())
+        q_ref = np.where(np.isnan(self.external_pos), q_ref, self.external_pos)
+        v_ref = np.where(np.isnan(self.external_vel), v_ref, self.external_vel)
+        for lead, follow, m in self.pairs:
+            q_ref[follow], v_ref[follow] = m * q_ref[lead], m * v_ref[lead]
+
+        # position joints with only a velocity set point track a moving hold position
+        moving = np.isnan(q_ref) & ~np.isnan(v_ref) & ~self.velocity_mode
+        self.q_hold = np.where(moving, self.q_hold + np.nan_to_num(v_ref) * dt,
+                               np.where(np.isnan(q_ref), self.q_hold, q_ref))
+        v_ref = np.nan_to_num(v_ref)
+        err = np.where(self.velocity_mode, v_ref - dq, self.q_hold - q)
+        err_rate = np.where(self.velocity_mode, 0.0, v_ref - dq)
+        tau = self.pid.update(err, err_rate, dt)
+        for joint, f in zip(self.joints, tau.tolist()):
+            joint.set_force(ecm, [f])
+
+
+def get_system():
+    return JointControl()

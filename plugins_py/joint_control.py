@@ -63,6 +63,7 @@ class JointControl:
                     joint.enable_velocity_check(ecm)
                     break
         self.velocity_mode = np.array([m == "velocity" for m in modes], dtype=bool)
+        self.position_mode = (~self.velocity_mode).astype(float)
         self.pid = PidArray(gains)
         index = {n: k for k, n in enumerate(self.names)}
 
@@ -84,6 +85,7 @@ class JointControl:
         # external set points (e.g. from ROS /joint_commands) override the schedule
         self.external_pos = np.full(len(self.names), np.nan)
         self.external_vel = np.full(len(self.names), np.nan)
+        self.has_external = False
         self.q_hold = None
 
     def set_targets(self, names, positions=None, velocities=None):
@@ -96,6 +98,7 @@ class JointControl:
                 self.external_pos[index[name]] = positions[k]
             if velocities is not None:
                 self.external_vel[index[name]] = velocities[k]
+        self.has_external = True
 
     def pre_update(self, info, ecm):
         if info.paused or not self.joints:
@@ -103,26 +106,29 @@ class JointControl:
         pos = [j.position(ecm) for j in self.joints]
         if pos[0] is None:
             return  # state is reported from the step after the checks were enabled
-        vel = [j.velocity(ecm) for j in self.joints]
-        q = np.array([p[0] for p in pos])
-        dq = np.array([v[0] for v in vel])
+        n = len(self.joints)
+        q = np.fromiter((p[0] for p in pos), float, n)
+        dq = np.fromiter((j.velocity(ecm)[0] for j in self.joints), float, n)
         dt = info.dt.total_seconds()
         if self.q_hold is None:
             self.q_hold = q.copy()
 
         q_ref, v_ref = self.schedule.at(info.sim_time.total_seconds())
-        q_ref = np.where(np.isnan(self.external_pos), q_ref, self.external_pos)
-        v_ref = np.where(np.isnan(self.external_vel), v_ref, self.external_vel)
-        for lead, follow, m in self.pairs:
-            q_ref[follow], v_ref[follow] = m * q_ref[lead], m * v_ref[lead]
+        if self.has_external:
+            q_ref = np.where(np.isnan(self.external_pos), q_ref, self.external_pos)
+            v_ref = np.where(np.isnan(self.external_vel), v_ref, self.external_vel)
+        if self.pairs:
+            q_ref, v_ref = q_ref.copy(), v_ref.copy()
+            for lead, follow, m in self.pairs:
+                q_ref[follow], v_ref[follow] = m * q_ref[lead], m * v_ref[lead]
 
+        no_pos = np.isnan(q_ref)
+        v_ref = np.where(np.isnan(v_ref), 0.0, v_ref)
         # position joints with only a velocity set point track a moving hold position
-        moving = np.isnan(q_ref) & ~np.isnan(v_ref) & ~self.velocity_mode
-        self.q_hold = np.where(moving, self.q_hold + np.nan_to_num(v_ref) * dt,
-                               np.where(np.isnan(q_ref), self.q_hold, q_ref))
-        v_ref = np.nan_to_num(v_ref)
-        err = np.where(self.velocity_mode, v_ref - dq, self.q_hold - q)
-        err_rate = np.where(self.velocity_mode, 0.0, v_ref - dq)
+        self.q_hold = np.where(no_pos, self.q_hold + v_ref * dt * self.position_mode, q_ref)
+        vel_mode = self.velocity_mode
+        err = np.where(vel_mode, v_ref - dq, self.q_hold - q)
+        err_rate = np.where(vel_mode, 0.0, v_ref - dq)
         tau = self.pid.update(err, err_rate, dt)
         for joint, f in zip(self.joints, tau.tolist()):
             joint.set_force(ecm, [f])

@@ -370,20 +370,28 @@ class Joint:
         rec = ecm.joints[self._e]
         if rec.position_check != 2:
             return None
+        if rec.ndofs == 1:
+            return [rec.state.q.item(rec.dof)]
         return rec.state.q[rec.dof:rec.dof + rec.ndofs].tolist()
 
     def velocity(self, ecm: EntityComponentManager) -> list[float] | None:
         rec = ecm.joints[self._e]
         if rec.velocity_check != 2:
             return None
+        if rec.ndofs == 1:
+            return [rec.state.dq.item(rec.dof)]
         return rec.state.dq[rec.dof:rec.dof + rec.ndofs].tolist()
 
     def set_force(self, ecm: EntityComponentManager, forces: list[float]) -> None:
         rec = ecm.joints[self._e]
+        state = rec.state
         if len(forces) != rec.ndofs:
             raise ValueError(f"joint '{rec.name}' has {rec.ndofs} DOF, got {len(forces)} forces")
-        rec.state.tau[rec.dof:rec.dof + rec.ndofs] = forces
-        rec.state.has_tau = True
+        if rec.ndofs == 1:
+            state.tau[rec.dof] = forces[0]
+        else:
+            state.tau[rec.dof:rec.dof + rec.ndofs] = forces
+        state.has_tau = True
 
     def set_velocity(self, ecm: EntityComponentManager, velocities: list[float]) -> None:
         rec = ecm.joints[self._e]

@@ -1,0 +1,59 @@
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := .venv.stamp
+
+# dartpy needs libGL/libX11; the tests validate SDF with libsdformat's `ign sdf -k`.
+SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby
+
+.PHONY: venv sysdeps demo test bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml | sysdeps
+	@if ! $(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' 2>/dev/null; then \
+		echo "error: eels_gz needs Python >= 3.10, but '$(PYTHON)' is $$($(PYTHON) --version 2>&1 || echo 'not found')." >&2; \
+		echo "       install a newer python3 or run: make venv PYTHON=/path/to/python3.10+" >&2; \
+		exit 1; \
+	fi
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e '.[test]'
+	@touch $@
+
+sysdeps:
+	@missing=""; \
+	for p in $(SYSDEPS); do \
+		dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then \
+		echo "system packages present: $(SYSDEPS)"; \
+	elif [ "$$(id -u)" = "0" ]; then \
+		echo "installing missing system packages:$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	else \
+		echo "error: missing system packages:$$missing" >&2; \
+		echo "       install them with:" >&2; \
+		echo "         sudo apt-get update && sudo apt-get install -y --no-install-recommends$$missing" >&2; \
+		exit 1; \
+	fi
+
+demo: venv
+	$(BIN)/eels-gz run --robot eels_1_0_front_only --world ice_plane --scenario crescent_spin --duration 10 --out results/demo
+	@echo
+	@echo "demo outputs:"
+	@echo "  results/demo/summary.json"
+	@echo "  results/demo/log.mcap"
+	@echo "  results/demo/trajectory.png"
+
+test: venv
+	$(BIN)/python -m pytest test -q
+
+bench: venv
+	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
+
+clean:
+	rm -rf $(VENV) results $(STAMP)

@@ -15,6 +15,14 @@ from eels_gz.paths import asset
 
 # Keys whose values are free-form mappings (their sub-keys are not checked).
 FREE_FORM = {"robot.xacro_args"}
+# Types of keys whose default is null (others are checked against their default's type).
+NULLABLE = {
+    "duration": float,
+    "scenario": str,
+    "physics.dt": float,
+    "physics.collision_detector": str,
+}
+DETECTORS = ("ode", "bullet", "fcl", "dart")
 
 
 def load_yaml(path: str | Path) -> Any:
@@ -48,8 +56,12 @@ def _flat_keys(tree: dict, prefix: str = "") -> list[str]:
 
 
 def _check_type(key: str, value: Any, default: Any, source: str) -> None:
-    if default is None or value is None or key in FREE_FORM:
+    if value is None or key in FREE_FORM:
         return
+    if key == "physics.collision_detector" and value not in DETECTORS:
+        raise ConfigError(f"{source}: '{key}' must be one of {', '.join(DETECTORS)}, got {value!r}")
+    if default is None:
+        default = NULLABLE[key]()
     if key == "robot.pose":
         ok = value == "auto" or (
             isinstance(value, list)
@@ -66,9 +78,10 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
     else:
         ok = isinstance(value, type(default))
     if not ok:
-        raise ConfigError(
-            f"{source}: '{key}' expects a {type(default).__name__}, got {value!r}"
-        )
+        raise ConfigError(f"{source}: '{key}' expects a {type(default).__name__}, got {value!r}")
+    if isinstance(default, float) and key in ("duration", "physics.dt", "physics.max_velocity", "log.rate") \
+            and not value > 0:
+        raise ConfigError(f"{source}: '{key}' must be positive, got {value!r}")
 
 
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
@@ -97,6 +110,12 @@ def parse_set(item: str) -> tuple[list[str], Any]:
         value = yaml.safe_load(raw) if raw else None
     except yaml.YAMLError:
         value = raw
+    if isinstance(value, str):
+        # YAML 1.1 reads "1e-9" as a string; numbers in exponent form are meant as numbers
+        try:
+            value = float(value)
+        except ValueError:
+            pass
     return key.split("."), value
 
 

@@ -76,6 +76,7 @@ class SkeletonState:
     vel_cmd: dict[int, float] = field(default_factory=dict)
     has_tau: bool = False
     applied: np.ndarray | None = None  # generalized forces applied in the last step
+    dof_owner: list = field(default_factory=list)  # DOF index -> (DART joint, index in joint)
 
 
     def refresh(self) -> None:

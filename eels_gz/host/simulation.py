@@ -100,6 +100,11 @@ class Simulation:
         state = None
         if not static:
             state = gzsim.SkeletonState(skel, skel.getPositions(), skel.getVelocities(), np.full(n, np.nan))
+            state.dof_owner = [None] * n
+            for j in range(skel.getNumJoints()):
+                joint = skel.getJoint(j)
+                for k in range(joint.getNumDofs()):
+                    state.dof_owner[joint.getIndexInSkeleton(k)] = (joint, k)
             self.states.append(state)
         rec = gzsim.ModelRecord(name=name, static=static, file=file, links=[], joints=[], state=state)
         self.ecm.models[model_entity] = rec
@@ -198,15 +203,14 @@ class Simulation:
             for dof, v in st.vel_cmd.items():
                 if set_mask is not None and set_mask[dof]:
                     continue  # a force command wins over a velocity command (gz-sim)
-                d = skel.getDof(dof)
-                joint, k = d.getJoint(), d.getIndexInJoint()
+                joint, k = st.dof_owner[dof]
                 joint.setActuatorTypeForDof(k, dart.dynamics.ActuatorType.SERVO)
                 joint.setCommand(k, v)
                 commanded.add(dof)
             st.vel_cmd.clear()
             for dof in servo - commanded:
-                d = skel.getDof(dof)
-                d.getJoint().setActuatorTypeForDof(d.getIndexInJoint(), dart.dynamics.ActuatorType.FORCE)
+                joint, k = st.dof_owner[dof]
+                joint.setActuatorTypeForDof(k, dart.dynamics.ActuatorType.FORCE)
             servo.clear()
             servo.update(commanded)
 
@@ -219,11 +223,12 @@ class Simulation:
             peak = np.abs(dq).max()
             if not peak <= bound:  # also true for NaN
                 bad = np.where(~np.isfinite(dq) | (np.abs(dq) > bound))[0][0]
-                dof = st.skel.getDof(int(bad))
-                body = dof.getJoint().getChildBodyNode().getName()
+                joint, k = st.dof_owner[int(bad)]
+                body = joint.getChildBodyNode().getName()
+                dof_name = joint.getDofName(k)
                 value = dq[bad]
-                detail = (f"velocity of DOF '{dof.getName()}' is {value}" if np.isfinite(value) else
-                          f"velocity of DOF '{dof.getName()}' is not finite")
+                detail = (f"velocity of DOF '{dof_name}' is {value:.6g}" if np.isfinite(value) else
+                          f"velocity of DOF '{dof_name}' is not finite")
                 raise SimulationDiverged(self.iterations, self.time, body,
                                          f"{detail} (bound {bound:g}, set physics.max_velocity)")
 

@@ -91,3 +91,19 @@ def scenario_path(name: str) -> Path:
     if name in known:
         return known[name]
     raise _unknown("scenario", name, known)
+
+
+def readme_tables() -> dict[str, str]:
+    """Markdown tables for the README, keyed by their marker name."""
+    from eels_gz.control.setpoints import load_scenario
+
+    robots = ["| robot | description | xacro |", "|---|---|---|"]
+    robots += [f"| `{r.name}` | {r.description} | `urdf/{r.xacro}` |" for r in ROBOTS.values()]
+    worlds = ["| world | description | file |", "|---|---|---|"]
+    worlds += [f"| `{w.name}` | {w.description} | `worlds/{w.file}` |" for w in WORLDS.values()]
+    scen = ["| scenario | duration | what it does |", "|---|---|---|"]
+    for name, path in scenarios().items():
+        data = load_scenario(path)
+        text = " ".join(str(data.get("description", "")).split())
+        scen.append(f"| `{name}` | {data.get('duration', '')} s | {text} |")
+    return {"robots": "\n".join(robots), "worlds": "\n".join(worlds), "scenarios": "\n".join(scen)}

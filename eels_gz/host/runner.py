@@ -82,7 +82,7 @@ class Recorder:
         self.joint_dofs, self.joint_names = [], []
         for j in range(skel.getNumJoints()):
             joint = skel.getJoint(j)
-            if joint.getParentBodyNode() is not None and joint.getNumDofs() == 1:
+            if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
                 self.joint_dofs.append(joint.getIndexInSkeleton(0))
                 self.joint_names.append(joint.getName())
         self.joint_dofs = np.array(self.joint_dofs, dtype=int)

@@ -116,8 +116,9 @@ class Simulation:
         if state is not None:
             for j in range(skel.getNumJoints()):
                 joint = skel.getJoint(j)
-                if joint.getParentBodyNode() is None:
-                    continue  # the root joint is the model's pose, not a model joint
+                parent = joint.getParentBodyNode()
+                if parent is None and joint.getType() == "FreeJoint":
+                    continue  # a floating root is the model's pose, not a model joint
                 kind = _JOINT_TYPES.get(joint.getType(), gzsim.JointType.INVALID)
                 if kind == gzsim.JointType.REVOLUTE and not joint.hasPositionLimit(0):
                     kind = gzsim.JointType.CONTINUOUS
@@ -125,7 +126,7 @@ class Simulation:
                 dof = joint.getIndexInSkeleton(0) if joint.getNumDofs() else 0
                 self.ecm.joints[e] = gzsim.JointRecord(
                     name=joint.getName(), model=model_entity, state=state, joint=joint, dof=dof,
-                    ndofs=joint.getNumDofs(), type=kind, parent=joint.getParentBodyNode().getName(),
+                    ndofs=joint.getNumDofs(), type=kind, parent=parent.getName() if parent else "world",
                     child=joint.getChildBodyNode().getName(),
                     pose=joint.getTransformFromParentBodyNode().matrix(),
                 )

@@ -5,6 +5,7 @@ checked key by key."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ NULLABLE = {
     "physics.collision_detector": str,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
+_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
 def load_yaml(path: str | Path) -> Any:
@@ -86,7 +88,7 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
 
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
     if not isinstance(update, dict):
-        raise ConfigError(f"{source}: expected a mapping at '{prefix or '<top>'}', got {update!r}")
+        raise ConfigError(f"{source}: expected a mapping at '{prefix.rstrip('.') or '<top>'}', got {update!r}")
     for k, v in update.items():
         key = prefix + str(k)
         if k not in ref:
@@ -110,12 +112,9 @@ def parse_set(item: str) -> tuple[list[str], Any]:
         value = yaml.safe_load(raw) if raw else None
     except yaml.YAMLError:
         value = raw
-    if isinstance(value, str):
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
         # YAML 1.1 reads "1e-9" as a string; numbers in exponent form are meant as numbers
-        try:
-            value = float(value)
-        except ValueError:
-            pass
+        value = float(value)
     return key.split("."), value
 
 

@@ -196,7 +196,7 @@ class Pose3d:
     def __init__(self, *args):
         if len(args) == 0:
             self._p, self._q = Vector3d(), Quaterniond()
-        elif len(args) == 2:
+        elif len(args) == 2 and isinstance(args[0], Vector3d) and isinstance(args[1], Quaterniond):
             self._p, self._q = args
         elif len(args) == 6:
             self._p, self._q = Vector3d(*args[:3]), Quaterniond(*args[3:])

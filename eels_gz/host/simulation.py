@@ -12,7 +12,7 @@ import dartpy as dart
 import numpy as np
 
 from eels_gz.description.xacro_loader import Description
-from eels_gz.errors import SdfError, SimulationDiverged
+from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
 from eels_gz.host import gzsim
 from eels_gz.host.dart_build import build_model, load_urdf, lowest_collision_z, make_detector
 from eels_gz.host.element import Element
@@ -143,7 +143,12 @@ class Simulation:
         root = skel.getRootJoint()
         if robot.pose == "auto":
             if root.getNumDofs() == 6:
-                z = -lowest_collision_z(skel) + AUTO_CLEARANCE
+                lowest = lowest_collision_z(skel)
+                if not np.isfinite(lowest):
+                    raise DescriptionError(
+                        f"{robot.description.source}: robot '{robot.name}' has no collision shapes, so pose "
+                        "'auto' cannot rest it on the ground; give robot.pose [x, y, z, roll, pitch, yaw]")
+                z = -lowest + AUTO_CLEARANCE
                 skel.setPositions(np.r_[np.zeros(5), z, np.zeros(skel.getNumDofs() - 6)])
         else:
             self._set_root_pose(skel, Pose3d(*robot.pose).to_matrix())
@@ -205,13 +210,15 @@ class Simulation:
                 if set_mask is not None and set_mask[dof]:
                     continue  # a force command wins over a velocity command (gz-sim)
                 joint, k = st.dof_owner[dof]
-                joint.setActuatorTypeForDof(k, dart.dynamics.ActuatorType.SERVO)
+                # dartpy 6.20 only honours per-DOF overrides to MIMIC: set the whole
+                # joint (Joint.set_velocity always commands every DOF of the joint)
+                joint.setActuatorType(dart.dynamics.ActuatorType.SERVO)
                 joint.setCommand(k, v)
                 commanded.add(dof)
             st.vel_cmd.clear()
             for dof in servo - commanded:
-                joint, k = st.dof_owner[dof]
-                joint.setActuatorTypeForDof(k, dart.dynamics.ActuatorType.FORCE)
+                joint, _ = st.dof_owner[dof]
+                joint.setActuatorType(dart.dynamics.ActuatorType.FORCE)
             servo.clear()
             servo.update(commanded)
 

@@ -1,0 +1,60 @@
+"""Shared fixtures of the eels_gz test suite.
+
+The package is pip-installed (editable) in CI; in a bare checkout the repo
+root is put on sys.path so that ``eels_gz`` imports. Nothing here is a
+package named ``tests`` (the dartpy wheel installs one) and this folder has
+no ``__init__.py`` (``test`` is also the name of CPython's own test package).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+if importlib.util.find_spec("eels_gz") is None:  # bare checkout, not installed
+    sys.path.insert(0, str(REPO_ROOT))
+
+
+@pytest.fixture
+def plugin_dir(tmp_path, monkeypatch):
+    """A folder on GZ_SIM_SYSTEM_PLUGIN_PATH; ``plugin_dir(name, source)`` writes
+    ``name.py`` into it. Modules written this way are dropped from
+    ``sys.modules`` afterwards so that tests reusing a module name do not see
+    each other's code, and ``sys.path`` (which the system loader extends) is
+    restored."""
+    folder = tmp_path / "plugins"
+    folder.mkdir()
+    monkeypatch.setenv("GZ_SIM_SYSTEM_PLUGIN_PATH", str(folder))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    written: list[str] = []
+
+    def write(name: str, source: str) -> Path:
+        path = folder / f"{name}.py"
+        path.write_text(textwrap.dedent(source))
+        sys.modules.pop(name, None)
+        written.append(name)
+        return path
+
+    write.folder = folder
+    yield write
+    for name in written:
+        sys.modules.pop(name, None)
+
+
+def python_plugin(module: str, body: str = "") -> str:
+    """The SDF/URDF ``<plugin>`` element that loads a gz-sim Python system."""
+    return (
+        '<plugin filename="gz-sim-python-system-loader-system" name="gz::sim::systems::PythonSystemLoader">'
+        f"<module_name>{module}</module_name>{body}</plugin>"
+    )
+
+
+@pytest.fixture
+def make_python_plugin():
+    return python_plugin

@@ -1,0 +1,152 @@
+"""gz-math conventions of eels_gz.host.gzmath: quaternions (w, x, y, z),
+roll-pitch-yaw as extrinsic x-y-z rotations (R = Rz(yaw) Ry(pitch) Rx(roll)),
+checked against independently built rotation matrices. Tolerance 1e-12: every
+operation here is a handful of double-precision products of unit-magnitude
+numbers (rounding ~1e-16 each); 1e-12 leaves a 1e3-1e4 margin and still
+catches any convention error, which shows up at O(1)."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from eels_gz.host.gzmath import Pose3d, Quaterniond, Vector3d, matrix_to_quat, quat_to_matrix
+
+TOL = 1e-12
+RNG = np.random.default_rng(20240531)
+
+
+def rx(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def ry(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+
+
+def rz(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def rpy_matrix(r, p, y):
+    return rz(y) @ ry(p) @ rx(r)
+
+
+def random_rpy(n=200):
+    # pitch strictly inside (-pi/2, pi/2): away from gimbal lock, rpy is unique
+    return np.column_stack([RNG.uniform(-math.pi, math.pi, n), RNG.uniform(-1.5, 1.5, n),
+                            RNG.uniform(-math.pi, math.pi, n)])
+
+
+def test_axis_conventions():
+    # yaw pi/2 takes x to y; roll pi/2 takes y to z; pitch pi/2 takes z to x
+    cases = [((0, 0, math.pi / 2), (1, 0, 0), (0, 1, 0)),
+             ((math.pi / 2, 0, 0), (0, 1, 0), (0, 0, 1)),
+             ((0, math.pi / 2, 0), (0, 0, 1), (1, 0, 0))]
+    for rpy, v, expected in cases:
+        out = Quaterniond(*rpy).rotate_vector(Vector3d(*v)).to_array()
+        np.testing.assert_allclose(out, expected, rtol=0, atol=TOL)
+
+
+def test_rpy_round_trip():
+    for r, p, y in random_rpy():
+        q = Quaterniond(r, p, y)
+        assert math.hypot(math.hypot(q.w(), q.x()), math.hypot(q.y(), q.z())) == pytest.approx(1.0, abs=TOL)
+        e = q.euler()
+        np.testing.assert_allclose([e.x(), e.y(), e.z()], [r, p, y], rtol=0, atol=TOL)
+        assert (q.roll(), q.pitch(), q.yaw()) == pytest.approx((r, p, y), abs=TOL)
+
+
+def test_quaternion_from_rpy_matches_matrix():
+    for r, p, y in random_rpy():
+        np.testing.assert_allclose(Quaterniond(r, p, y).to_matrix(), rpy_matrix(r, p, y), rtol=0, atol=TOL)
+        # the Vector3d constructor is the same rotation
+        np.testing.assert_allclose(Quaterniond(Vector3d(r, p, y)).to_matrix(), rpy_matrix(r, p, y), rtol=0, atol=TOL)
+
+
+def test_rotate_vector_matches_matrix():
+    for (r, p, y), v in zip(random_rpy(), RNG.normal(size=(200, 3))):
+        out = Quaterniond(r, p, y).rotate_vector(Vector3d(*v)).to_array()
+        np.testing.assert_allclose(out, rpy_matrix(r, p, y) @ v, rtol=0, atol=TOL)
+
+
+def test_product_and_inverse():
+    angles = random_rpy(100)
+    for a, b in zip(angles[:50], angles[50:]):
+        qa, qb = Quaterniond(*a), Quaterniond(*b)
+        np.testing.assert_allclose((qa * qb).to_matrix(), rpy_matrix(*a) @ rpy_matrix(*b), rtol=0, atol=TOL)
+        np.testing.assert_allclose((qa * qa.inverse()).to_matrix(), np.eye(3), rtol=0, atol=TOL)
+        np.testing.assert_allclose(qa.inverse().to_matrix(), rpy_matrix(*a).T, rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("R", [
+    np.eye(3), rx(math.pi), ry(math.pi), rz(math.pi),  # trace -1: each branch of matrix_to_quat
+    rx(math.pi - 1e-9), rpy_matrix(3.0, 0.1, -3.0), rpy_matrix(0.2, -1.4, 2.9),
+    rz(math.pi / 2) @ rx(math.pi),  # a half turn about a diagonal axis
+])
+def test_matrix_quaternion_round_trip(R):
+    q = matrix_to_quat(R)
+    assert np.linalg.norm(q) == pytest.approx(1.0, abs=TOL)
+    assert q[0] >= 0
+    np.testing.assert_allclose(quat_to_matrix(q), R, rtol=0, atol=TOL)
+    np.testing.assert_allclose(Quaterniond.from_matrix(R).to_matrix(), R, rtol=0, atol=TOL)
+
+
+def test_pose_matrix_round_trip():
+    positions = RNG.uniform(-10, 10, size=(200, 3))
+    for (r, p, y), t in zip(random_rpy(), positions):
+        pose = Pose3d(*t, r, p, y)
+        T = pose.to_matrix()
+        expected = np.eye(4)
+        expected[:3, :3], expected[:3, 3] = rpy_matrix(r, p, y), t
+        np.testing.assert_allclose(T, expected, rtol=0, atol=TOL)
+        back = Pose3d.from_matrix(T)
+        np.testing.assert_allclose(back.to_matrix(), T, rtol=0, atol=TOL)
+        assert (back.x(), back.y(), back.z()) == pytest.approx(tuple(t), abs=TOL)
+        assert (back.roll(), back.pitch(), back.yaw()) == pytest.approx((r, p, y), abs=TOL)
+
+
+def test_pose_constructors_agree():
+    q = Quaterniond(0.3, -0.2, 1.1)
+    a = Pose3d(1.0, 2.0, 3.0, 0.3, -0.2, 1.1)
+    b = Pose3d(1.0, 2.0, 3.0, q.w(), q.x(), q.y(), q.z())
+    c = Pose3d(Vector3d(1.0, 2.0, 3.0), q)
+    for other in (b, c):
+        np.testing.assert_allclose(other.to_matrix(), a.to_matrix(), rtol=0, atol=TOL)
+    np.testing.assert_array_equal(Pose3d().to_matrix(), np.eye(4))
+
+
+def test_wrong_constructor_arguments_raise_type_error():
+    with pytest.raises(TypeError, match=re.escape("Quaterniond(), Quaterniond(w, x, y, z) or Quaterniond(roll, pitch, yaw)")):
+        Quaterniond(1.0, 2.0)
+    with pytest.raises(TypeError, match=re.escape("Pose3d(), Pose3d(pos, rot)")):
+        Pose3d(1.0, 2.0, 3.0, 4.0)
+    # two numbers are not (Vector3d, Quaterniond): gz-math raises TypeError here too,
+    # instead of building a Pose3d that fails later on first use
+    with pytest.raises(TypeError, match=re.escape("Pose3d(pos, rot)")):
+        Pose3d(1.0, 2.0)
+
+
+def test_vector3d_algebra():
+    a, b = Vector3d(1.0, 2.0, 3.0), Vector3d(-2.0, 0.5, 4.0)
+    assert a.dot(b) == 1 * -2 + 2 * 0.5 + 3 * 4
+    np.testing.assert_array_equal(a.cross(b).to_array(), np.cross(a.to_array(), b.to_array()))
+    np.testing.assert_array_equal((a + b).to_array(), [-1.0, 2.5, 7.0])
+    np.testing.assert_array_equal((a - b).to_array(), [3.0, 1.5, -1.0])
+    np.testing.assert_array_equal((2 * a).to_array(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal((a * 2).to_array(), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal((a / 2).to_array(), [0.5, 1.0, 1.5])
+    np.testing.assert_array_equal((-a).to_array(), [-1.0, -2.0, -3.0])
+    assert a.length() == pytest.approx(math.sqrt(14), abs=TOL)
+    assert a.normalized().length() == pytest.approx(1.0, abs=TOL)
+    assert (a[0], a[1], a[2]) == (1.0, 2.0, 3.0)
+    # the stored array is not shared with callers
+    arr = a.to_array()
+    arr[0] = 99.0
+    assert a.x() == 1.0

@@ -14,7 +14,7 @@ import numpy as np
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
 from eels_gz.host import gzsim
-from eels_gz.host.dart_build import build_model, load_urdf, lowest_collision_z, make_detector
+from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.host.element import Element
 from eels_gz.host.gzmath import Pose3d
 from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
@@ -162,9 +162,9 @@ class Simulation:
     def _set_root_pose(skel, T: np.ndarray) -> None:
         root = skel.getRootJoint()
         if root.getNumDofs() != 6:
-            root.setTransformFromParentBodyNode(_iso(T))
+            root.setTransformFromParentBodyNode(isometry(T))
             return
-        root.setPositions(dart.dynamics.FreeJoint.convertToPositions(_iso(T)))
+        root.setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
 
     def _robot_plugins(self, robot: RobotSpec) -> list[PluginSpec]:
         specs = []
@@ -259,9 +259,3 @@ class Simulation:
             f(info, ecm)
         for f in self._post:
             f(info, ecm)
-
-
-def _iso(T: np.ndarray):
-    iso = dart.math.Isometry3()
-    iso.set_matrix(np.asarray(T, dtype=float))
-    return iso

@@ -77,6 +77,7 @@ class SkeletonState:
     has_tau: bool = False
     applied: np.ndarray | None = None  # generalized forces applied in the last step
     dof_owner: list = field(default_factory=list)  # DOF index -> (DART joint, index in joint)
+    servo: set[int] = field(default_factory=set)  # DOFs in SERVO mode from last step's velocity commands
 
 
     def refresh(self) -> None:
@@ -117,7 +118,6 @@ class ModelRecord:
     links: list[int]
     joints: list[int]
     state: SkeletonState | None
-    pose_cmd: Pose3d | None = None
 
 
 class EntityComponentManager:
@@ -132,6 +132,7 @@ class EntityComponentManager:
         self.links: dict[int, LinkRecord] = {}
         self.joints: dict[int, JointRecord] = {}
         self._pending_checks: list[Any] = []
+        self.pose_cmds: dict[int, Pose3d] = {}  # model entity -> pose to set before the next step
 
     def new_entity(self) -> int:
         e = self._next
@@ -237,7 +238,10 @@ class Model:
 
     def set_world_pose_cmd(self, ecm: EntityComponentManager, pose: Pose3d) -> None:
         """Teleport the model before the next step (its velocities are kept)."""
-        ecm.models[self._e].pose_cmd = pose
+        rec = ecm.models[self._e]
+        if rec.state is None:
+            raise ValueError(f"model '{rec.name}' is static; the embedded host does not move static models")
+        ecm.pose_cmds[self._e] = pose
 
 
 class Link:

@@ -68,7 +68,6 @@ class Simulation:
         self.iterations = 0
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
-        self._servo: dict[int, set[int]] = {}
 
         pending: list[tuple[PluginSpec, int]] = [(p, self.ecm.world_entity) for p in self.spec.plugins]
         for model in self.spec.models:
@@ -186,12 +185,12 @@ class Simulation:
         return self.world.getTime()
 
     def _apply_commands(self) -> None:
-        for rec in self.ecm.models.values():
-            if rec.pose_cmd is not None:
-                self._set_root_pose(rec.state.skel if rec.state else None, rec.pose_cmd.to_matrix())
-                rec.pose_cmd = None
-                if rec.state:
-                    rec.state.refresh()
+        if self.ecm.pose_cmds:
+            for entity, pose in self.ecm.pose_cmds.items():
+                state = self.ecm.models[entity].state
+                self._set_root_pose(state.skel, pose.to_matrix())
+                state.refresh()
+            self.ecm.pose_cmds.clear()
         for st in self.states:
             skel = st.skel
             if st.has_tau:
@@ -204,7 +203,7 @@ class Simulation:
             else:
                 set_mask = None
                 st.applied = None
-            servo = self._servo.setdefault(id(skel), set())
+            servo = st.servo
             commanded = set()
             for dof, v in st.vel_cmd.items():
                 if set_mask is not None and set_mask[dof]:

@@ -46,3 +46,8 @@ class SimulationDiverged(EelsError):
         self.step = step
         self.time = time
         self.body = body
+
+
+class TerrainError(EelsError, ValueError):
+    """A terrain input (heights, mesh, distance-field file or query points) is
+    malformed; the message names the file or argument and what was expected."""

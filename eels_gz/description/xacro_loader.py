@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
@@ -25,6 +25,7 @@ class Description:
     urdf: str  # URDF without <gazebo> blocks
     gazebo: list  # lxml elements of the model-level <gazebo> blocks
     source: str  # the xacro file it came from
+    references: list = field(default_factory=list)  # <gazebo reference="link or joint"> blocks
 
 
 def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
@@ -57,21 +58,21 @@ def split_gazebo(urdf: str, source: str) -> Description:
         raise DescriptionError(f"{source}: malformed URDF: {exc.msg}") from None
     if root.tag != "robot":
         raise DescriptionError(f"{source}: URDF root element must be <robot>, got <{root.tag}>")
-    blocks = []
+    blocks, references = [], []
+    names = {n.get("name") for n in root if n.tag in ("link", "joint")}
     for node in list(root):
         if node.tag == "gazebo":
-            if node.get("reference"):
-                raise DescriptionError(
-                    f"{source}: <gazebo reference='{node.get('reference')}'> blocks are not supported "
-                    "by the embedded host yet (model-level <gazebo> plugins only)"
-                )
-            blocks.append(node)
+            ref = node.get("reference")
+            if ref is not None and ref not in names:
+                raise DescriptionError(f"{source}: <gazebo reference='{ref}'> names no link or joint of the robot")
+            (references if ref is not None else blocks).append(node)
             root.remove(node)
     return Description(
         name=root.get("name", "robot"),
         urdf=etree.tostring(root, encoding="unicode"),
         gazebo=blocks,
         source=source,
+        references=references,
     )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
 from eels_gz.host import gzsim
+from eels_gz.host.couplings import CouplingSolver, mimic_couplings
 from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.host.element import Element
 from eels_gz.host.gzmath import Pose3d
@@ -24,6 +25,7 @@ from eels_gz.paths import share_dir
 log = logging.getLogger(__name__)
 
 AUTO_CLEARANCE = 0.001  # m above z = 0 for pose "auto"
+SENSOR_TYPES = {"imu", "gpu_lidar", "camera", "depth_camera", "rgbd_camera", "force_torque"}
 
 _JOINT_TYPES = {
     "RevoluteJoint": gzsim.JointType.REVOLUTE,
@@ -68,6 +70,8 @@ class Simulation:
         self.iterations = 0
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
+        self.couplings: list[CouplingSolver] = []
+        self.sensor_specs: list[tuple] = []  # (reference, name, type, element) from <gazebo reference>
 
         pending: list[tuple[PluginSpec, int]] = [(p, self.ecm.world_entity) for p in self.spec.plugins]
         for model in self.spec.models:
@@ -75,6 +79,7 @@ class Simulation:
             pending += [(p, entity) for p in model.plugins]
         if robot is not None:
             entity = self._add_robot(robot)
+            self._robot_references(robot)
             pending += [(p, entity) for p in self._robot_plugins(robot)]
         self._configure_dart()
         for spec, entity in pending:
@@ -139,6 +144,11 @@ class Simulation:
 
     def _add_robot(self, robot: RobotSpec) -> int:
         skel = load_urdf(robot.description.urdf, robot.name, robot.description.source, {"eels_gz": share_dir()})
+        couplings = mimic_couplings(robot.description.urdf, skel, robot.description.source)
+        if couplings:
+            solver = CouplingSolver(skel, couplings, self.dt)
+            solver.project_positions()
+            self.couplings.append(solver)
         root = skel.getRootJoint()
         if robot.pose == "auto":
             if root.getNumDofs() == 6:
@@ -164,6 +174,29 @@ class Simulation:
             root.setTransformFromParentBodyNode(isometry(T))
             return
         root.setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
+
+    def _robot_references(self, robot: RobotSpec) -> None:
+        """Check ``<gazebo reference>`` blocks: Gazebo sensors and fixed-joint preservation."""
+        where = robot.description.source
+        for block in robot.description.references:
+            ref = block.get("reference")
+            for node in block:
+                if not isinstance(node.tag, str):
+                    continue
+                if node.tag == "preserveFixedJoint":
+                    continue  # the host keeps fixed joints unless the optimizer merges them
+                if node.tag != "sensor":
+                    raise SdfError(f"<gazebo reference='{ref}'> element <{node.tag}> is not supported "
+                                   "by the embedded host (expected <sensor> or <preserveFixedJoint>)", where)
+                kind = node.get("type", "")
+                if kind not in SENSOR_TYPES:
+                    raise SdfError(f"<gazebo reference='{ref}'>: sensor type '{kind}' is not one of "
+                                   f"{', '.join(sorted(SENSOR_TYPES))}", where)
+                self.sensor_specs.append((ref, node.get("name", ""), kind, node))
+        if self.sensor_specs:
+            log.info("robot '%s' declares Gazebo sensors %s; the embedded host does not simulate "
+                     "these yet (see README, 'what is tested where')",
+                     robot.name, ", ".join(f"{n} ({k})" for _, n, k, _ in self.sensor_specs))
 
     def _robot_plugins(self, robot: RobotSpec) -> list[PluginSpec]:
         specs = []
@@ -249,7 +282,11 @@ class Simulation:
         for f in self._pre:
             f(info, ecm)
         self._apply_commands()
+        for c in self.couplings:
+            c.before_step()
         self.world.step()
+        for c in self.couplings:
+            c.after_step()
         for st in self.states:
             st.refresh()
         ecm.after_step()

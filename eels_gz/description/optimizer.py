@@ -35,6 +35,8 @@ joints are kept, since merging into ``world`` would weld bodies to the world.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +45,7 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.description.similarity import UrdfTree, parse_tree, parse_xml
+from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError
 
 log = logging.getLogger(__name__)
@@ -343,6 +346,27 @@ def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: It
         before=before,
         after=count(robot, out_tree, source),
     )
+
+
+def optimize_description(description: Description, keep_joints: Iterable[str] = (),
+                         keep_links: Iterable[str] = ()) -> tuple[Description, OptimizedModel]:
+    """Optimize a processed :class:`Description`: its URDF and its ``<gazebo reference>`` blocks.
+
+    The reference blocks take part (fixed joints they mark survive, those of
+    merged links are re-pointed) and come back split off, as
+    :func:`~eels_gz.description.xacro_loader.split_gazebo` leaves them.
+    Model-level ``<gazebo>`` blocks are returned unchanged.
+    """
+    robot = parse_xml(description.urdf, description.source)
+    for block in description.references:
+        robot.append(copy.deepcopy(block))
+    model = optimize_urdf(etree.tostring(robot, encoding="unicode"), keep_joints, keep_links, description.source)
+    out = parse_xml(model.urdf, description.source)
+    references = out.findall("gazebo")
+    for block in references:
+        out.remove(block)
+    urdf = etree.tostring(out, encoding="unicode", pretty_print=True)
+    return dataclasses.replace(description, urdf=urdf, references=references), model
 
 
 def _readonly(T: np.ndarray) -> np.ndarray:

@@ -26,8 +26,8 @@ from lxml import etree
 from scipy.spatial.transform import Rotation
 
 from eels_gz import registry
-from eels_gz.description.optimizer import optimize_urdf
-from eels_gz.description.xacro_loader import load_description
+from eels_gz.description.optimizer import optimize_description, optimize_urdf
+from eels_gz.description.xacro_loader import load_description, split_gazebo
 from eels_gz.errors import DescriptionError
 
 REL = 1e-9  # see module docstring
@@ -310,6 +310,18 @@ def test_optimized_urdf_reads_the_same_in_dart():
     # a frame through DART's body pose and the frames table: the tool at its reference pose
     tool = skel.getBodyNode("arm").getWorldTransform().matrix() @ model.frames["tool"].pose
     np.testing.assert_allclose(tool, world_poses(urdf, {"j_arm": q_arm})["tool"], atol=REL)
+
+
+def test_optimize_description_takes_its_reference_blocks_along():
+    """The host's path: a Description with <gazebo reference> blocks split off."""
+    desc = split_gazebo(gimbal_urdf(FTS_MARKS["force_torque sensor"]), "gimbal.urdf")
+    assert len(desc.references) == 3
+    out, model = optimize_description(desc)
+    assert model.kept_fixed_joints == ("j_fts",)  # marked only in a split-off block
+    assert etree.fromstring(out.urdf.encode()).findall("gazebo") == []
+    refs = {s.get("name"): b.get("reference") for b in out.references for s in b.findall("sensor")}
+    assert refs == {"imu": "base", "cam": "arm", "fts": "j_fts"}
+    assert (out.name, out.source, out.gazebo) == (desc.name, desc.source, desc.gazebo)
 
 
 # --- every robot in the registry -------------------------------------------------------------

@@ -51,3 +51,11 @@ class SimulationDiverged(EelsError):
 class TerrainError(EelsError, ValueError):
     """A terrain input (heights, mesh, distance-field file or query points) is
     malformed; the message names the file or argument and what was expected."""
+
+
+class ContactError(EelsError):
+    """Inputs to the screw contact model are inconsistent (array shapes, screw geometry)."""
+
+
+class CalibrationError(EelsError):
+    """A friction-calibration data file is malformed or cannot identify the parameters."""

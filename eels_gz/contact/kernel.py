@@ -1,0 +1,168 @@
+"""Screw contact wrenches for all points of all screws in one numba call.
+
+Per point (world frame): penetration ``d = -signed_distance``; point velocity
+``v = v_link + w_link × r`` (``r`` the offset from the link origin); normal
+force ``F_n = max(0, k d - c v.n)`` for ``d > 0``; slip ``v_t = v - (v.n) n``;
+``e_v`` projected into the tangent plane and normalised (a thread direction
+along the normal leaves no across-thread direction: isotropic friction);
+friction by Eq. 6 with the regulator (``laws.py``). ``|e_v| = a + b L`` with
+``L`` the screw's total normal load, the quantity the calibration drags
+measure, so that the friction law does not depend on how many points share
+the load. Each screw gets one world wrench: the force sum, and the torque
+about its link origin, ``sum r × F``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+from numpy.typing import ArrayLike
+
+from eels_gz.contact.laws import EV_NORM_MIN
+from eels_gz.contact.params import ContactParams
+from eels_gz.contact.screw_points import ScrewPointSet
+from eels_gz.errors import ContactError
+
+TerrainQuery = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+@njit(cache=True)
+def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir,
+                          mu, ev_a, ev_b, k, c, v_eps,
+                          force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
+    """Wrenches of S screws with N points each; all vectors in the world frame.
+
+    lin_vel, ang_vel (S, 3): link origin velocity (m/s), angular velocity (rad/s).
+    offsets (S, N, 3): point minus link origin (m). signed_distance (S, N):
+    terrain distance (m, positive outside). normal (S, N, 3): unit outward
+    terrain normal. ev_dir (S, N, 3): unit across-thread direction.
+    mu, ev_a, ev_b (1/N), k (N/m), c (N s/m), v_eps (m/s): ContactParams.
+    Writes force_out (S, 3) N, torque_out (S, 3) N m about the link origin,
+    normal_out (S, N) N and point_force_out (S, N, 3) N.
+    """
+    n_screws, n_points = signed_distance.shape
+    eps2 = v_eps * v_eps
+    for s in range(n_screws):
+        vx, vy, vz = lin_vel[s, 0], lin_vel[s, 1], lin_vel[s, 2]
+        wx, wy, wz = ang_vel[s, 0], ang_vel[s, 1], ang_vel[s, 2]
+        load = 0.0
+        for p in range(n_points):
+            depth = -signed_distance[s, p]
+            fn = 0.0
+            if depth > 0.0:
+                rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
+                nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
+                px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
+                fn = k * depth - c * (px * nx + py * ny + pz * nz)
+                if fn < 0.0:
+                    fn = 0.0
+            normal_out[s, p] = fn
+            load += fn
+        ev_norm = ev_a + ev_b * load
+        if ev_norm < EV_NORM_MIN:
+            ev_norm = EV_NORM_MIN
+        fx_s = fy_s = fz_s = 0.0
+        tx_s = ty_s = tz_s = 0.0
+        for p in range(n_points):
+            fn = normal_out[s, p]
+            if fn <= 0.0:
+                point_force_out[s, p, 0] = point_force_out[s, p, 1] = point_force_out[s, p, 2] = 0.0
+                continue
+            rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
+            nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
+            px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
+            vn = px * nx + py * ny + pz * nz
+            tx, ty, tz = px - vn * nx, py - vn * ny, pz - vn * nz
+            en = ev_dir[s, p, 0] * nx + ev_dir[s, p, 1] * ny + ev_dir[s, p, 2] * nz
+            ex, ey, ez = ev_dir[s, p, 0] - en * nx, ev_dir[s, p, 1] - en * ny, ev_dir[s, p, 2] - en * nz
+            e_len = math.sqrt(ex * ex + ey * ey + ez * ez)
+            if e_len > 1e-12:
+                ex, ey, ez = ex / e_len, ey / e_len, ez / e_len
+            else:
+                ex = ey = ez = 0.0
+            speed2 = tx * tx + ty * ty + tz * tz
+            fx, fy, fz = fn * nx, fn * ny, fn * nz
+            if speed2 + eps2 > 0.0:
+                inv = 1.0 / math.sqrt(speed2 + eps2)
+                ux, uy, uz = tx * inv, ty * inv, tz * inv
+                skew = (ev_norm - 1.0) * (ux * ex + uy * ey + uz * ez)
+                scale = -fn * mu
+                fx += scale * (ux + skew * ex)
+                fy += scale * (uy + skew * ey)
+                fz += scale * (uz + skew * ez)
+            point_force_out[s, p, 0], point_force_out[s, p, 1], point_force_out[s, p, 2] = fx, fy, fz
+            fx_s += fx
+            fy_s += fy
+            fz_s += fz
+            tx_s += ry * fz - rz * fy
+            ty_s += rz * fx - rx * fz
+            tz_s += rx * fy - ry * fx
+        force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
+        torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s
+
+
+@dataclass(frozen=True, eq=False)
+class ScrewWrenches:
+    """Result of ``screw_wrenches``; world frame, S screws, N points each."""
+
+    force: np.ndarray  # (S, 3) N
+    torque: np.ndarray  # (S, 3) N m, about each link origin
+    normal_force: np.ndarray  # (S, N) N, per point
+    point_force: np.ndarray  # (S, N, 3) N, per point (normal + friction)
+    points: np.ndarray  # (S, N, 3) m, point positions
+
+    @property
+    def points_in_contact(self) -> np.ndarray:
+        """Number of points pushing on each screw, (S,)."""
+        return np.count_nonzero(self.normal_force > 0.0, axis=1)
+
+
+def _vectors(name: str, value: ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
+    arr = np.ascontiguousarray(value, dtype=float)
+    if arr.shape != shape:
+        raise ContactError(f"screw_wrenches: '{name}' has shape {arr.shape}, expected {shape}")
+    return arr
+
+
+def screw_wrenches(
+    point_set: ScrewPointSet,
+    params: ContactParams,
+    link_pos: ArrayLike,
+    link_rot: ArrayLike,
+    lin_vel: ArrayLike,
+    ang_vel: ArrayLike,
+    terrain_query: TerrainQuery,
+    down: ArrayLike = (0.0, 0.0, -1.0),
+) -> ScrewWrenches:
+    """Contact wrenches on S screw links from their poses and twists.
+
+    link_pos (S, 3) m and link_rot (S, 3, 3) (columns: link axes, world);
+    lin_vel (S, 3) m/s: velocity of the link origin; ang_vel (S, 3) rad/s;
+    terrain_query: ``points (M, 3) -> (signed_distance (M,), normal (M, 3))``,
+    e.g. ``DistanceField.query``; down: ring anchor direction ((3,) or (S, 3)).
+    The wrench of each screw is applied at its link origin
+    (``Link.add_world_wrench(force, torque)``).
+    """
+    s, n = point_set.n_screws, point_set.points_per_screw
+    lin = _vectors("lin_vel", lin_vel, (s, 3))
+    ang = _vectors("ang_vel", ang_vel, (s, 3))
+    points, offsets, ev = point_set.world_points(link_pos, link_rot, down)
+    dist, nrm = terrain_query(points.reshape(s * n, 3))
+    dist = np.asarray(dist, dtype=float)
+    nrm = np.asarray(nrm, dtype=float)
+    if dist.shape != (s * n,) or nrm.shape != (s * n, 3):
+        raise ContactError(
+            f"screw_wrenches: terrain query returned shapes {dist.shape} and {nrm.shape} for {s * n} points; "
+            f"expected ({s * n},) and ({s * n}, 3)"
+        )
+    force, torque = np.empty((s, 3)), np.empty((s, 3))
+    normal_force, point_force = np.empty((s, n)), np.empty((s, n, 3))
+    contact_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
+                          np.ascontiguousarray(nrm.reshape(s, n, 3)), ev,
+                          params.mu, params.ev_a, params.ev_b, params.k, params.c, params.v_eps,
+                          force, torque, normal_force, point_force)
+    return ScrewWrenches(force, torque, normal_force, point_force, points)

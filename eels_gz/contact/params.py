@@ -1,0 +1,120 @@
+"""Screw contact parameters from ``config/contact/<name>.yaml``, checked key by key."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from eels_gz.config import load_yaml
+from eels_gz.contact.laws import ev_norm_of_load
+from eels_gz.errors import ConfigError
+from eels_gz.paths import asset
+
+DEFAULT = "ice"
+_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+
+
+@dataclass(frozen=True)
+class ContactParams:
+    """Screw–terrain contact parameters (SI units).
+
+    mu: friction coefficient along the threads (dimensionless).
+    ev_a, ev_b: across-thread ratio |e_v| = ev_a + ev_b F_n, F_n the total
+    normal load on one screw (ev_a dimensionless, ev_b in 1/N).
+    k: penalty stiffness per contact point (N/m); c: damping per point (N s/m).
+    v_eps: friction regulator speed (m/s); 0 is the unregulated Eq. 6.
+    points_axial: stations along each screw; points_ring: points around each
+    station (the first one faces "down"); points_per_screw is their product.
+    """
+
+    mu: float
+    ev_a: float
+    ev_b: float
+    k: float
+    c: float
+    v_eps: float
+    points_axial: int
+    points_ring: int
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _check(f.name, getattr(self, f.name), "ContactParams")
+
+    @property
+    def points_per_screw(self) -> int:
+        return self.points_axial * self.points_ring
+
+    def ev_norm(self, f_n: ArrayLike) -> np.ndarray:
+        """|e_v| at screw load ``f_n`` (N), clamped as in ``ev_norm_of_load``."""
+        return ev_norm_of_load(f_n, self.ev_a, self.ev_b)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# key -> (integer?, lower bound, lower bound inclusive?, meaning for the message)
+_RANGES: dict[str, tuple[bool, float, bool, str]] = {
+    "mu": (False, 0.0, True, "a friction coefficient >= 0"),
+    "ev_a": (False, 0.0, False, "an intercept > 0 (|e_v| at zero load)"),
+    "ev_b": (False, 0.0, True, "a slope >= 0 in 1/N (|e_v| grows with load, EELS-DARTS Fig. 6)"),
+    "k": (False, 0.0, False, "a stiffness > 0 in N/m"),
+    "c": (False, 0.0, True, "a damping >= 0 in N s/m"),
+    "v_eps": (False, 0.0, True, "a regulator speed >= 0 in m/s"),
+    "points_axial": (True, 1, True, "an integer >= 1"),
+    "points_ring": (True, 1, True, "an integer >= 1"),
+}
+KEYS = tuple(_RANGES)
+
+
+def _check(key: str, value: object, source: str) -> None:
+    integer, low, inclusive, meaning = _RANGES[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        raise ConfigError(f"{source}: '{key}' must be {meaning}, got {value!r}")
+    if not math.isfinite(value) or value < low or (value == low and not inclusive):
+        raise ConfigError(f"{source}: '{key}' = {value!r} is out of range; expected {meaning}")
+
+
+def contact_config_path(path_or_name: str | Path = DEFAULT) -> Path:
+    """A YAML path as given, or ``config/contact/<name>.yaml`` for a bare name."""
+    text = str(path_or_name)
+    if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
+        return Path(text)
+    path = asset("config", "contact", f"{text}.yaml")
+    if not path.is_file():
+        names = sorted(p.stem for p in asset("config", "contact").glob("*.yaml"))
+        raise ConfigError(
+            f"unknown contact parameter set '{text}' (no {path}); available: {', '.join(names) or 'none'}"
+        )
+    return path
+
+
+def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
+    """Read and check a contact parameter file (a path, or a name under config/contact/).
+
+    Every key of ``ContactParams`` is required; unknown keys and out-of-range
+    values raise ConfigError naming the file, the key and the allowed range.
+    """
+    path = contact_config_path(path_or_name)
+    data = load_yaml(path)
+    source = str(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of contact parameters, got {type(data).__name__}")
+    unknown = [str(k) for k in data if k not in _RANGES]
+    if unknown:
+        raise ConfigError(f"{source}: unknown contact key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}")
+    missing = [k for k in KEYS if k not in data]
+    if missing:
+        raise ConfigError(f"{source}: missing contact key(s) {', '.join(missing)}")
+    values = {}
+    for key in KEYS:
+        value = data[key]
+        if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+            value = float(value)  # YAML 1.1 reads "2.5e4" as a string
+        _check(key, value, source)
+        values[key] = float(value) if not _RANGES[key][0] else value
+    return ContactParams(**values)

@@ -1,0 +1,146 @@
+"""The numba wrench kernel against a plain per-point reference built on
+laws.py, the torque sum r x F, and screw_wrenches on a flat plane against
+closed forms: the resting load, zero torque, propulsion force of a spinning
+screw, and no across-blade force at the no-slip speed."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from eels_gz.contact.kernel import contact_wrench_kernel, screw_wrenches
+from eels_gz.contact.laws import ev_norm_of_load, friction_force, normal_force
+from eels_gz.contact.params import ContactParams, load_contact_params
+from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.errors import ContactError
+
+PARAMS = load_contact_params("ice")
+R, L, ALPHA = 0.09, 0.26, 0.35  # m, m, rad
+
+
+def unit(v):
+    return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+
+def plane(points: np.ndarray):
+    """Flat ground z = 0: signed distance and normal."""
+    return points[:, 2].copy(), np.tile([0.0, 0.0, 1.0], (len(points), 1))
+
+
+def reference(lin, ang, offsets, dist, nrm, ev_dir, p: ContactParams):
+    """Per point, plainly: the same model written with laws.py and numpy."""
+    s_count, n_count = dist.shape
+    force, torque = np.zeros((s_count, 3)), np.zeros((s_count, 3))
+    point_force = np.zeros((s_count, n_count, 3))
+    for s in range(s_count):
+        vel = [lin[s] + np.cross(ang[s], offsets[s, j]) for j in range(n_count)]
+        fns = [float(normal_force(-dist[s, j], vel[j] @ nrm[s, j], p.k, p.c)) for j in range(n_count)]
+        ev_norm = float(ev_norm_of_load(sum(fns), p.ev_a, p.ev_b))
+        for j in range(n_count):
+            if fns[j] <= 0.0:
+                continue
+            n = nrm[s, j]
+            slip = vel[j] - (vel[j] @ n) * n
+            e = ev_dir[s, j] - (ev_dir[s, j] @ n) * n
+            e = e / np.linalg.norm(e) if np.linalg.norm(e) > 1e-12 else np.zeros(3)
+            f = fns[j] * n + friction_force(slip, e, p.mu, ev_norm, fns[j], p.v_eps)
+            point_force[s, j] = f
+            force[s] += f
+            torque[s] += np.cross(offsets[s, j], f)
+    return force, torque, point_force
+
+
+@pytest.mark.parametrize("v_eps", [0.0, 0.05])
+def test_kernel_matches_reference(v_eps):
+    rng = np.random.default_rng(42)
+    s_count, n_count = 6, 10
+    p = ContactParams(0.15, 3.0, 0.04, 25000.0, 400.0, v_eps, 5, 2)
+    lin, ang = rng.normal(0, 0.3, (s_count, 3)), rng.normal(0, 3.0, (s_count, 3))
+    offsets = rng.normal(0, 0.1, (s_count, n_count, 3))
+    dist = rng.uniform(-0.004, 0.002, (s_count, n_count))  # about a third out of contact
+    nrm = unit(rng.normal(size=(s_count, n_count, 3)) + [0, 0, 3])
+    ev_dir = unit(rng.normal(size=(s_count, n_count, 3)))  # not in the tangent plane: the kernel projects
+    ev_dir[0, 0] = nrm[0, 0]  # degenerate: along the normal -> isotropic at that point
+    ang[1] = lin[1] = 0.0  # a screw at rest: exactly zero slip at its points
+    force, torque = np.empty((s_count, 3)), np.empty((s_count, 3))
+    fn_out, pf_out = np.empty((s_count, n_count)), np.empty((s_count, n_count, 3))
+    contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev_dir, p.mu, p.ev_a, p.ev_b, p.k, p.c, p.v_eps,
+                          force, torque, fn_out, pf_out)
+    f_ref, t_ref, pf_ref = reference(lin, ang, offsets, dist, nrm, ev_dir, p)
+    # same formulas in a different order of operations; forces are <= ~100 N, torques <= ~30 N m
+    np.testing.assert_allclose(pf_out, pf_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(pf_ref).max()))
+    np.testing.assert_allclose(force, f_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(f_ref).max()))
+    np.testing.assert_allclose(torque, t_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(t_ref).max()))
+    assert 0 < np.count_nonzero(fn_out) < fn_out.size
+    # the wrench is the sum of the point forces, and the torque about the link origin is sum r x F
+    np.testing.assert_allclose(force, pf_out.sum(1), rtol=0, atol=1e-12 * np.abs(force).max())
+    np.testing.assert_allclose(torque, np.cross(offsets, pf_out).sum(1), rtol=0, atol=1e-12 * np.abs(torque).max())
+
+
+def resting_screw(depth: float, h: int = 1, params: ContactParams = PARAMS):
+    geom = ScrewGeometry(R, L, ALPHA, h)
+    ps = ScrewPointSet.from_geometries([geom], params.points_axial, params.points_ring)
+    pos = np.array([[0.3, -0.2, R - depth]])
+    rot = np.eye(3)[None]
+    return geom, ps, pos, rot
+
+
+def test_resting_screw_load_and_zero_torque():
+    depth = 0.001  # m
+    _, ps, pos, rot = resting_screw(depth)
+    w = screw_wrenches(ps, PARAMS, pos, rot, np.zeros((1, 3)), np.zeros((1, 3)), plane)
+    # only the bottom row touches: points_axial springs at depth d, no velocity, no friction (zero slip)
+    assert w.points_in_contact[0] == PARAMS.points_axial
+    np.testing.assert_allclose(w.force[0], [0, 0, PARAMS.points_axial * PARAMS.k * depth], rtol=1e-12, atol=1e-12)
+    # contact points at (x_i, 0, -r) from the origin, symmetric in x_i: torques cancel
+    np.testing.assert_allclose(w.torque[0], 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("h, omega", [(1, 2.0), (1, -2.0), (-1, 3.0)])
+def test_spinning_screw_propulsion_force(h, omega):
+    # Screw spinning in place: at each bottom point the slip is omega r e_theta with e_theta = e_y,
+    # u = q sgn(omega) e_y, q = |omega| r / sqrt((omega r)^2 + v_eps^2), and u.e_v = -h sin(a) q sgn(omega).
+    # Eq. 6 then gives the axial force F_x = mu (|e_v|(Load) - 1) h sgn(omega) q sin(a) cos(a) * Load
+    # and the sideways force F_y = -mu q sgn(omega) (1 + (|e_v| - 1) sin(a)^2) * Load.
+    depth = 0.001
+    _, ps, pos, rot = resting_screw(depth, h)
+    w = screw_wrenches(ps, PARAMS, pos, rot, np.zeros((1, 3)), np.array([[omega, 0.0, 0.0]]), plane)
+    load = PARAMS.points_axial * PARAMS.k * depth
+    ev = PARAMS.ev_a + PARAMS.ev_b * load
+    q = abs(omega) * R / math.hypot(omega * R, PARAMS.v_eps)
+    sa, ca, sg = math.sin(ALPHA), math.cos(ALPHA), math.copysign(1.0, omega)
+    fx = PARAMS.mu * (ev - 1.0) * h * sg * q * sa * ca * load
+    fy = -PARAMS.mu * q * sg * (1.0 + (ev - 1.0) * sa**2) * load
+    np.testing.assert_allclose(w.force[0], [fx, fy, load], rtol=1e-12)
+    assert math.copysign(1.0, w.force[0, 0]) == h * sg  # pushed the way the thread advances
+
+
+def test_no_across_blade_force_at_no_slip_speed():
+    # moving at v = h omega r tan(a): slip is along the thread only, so the friction is -mu F_n u
+    # with u along t; its component along e_v vanishes (to rounding of ~1e-16 * F)
+    omega = 4.0
+    for h in (1, -1):
+        geom, ps, pos, rot = resting_screw(0.001, h)
+        v = geom.advance_speed(omega)
+        w = screw_wrenches(ps, PARAMS, pos, rot, np.array([[v, 0, 0]]), np.array([[omega, 0, 0]]), plane)
+        _, _, ev = ps.world_points(pos, rot)
+        friction = w.point_force - w.normal_force[..., None] * np.array([0, 0, 1.0])
+        np.testing.assert_allclose((friction * ev).sum(-1), 0.0, atol=1e-12 * w.force[0, 2])
+        # and the along-thread friction has the magnitude mu F_n q (regulated), q = |v| / sqrt(|v|^2 + eps^2)
+        speed = math.hypot(v, omega * R)
+        q = speed / math.hypot(speed, PARAMS.v_eps)
+        mags = np.linalg.norm(friction[0], axis=1)
+        np.testing.assert_allclose(mags, PARAMS.mu * q * w.normal_force[0], rtol=1e-12)
+
+
+def test_bad_inputs():
+    _, ps, pos, rot = resting_screw(0.001)
+    with pytest.raises(ContactError, match="'lin_vel' has shape"):
+        screw_wrenches(ps, PARAMS, pos, rot, np.zeros((2, 3)), np.zeros((1, 3)), plane)
+    with pytest.raises(ContactError, match="'ang_vel' has shape"):
+        screw_wrenches(ps, PARAMS, pos, rot, np.zeros((1, 3)), np.zeros(3), plane)
+    with pytest.raises(ContactError, match="terrain query returned"):
+        screw_wrenches(ps, PARAMS, pos, rot, np.zeros((1, 3)), np.zeros((1, 3)),
+                       lambda pts: (pts[:, 2], np.zeros((len(pts), 2))))

@@ -113,7 +113,8 @@ def _place_points(link_pos, link_rot, down, stations, radius, lead_angle, handed
     n_ring = ring_angles.shape[0]
     for s in range(n_screws):
         ax0, ax1, ax2 = link_rot[s, 0, 0], link_rot[s, 1, 0], link_rot[s, 2, 0]
-        d0, d1, d2 = down[s, 0], down[s, 1], down[s, 2]
+        row = s if down.shape[0] > 1 else 0
+        d0, d1, d2 = down[row, 0], down[row, 1], down[row, 2]
         dot = d0 * ax0 + d1 * ax1 + d2 * ax2
         e0, e1_, e2_ = d0 - dot * ax0, d1 - dot * ax1, d2 - dot * ax2
         norm = math.sqrt(e0 * e0 + e1_ * e1_ + e2_ * e2_)
@@ -199,10 +200,10 @@ class ScrewPointSet:
                 f"world_points: expected link_pos ({s}, 3) and link_rot ({s}, 3, 3) for screws "
                 f"{', '.join(self.names)}; got {pos.shape} and {rot.shape}"
             )
-        dn = np.asarray(down, dtype=float)
+        dn = np.ascontiguousarray(down, dtype=float)
         if dn.shape not in ((3,), (s, 3)):
             raise ContactError(f"world_points: 'down' must have shape (3,) or ({s}, 3), got {dn.shape}")
-        dn = np.ascontiguousarray(np.broadcast_to(dn, (s, 3)))
+        dn = dn.reshape(-1, 3)  # one row for all screws, or one per screw
         points, offsets, ev = np.empty((s, n, 3)), np.empty((s, n, 3)), np.empty((s, n, 3))
         _place_points(pos, rot, dn, self.stations, self.radius, self.lead_angle, self.handedness,
                       self.ring_angles, points, offsets, ev)

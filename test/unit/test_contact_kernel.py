@@ -144,3 +144,30 @@ def test_bad_inputs():
     with pytest.raises(ContactError, match="terrain query returned"):
         screw_wrenches(ps, PARAMS, pos, rot, np.zeros((1, 3)), np.zeros((1, 3)),
                        lambda pts: (pts[:, 2], np.zeros((len(pts), 2))))
+
+
+@pytest.mark.parametrize("h, omega", [(1, 3.0), (-1, 3.0)])
+def test_screw_in_tube_pushes_along_axis(h, omega):
+    # In a pipe of radius r - d every ring point penetrates by d with the normal toward the axis:
+    # the normal forces cancel, the load is L = N k d, and each point sees the slip of the floor case
+    # in its own frame, so F_x = mu (|e_v|(L) - 1) h sgn(omega) q sin(a) cos(a) L as on a plane, the
+    # circumferential friction adds up to a drag torque T_x = -mu q sgn(omega) (1 + (|e_v| - 1) sin(a)^2) L r,
+    # and the sideways components cancel (the ring is symmetric).
+    from eels_gz.terrain import Tube
+
+    depth = 0.0005
+    geom = ScrewGeometry(R, L, ALPHA, h)
+    ps = ScrewPointSet.from_geometries([geom], PARAMS.points_axial, PARAMS.points_ring)
+    tube = Tube(radius=R - depth)
+    w = screw_wrenches(ps, PARAMS, np.zeros((1, 3)), np.eye(3)[None], np.zeros((1, 3)),
+                       np.array([[omega, 0.0, 0.0]]), tube.query)
+    load = ps.points_per_screw * PARAMS.k * depth
+    ev = PARAMS.ev_a + PARAMS.ev_b * load
+    q = abs(omega) * R / math.hypot(omega * R, PARAMS.v_eps)
+    sa, ca, sg = math.sin(ALPHA), math.cos(ALPHA), math.copysign(1.0, omega)
+    assert w.points_in_contact[0] == ps.points_per_screw
+    fx = PARAMS.mu * (ev - 1.0) * h * sg * q * sa * ca * load
+    tx = -PARAMS.mu * q * sg * (1.0 + (ev - 1.0) * sa**2) * load * R
+    # the tube's normals are computed independently (by the terrain module): rounding ~1e-15 of L = 200 N
+    np.testing.assert_allclose(w.force[0], [fx, 0.0, 0.0], rtol=1e-12, atol=1e-12 * load)
+    np.testing.assert_allclose(w.torque[0], [tx, 0.0, 0.0], rtol=1e-12, atol=1e-12 * load * R)

@@ -1,0 +1,115 @@
+"""Cost of the screw contact wrench kernel per contact point, and of one full
+``screw_wrenches`` call (point placement + terrain query + kernel), for 20
+screws (EELS 1.0 alternating) with 8 to 32 points each.
+
+The screws lie on flat ground (``eels_gz.terrain.Plane``) at 1 mm
+penetration, spinning at 2 rad/s and drifting, so that on each screw the bottom
+row is in contact and the rest is not, as on ``ice_plane``. Each figure is
+the median of several rounds after a warm-up (numba compilation and caches).
+
+Writes JSON to ``--out`` if given, and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from eels_gz.contact.kernel import contact_wrench_kernel, screw_wrenches
+from eels_gz.contact.params import load_contact_params
+from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.terrain import Plane
+
+N_SCREWS = 20
+LAYOUTS = [(4, 2), (4, 4), (6, 4), (8, 4)]  # (points_axial, points_ring): 8, 16, 24, 32 points per screw
+R, L, ALPHA = 0.09, 0.13, 0.35  # m, m, rad: EELS 1.0 alternating screw (urdf/eels_variants.yaml)
+
+
+def setup(axial: int, ring: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    geoms = [ScrewGeometry(R, L, ALPHA, 1 if i % 2 == 0 else -1, name=f"screw_{i}") for i in range(N_SCREWS)]
+    points = ScrewPointSet.from_geometries(geoms, axial, ring)
+    yaw = rng.uniform(-0.3, 0.3, N_SCREWS)
+    rot = np.zeros((N_SCREWS, 3, 3))
+    rot[:, 0, 0], rot[:, 0, 1], rot[:, 1, 0], rot[:, 1, 1], rot[:, 2, 2] = (
+        np.cos(yaw), -np.sin(yaw), np.sin(yaw), np.cos(yaw), 1.0)
+    pos = np.column_stack([0.2 * np.arange(N_SCREWS), np.zeros(N_SCREWS), np.full(N_SCREWS, R - 0.001)])
+    lin = rng.normal(0.0, 0.02, (N_SCREWS, 3))
+    ang = 2.0 * rot[:, :, 0] * np.where(np.arange(N_SCREWS) % 2 == 0, 1.0, -1.0)[:, None]
+    return points, pos, rot, lin, ang
+
+
+def time_call(fn, repeats: int, rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            fn()
+        samples.append((time.perf_counter() - t0) / repeats)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=2000, help="calls per round")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=None, help="JSON file (default: print only)")
+    a = ap.parse_args()
+
+    params = load_contact_params("ice")
+    ground = Plane()
+    rows = []
+    for axial, ring in LAYOUTS:
+        points, pos, rot, lin, ang = setup(axial, ring)
+        n = points.points_per_screw
+        _, offsets, ev = points.world_points(pos, rot)
+        dist, nrm = ground.query((pos[:, None, :] + offsets).reshape(-1, 3))
+        dist, nrm = dist.reshape(N_SCREWS, n), np.ascontiguousarray(nrm.reshape(N_SCREWS, n, 3))
+        force, torque = np.empty((N_SCREWS, 3)), np.empty((N_SCREWS, 3))
+        fn_out, pf_out = np.empty((N_SCREWS, n)), np.empty((N_SCREWS, n, 3))
+
+        def kernel():
+            contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev, params.mu, params.ev_a, params.ev_b,
+                                  params.k, params.c, params.v_eps, force, torque, fn_out, pf_out)
+
+        def full():
+            screw_wrenches(points, params, pos, rot, lin, ang, ground.query)
+
+        for _ in range(200):  # warm-up: compilation, caches
+            kernel()
+            full()
+        t_kernel = time_call(kernel, a.repeats, a.rounds)
+        t_full = time_call(full, a.repeats // 4, a.rounds)
+        rows.append({
+            "points_per_screw": n,
+            "points_axial": axial,
+            "points_ring": ring,
+            "points_total": N_SCREWS * n,
+            "points_in_contact": int(np.count_nonzero(fn_out)),
+            "kernel_us_per_call": t_kernel * 1e6,
+            "kernel_ns_per_point": t_kernel * 1e9 / (N_SCREWS * n),
+            "screw_wrenches_us_per_call": t_full * 1e6,
+            "screw_wrenches_ns_per_point": t_full * 1e9 / (N_SCREWS * n),
+        })
+    result = {
+        "benchmark": "contact_kernel",
+        "screws": N_SCREWS,
+        "terrain": "Plane (analytic)",
+        "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
+        "results": rows,
+    }
+    text = json.dumps(result, indent=2)
+    if a.out is not None:
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""``eels-gz world``: terrain model folders and worlds from DEMs, meshes,
+point clouds and primitives.
+
+Output: ``--out DIR`` writes ``DIR/models/NAME/`` and ``DIR/worlds/NAME.sdf``
+(default ``results/worlds``); ``--shipped`` writes into the package's own
+``models/`` and ``worlds/`` (how the shipped worlds are made, ``make worlds``).
+Gazebo and the embedded host find the model through ``GZ_SIM_RESOURCE_PATH``
+(the package's ``models/`` is searched too).
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from eels_gz.errors import EelsError
+
+log = logging.getLogger(__name__)
+
+
+def _fail(exc: Exception, code: int = 2) -> None:
+    click.echo(f"eels-gz: error: {exc}", err=True)
+    sys.exit(code)
+
+
+def _dirs(out: str | None, shipped: bool) -> tuple[Path, Path]:
+    from eels_gz.paths import asset
+
+    if shipped:
+        if out is not None:
+            raise click.UsageError("give either --out or --shipped, not both")
+        return asset("models"), asset("worlds")
+    root = Path(out or "results/worlds")
+    return root / "models", root / "worlds"
+
+
+def _write(terrain, name: str | None, out: str | None, shipped: bool, source: str = "") -> None:
+    from eels_gz.terrain.writers import write_terrain
+
+    name = name or terrain.kind
+    models, worlds = _dirs(out, shipped)
+    obj = click.get_current_context().find_root().obj
+    command = obj["command"] if obj else "eels-gz " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    folder, world = write_terrain(terrain, name, models, worlds, source=source, command=command)
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    click.echo(f"model: {folder} ({size / 1e6:.2f} MB)")
+    click.echo(f"world: {world}")
+    if not shipped:
+        click.echo(f"use it with: GZ_SIM_RESOURCE_PATH={models.resolve()} eels-gz run --world {world}")
+
+
+def _common(f):
+    f = click.option("--shipped", is_flag=True, help="Write into the package's models/ and worlds/.")(f)
+    f = click.option("--out", help="Output folder: writes OUT/models/NAME and OUT/worlds/NAME.sdf "
+                     "(default results/worlds).")(f)
+    f = click.option("--name", help="Model and world name (default: the file's stem or the primitive kind).")(f)
+    return f
+
+
+@click.group()
+def world() -> None:
+    """Terrain model folders and worlds from DEMs, meshes, point clouds and primitives."""
+
+
+@world.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@_common
+@click.option("--size", nargs=2, type=float, metavar="X Y", help="Extent of the posts in m (required for PNG; "
+              "overrides a GeoTIFF's geotransform).")
+@click.option("--spacing", nargs=2, type=float, metavar="DX DY", help="Post spacing in m (required for .npy).")
+@click.option("--height-range", type=float, help="PNG: metres for the full grey scale.")
+@click.option("--reference", nargs=3, type=float, metavar="E N Z",
+              help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
+@click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
+@click.option("--max-cells", type=int, default=512 * 512, show_default=True, help="Post budget; larger DEMs are "
+              "downsampled with a warning.")
+@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the collision mesh.")
+def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces):
+    """A DEM (.tif GeoTIFF, .png, .npy) as a <heightmap> world (the host gets the triangulated DEM)."""
+    from eels_gz.terrain.dem import read_dem
+    from eels_gz.terrain.worldgen import dem_terrain
+
+    try:
+        if keep_georef and reference:
+            raise click.UsageError("give either --reference or --keep-georef")
+        ref = (0.0, 0.0, 0.0) if keep_georef else (tuple(reference) if reference else None)
+        raster = read_dem(file, size_xy=size or None, spacing_xy=spacing or None, height_range=height_range,
+                          reference=ref, max_cells=max_cells)
+        _write(dem_terrain(raster, max_faces), name or Path(file).stem, out, shipped, source=str(file))
+    except EelsError as exc:
+        _fail(exc)
+
+
+@world.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@_common
+@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor applied with --units.")
+@click.option("--units", type=click.Choice(["m", "cm", "mm", "km", "in", "ft"]), default="m", show_default=True,
+              help="Units of the file's coordinates.")
+@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget "
+              "(quadric decimation).")
+@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 128 nodes along the longest side).")
+def mesh(file, name, out, shipped, scale, units, max_faces, voxel):
+    """A terrain mesh (.stl, .obj, .ply): checked, repaired where sound, decimated, with a distance grid."""
+    from eels_gz.terrain.meshes import prepare_mesh
+    from eels_gz.terrain.worldgen import mesh_terrain
+
+    try:
+        full, collision = prepare_mesh(file, scale, units, max_faces)
+        _write(mesh_terrain(full, collision, voxel, f"terrain mesh from {Path(file).name}"),
+               name or Path(file).stem, out, shipped, source=str(file))
+    except EelsError as exc:
+        _fail(exc)
+
+
+@world.command()
+@click.argument("file", type=click.Path(dir_okay=False))
+@_common
+@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor to metres.")
+@click.option("--recon-voxel", type=float, help="Reconstruction voxel in m (default: half the point spacing).")
+@click.option("--thickness", type=float, help="Shell half-thickness in m (default: 1.5 x point spacing).")
+@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget.")
+@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 128 nodes along the longest side).")
+def pointcloud(file, name, out, shipped, scale, recon_voxel, thickness, max_faces, voxel):
+    """A point cloud scan (.ply, .xyz): surface reconstruction, then the mesh pipeline."""
+    from eels_gz.terrain.pointcloud import prepare_pointcloud
+    from eels_gz.terrain.worldgen import mesh_terrain
+
+    try:
+        full, collision = prepare_pointcloud(file, scale, recon_voxel, thickness, max_faces)
+        _write(mesh_terrain(full, collision, voxel, f"terrain reconstructed from the scan {Path(file).name}"),
+               name or Path(file).stem, out, shipped, source=str(file))
+    except EelsError as exc:
+        _fail(exc)
+
+
+def _kinds_help() -> str:
+    from eels_gz.terrain.worldgen import PRIMITIVES, primitive_parameters
+
+    lines = ["\b", "Kinds and their parameters (defaults):"]
+    for kind in PRIMITIVES:
+        params = ", ".join(f"{k}={v}" for k, v in primitive_parameters(kind).items())
+        lines.append(f"  {kind}: {params}")
+    return "\n".join(lines)
+
+
+@world.command(epilog=_kinds_help())
+@click.argument("kind")
+@_common
+@click.option("--angle", type=float, help="slope: angle in degrees (0-35).")
+@click.option("--radius", type=float, help="tube, u_channel, moulin: radius in m.")
+@click.option("--length", type=float, help="slope, tube, parallel_walls, u_channel: length in m.")
+@click.option("--roughness", type=float, help="tube, moulin: rms wall roughness in m.")
+@click.option("--gap", type=float, help="parallel_walls: gap between the walls in m.")
+@click.option("--density", type=float, help="rock_field: rocks per m^2.")
+@click.option("--seed", type=int, help="tube, rock_field, moulin, mars_dem: random seed.")
+@click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Any other parameter of the kind (repeatable), e.g. -p r_mean=0.2.")
+def primitive(kind, name, out, shipped, angle, radius, length, roughness, gap, density, seed, params):
+    """A primitive terrain: ice_plane, slope, tube, parallel_walls, u_channel, rock_field, moulin, mars_dem."""
+    from eels_gz.errors import TerrainError
+    from eels_gz.terrain.worldgen import make_primitive
+
+    arguments = {k: v for k, v in dict(angle=angle, radius=radius, length=length, roughness=roughness, gap=gap,
+                                       density=density, seed=seed).items() if v is not None}
+    try:
+        for item in params:
+            key, sep, value = item.partition("=")
+            if not sep or not key:
+                raise TerrainError(f"--param '{item}' must be KEY=VALUE")
+            arguments[key.strip()] = value.strip()
+        _write(make_primitive(kind, **arguments), name, out, shipped)
+    except EelsError as exc:
+        _fail(exc)
+
+
+@world.command()
+def shipped() -> None:
+    """Regenerate every shipped world of the registry that has a recipe (make worlds)."""
+    from eels_gz.registry import WORLDS
+
+    for entry in WORLDS.values():
+        if not entry.recipe:
+            continue
+        args = [*entry.recipe, "--name", entry.name, "--shipped"]
+        command = "eels-gz world " + " ".join(shlex.quote(a) for a in args)
+        click.echo(command)
+        try:
+            world.main(args=args, prog_name="eels-gz world", standalone_mode=False, obj={"command": command})
+        except SystemExit as exc:
+            if exc.code:
+                raise

@@ -1,0 +1,327 @@
+"""Write a terrain model folder and a world that includes it, and find a
+world's terrain distance field again.
+
+Model folder ``<models>/<name>/``:
+
+- ``model.config``, ``model.sdf`` (one static model, one link);
+- ``meshes/collision.stl`` (and ``meshes/visual.stl`` when the visual mesh
+  differs), binary STL in metres, in the model frame;
+- ``distance_field.npz``: the terrain's distance field (a heightfield or a
+  signed distance grid, :func:`eels_gz.terrain.fields.save_field`), in the
+  model frame. The fixed name next to ``model.sdf`` is how the screw-contact
+  plugin finds it (:func:`find_terrain_field`);
+- ``terrain.json``: the generator, its parameters and the source file;
+- DEM terrains only: ``heightmap.png`` (16-bit, square, 2^n + 1 posts, as
+  Gazebo needs) named by a ``<heightmap>`` collision and visual, and
+  ``heightmap.stl``, the triangulated DEM. dartpy has no heightmap shape, so
+  the embedded host simulates a ``<heightmap>`` whose ``<uri>`` is
+  ``X.png`` with the mesh ``X.stl`` beside it (see ``eels_gz/host/sdf_world.py``).
+
+The world ``<worlds>/<name>.sdf`` copies ``<physics>`` and ``<gravity>``
+from ``worlds/ice_plane.sdf`` and the ice friction into the model's
+``<surface>``, so those numbers live once, in ice_plane.sdf. DEM worlds use
+the bullet collision detector (with DART's default detector, bodies fall
+through heightmaps in Gazebo).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from eels_gz.errors import TerrainError
+from eels_gz.paths import asset, resource_paths
+from eels_gz.terrain.dem import Dem, resample
+from eels_gz.terrain.fields import HeightField, SdfGrid, load_field, save_field
+
+log = logging.getLogger(__name__)
+
+FIELD_FILE = "distance_field.npz"
+HEIGHTMAP_PNG = "heightmap.png"
+HEIGHTMAP_MESH = "heightmap.stl"
+SDF_VERSION = "1.9"
+MAX_HEIGHTMAP_POSTS = 1025  # Gazebo heightmap images are square with 2^n + 1 posts
+REFERENCE_WORLD = ("worlds", "ice_plane.sdf")
+
+
+@dataclass(frozen=True)
+class ReferencePhysics:
+    """What every generated world takes from ``worlds/ice_plane.sdf``."""
+
+    physics: etree._Element  # the <physics> element
+    gravity: str  # text of <gravity>
+    mu: float  # ice friction coefficient
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "ReferencePhysics":
+        path = path or asset(*REFERENCE_WORLD)
+        root = etree.parse(str(path)).getroot()
+        physics, gravity = root.find("world/physics"), root.find("world/gravity")
+        mu = root.find("world/model/link/collision/surface/friction/ode/mu")
+        if physics is None or gravity is None or mu is None:
+            raise TerrainError(f"{path}: the reference world needs <physics>, <gravity> and a collision "
+                               "<surface><friction><ode><mu>")
+        return cls(physics, gravity.text.strip(), float(mu.text))
+
+
+def _check_name(name: str) -> None:
+    if not name or not all(c.isalnum() or c in "_-" for c in name):
+        raise TerrainError(f"terrain name '{name}' must be non-empty letters, digits, '_' or '-'")
+
+
+def _write_xml(path: Path, root, comment: str | None = None) -> None:
+    text = etree.tostring(root, pretty_print=True, encoding="unicode")
+    if comment and "--" in comment:  # XML forbids "--" inside a comment
+        comment = comment.replace("--", "- -")
+    head = '<?xml version="1.0"?>\n' + (f"<!-- {comment} -->\n" if comment else "")
+    path.write_text(head + text)
+
+
+def _sub(parent, tag: str, text: str | None = None, **attrs):
+    node = etree.SubElement(parent, tag, **attrs)
+    if text is not None:
+        node.text = text
+    return node
+
+
+def _fmt(values) -> str:
+    return " ".join(f"{float(v):.9g}" for v in values)
+
+
+def heightmap_raster(dem: Dem) -> tuple[np.ndarray, tuple[float, float, float], tuple[float, float, float]]:
+    """16-bit image rows (north first), Gazebo ``<size>`` and ``<pos>`` of a DEM.
+    Height = pos.z + value / 65535 * size.z, over the extent ``size`` centred at ``pos``."""
+    ny, nx = dem.shape
+    n = 2 ** max(1, math.ceil(math.log2(max(nx, ny) - 1))) + 1
+    if n > MAX_HEIGHTMAP_POSTS:
+        log.warning("%s: heightmap image limited to %d posts per side (raster %d x %d)",
+                    dem.source, MAX_HEIGHTMAP_POSTS, nx, ny)
+        n = MAX_HEIGHTMAP_POSTS
+    square = resample(dem, (n, n)) if (ny, nx) != (n, n) else dem
+    lo, hi = float(square.heights.min()), float(square.heights.max())
+    span = max(hi - lo, 1e-6)
+    image = np.round((square.heights - lo) / span * 65535).astype(np.uint16)[::-1]
+    sx, sy = dem.size_xy
+    cx, cy = dem.center_xy
+    return image, (sx, sy, span), (cx, cy, lo)
+
+
+def _surface(collision, mu: float) -> None:
+    ode = _sub(_sub(_sub(collision, "surface"), "friction"), "ode")
+    _sub(ode, "mu", f"{mu:g}")
+    _sub(ode, "mu2", f"{mu:g}")
+
+
+def _geometry_mesh(parent, uri: str) -> None:
+    _sub(_sub(_sub(parent, "geometry"), "mesh"), "uri", uri)
+
+
+def _geometry_heightmap(parent, uri: str, size, pos) -> None:
+    hm = _sub(_sub(parent, "geometry"), "heightmap")
+    _sub(hm, "uri", uri)
+    _sub(hm, "size", _fmt(size))
+    _sub(hm, "pos", _fmt(pos))
+
+
+def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "", command: str = "",
+                reference: ReferencePhysics | None = None) -> Path:
+    """Write the model folder ``models_dir/name`` (see the module docstring); returns it."""
+    _check_name(name)
+    reference = reference or ReferencePhysics.load()
+    folder = Path(models_dir) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in ("meshes/collision.stl", "meshes/visual.stl", HEIGHTMAP_PNG, HEIGHTMAP_MESH):
+        (folder / stale).unlink(missing_ok=True)
+    visual_uri = f"model://{name}/meshes/collision.stl"
+    if not terrain.heightmap:
+        (folder / "meshes").mkdir(exist_ok=True)
+        terrain.collision.export(folder / "meshes" / "collision.stl")
+        if terrain.visual is not terrain.collision:
+            terrain.visual.export(folder / "meshes" / "visual.stl")
+            visual_uri = f"model://{name}/meshes/visual.stl"
+    save_field(folder / FIELD_FILE, terrain.build_field())
+
+    root = etree.Element("sdf", version=SDF_VERSION)
+    model = _sub(root, "model", name=name)
+    _sub(model, "static", "true")
+    link = _sub(model, "link", name=f"{name}_link")
+    collision = _sub(link, "collision", name=f"{name}_collision")
+    visual = _sub(link, "visual", name=f"{name}_visual")
+    if terrain.heightmap:
+        from PIL import Image
+
+        image, size, pos = heightmap_raster(terrain.dem)
+        Image.fromarray(image).save(folder / HEIGHTMAP_PNG)
+        terrain.collision.export(folder / HEIGHTMAP_MESH)  # the host's stand-in for the heightmap
+        _geometry_heightmap(collision, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
+        _geometry_heightmap(visual, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
+    else:
+        _geometry_mesh(collision, f"model://{name}/meshes/collision.stl")
+        _geometry_mesh(visual, visual_uri)
+    _surface(collision, reference.mu)
+    material = _sub(visual, "material")
+    _sub(material, "ambient", "0.8 0.9 1.0 1" if terrain.kind != "mars_dem" else "0.75 0.45 0.3 1")
+    _sub(material, "diffuse", "0.8 0.9 1.0 1" if terrain.kind != "mars_dem" else "0.75 0.45 0.3 1")
+    _write_xml(folder / "model.sdf", root, f"Generated by eels-gz world ({terrain.kind}); the command line and "
+               "parameters are in terrain.json. Friction from worlds/ice_plane.sdf.")
+
+    config = etree.Element("model")
+    _sub(config, "name", name)
+    _sub(config, "version", "1.0")
+    _sub(config, "sdf", "model.sdf", version=SDF_VERSION)
+    author = _sub(config, "author")
+    _sub(author, "name", "eels_gz")
+    _sub(author, "email", "dev@eels-gz.invalid")
+    _sub(config, "description", terrain.description)
+    _write_xml(folder / "model.config", config)
+    meta = {"kind": terrain.kind, "description": terrain.description, "parameters": terrain.parameters,
+            "source": source, "command": command, "distance_field": FIELD_FILE}
+    (folder / "terrain.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=float) + "\n")
+    return folder
+
+
+def write_world(terrain, name: str, worlds_dir: str | Path, *, command: str = "",
+                reference: ReferencePhysics | None = None) -> Path:
+    """Write ``worlds_dir/name.sdf`` including ``model://name``; returns its path."""
+    _check_name(name)
+    reference = reference or ReferencePhysics.load()
+    root = etree.Element("sdf", version=SDF_VERSION)
+    world = _sub(root, "world", name=name)
+    physics = copy.deepcopy(reference.physics)
+    physics.tail = None
+    if terrain.heightmap:
+        detector = physics.find("dart/collision_detector")
+        if detector is None:
+            detector = _sub(physics.find("dart") if physics.find("dart") is not None else _sub(physics, "dart"),
+                            "collision_detector")
+        detector.text = "bullet"  # Gazebo: with DART's default detector bodies fall through heightmaps
+    world.append(physics)
+    _sub(world, "gravity", reference.gravity)
+    light = _sub(world, "light", type="directional", name="sun")
+    _sub(light, "cast_shadows", "true")
+    _sub(light, "pose", "0 0 10 0 0 0")
+    _sub(light, "diffuse", "0.9 0.9 0.9 1")
+    _sub(light, "direction", "-0.5 0.1 -0.9")
+    include = _sub(world, "include")
+    _sub(include, "uri", f"model://{name}")
+    Path(worlds_dir).mkdir(parents=True, exist_ok=True)
+    path = Path(worlds_dir) / f"{name}.sdf"
+    etree.indent(root, space="  ")
+    _write_xml(path, root, f"Generated by eels-gz world ({terrain.kind}), see model://{name}/terrain.json: "
+               f"{terrain.description}. Physics, gravity and friction follow worlds/ice_plane.sdf.")
+    return path
+
+
+def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | Path, *, source: str = "",
+                  command: str = "") -> tuple[Path, Path]:
+    """Model folder and world file for ``terrain``; returns ``(model_folder, world_file)``."""
+    reference = ReferencePhysics.load()
+    folder = write_model(terrain, name, models_dir, source=source, command=command, reference=reference)
+    world = write_world(terrain, name, worlds_dir, command=command, reference=reference)
+    total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    log.info("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
+    return folder, world
+
+
+# --- finding a world's field again -----------------------------------------------------------------
+def _pose_matrix(text: str) -> np.ndarray:
+    x, y, z, roll, pitch, yaw = (float(v) for v in text.split())
+    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
+    T = np.eye(4)
+    T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                 [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                 [-sp, cp * sr, cp * cr]]
+    T[:3, 3] = (x, y, z)
+    return T
+
+
+def _models_of_file(path: Path) -> list[tuple[str, str, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
+    """(name, model file, pose, planes) of the world's models; planes are (point, normal) in the world."""
+    root = etree.parse(str(path)).getroot()
+    out = []
+    world = root.find("world")
+    if world is None:
+        raise TerrainError(f"{path}: no <world> element")
+    for node in world:
+        if not isinstance(node.tag, str):
+            continue
+        if node.tag == "include":
+            uri = (node.findtext("uri") or "").strip()
+            folder = None
+            if uri.startswith("model://"):
+                folder = next((r / uri[8:] for r in resource_paths() if (r / uri[8:]).exists()), None)
+            if folder is None:
+                raise TerrainError(f"{path}: cannot find model '{uri}' (searched GZ_SIM_RESOURCE_PATH and models/)")
+            pose = _pose_matrix(node.findtext("pose")) if node.find("pose") is not None else np.eye(4)
+            out.append((uri, str(folder / "model.sdf"), pose, []))
+        elif node.tag == "model":
+            pose = _pose_matrix(node.findtext("pose")) if node.find("pose") is not None else np.eye(4)
+            planes = []
+            if (node.findtext("static") or "").strip() in ("true", "1"):
+                for link in node.findall("link"):
+                    L = pose @ (_pose_matrix(link.findtext("pose")) if link.find("pose") is not None else np.eye(4))
+                    for col in link.findall("collision"):
+                        plane = col.find("geometry/plane")
+                        if plane is not None:
+                            C = L @ (_pose_matrix(col.findtext("pose")) if col.find("pose") is not None else np.eye(4))
+                            n = np.array([float(v) for v in (plane.findtext("normal") or "0 0 1").split()])
+                            planes.append((C[:3, 3], C[:3, :3] @ (n / np.linalg.norm(n))))
+            out.append((node.get("name", "?"), str(path), pose, planes))
+    return out
+
+
+def _models_of_spec(spec) -> list:
+    out = []
+    for m in spec.models:
+        planes = []
+        if m.static:
+            for link in m.links:
+                for c in link.collisions:
+                    if c.geometry.kind == "plane":
+                        C = m.pose @ link.pose @ c.pose
+                        planes.append((C[:3, 3], C[:3, :3] @ np.asarray(c.geometry.normal)))
+        out.append((m.name, m.file, np.asarray(m.pose), planes))
+    return out
+
+
+def _translated(field, shift: np.ndarray):
+    if not np.any(shift):
+        return field
+    if isinstance(field, HeightField):
+        return HeightField(field.heights + shift[2], (field.origin_xy[0] + shift[0], field.origin_xy[1] + shift[1]),
+                           field.spacing_xy)
+    if isinstance(field, SdfGrid):
+        return SdfGrid(field.values, tuple(np.asarray(field.origin) + shift), field.spacing)
+    raise TerrainError(f"cannot move a {type(field).__name__} field")
+
+
+def find_terrain_field(world):
+    """The terrain distance field of a world (a WorldSpec or an SDF world file), or None.
+
+    Every model whose ``model.sdf`` has a ``distance_field.npz`` beside it
+    contributes its field, moved by the model's pose (translations only); a
+    static ``<plane>`` collision contributes an exact Plane. Several terrains
+    give their Union.
+    """
+    from eels_gz.terrain.primitives import Plane, Union
+
+    models = _models_of_file(Path(world)) if isinstance(world, (str, Path)) else _models_of_spec(world)
+    fields = []
+    for name, file, pose, planes in models:
+        candidate = Path(file).parent / FIELD_FILE
+        if Path(file).name == "model.sdf" and candidate.is_file():
+            if not np.allclose(pose[:3, :3], np.eye(3), atol=1e-12):
+                raise TerrainError(f"model '{name}' ({file}) is posed with a rotation; its {FIELD_FILE} is in the "
+                                   "model frame and only translated poses are supported: generate the terrain rotated")
+            fields.append(_translated(load_field(candidate), pose[:3, 3]))
+        fields += [Plane(point=p, normal=n) for p, n in planes]
+    if not fields:
+        return None
+    return fields[0] if len(fields) == 1 else Union(tuple(fields))

@@ -83,5 +83,8 @@ def run(robot, world, duration, scenario, out_dir, config_file, save_config, set
             click.echo(f"{name}: {path}")
 
 
+from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)
+main.add_command(world)
+
 if __name__ == "__main__":
     main()

@@ -30,9 +30,13 @@ class RobotEntry:
 
 @dataclass(frozen=True)
 class WorldEntry:
+    """A world file in worlds/; ``recipe`` is the ``eels-gz world`` command line that
+    generates it (with ``--name NAME --shipped``; ``make worlds`` runs them all)."""
+
     name: str
     file: str
     description: str
+    recipe: tuple[str, ...] = ()
 
     @property
     def path(self) -> Path:
@@ -53,7 +57,23 @@ ROBOTS: dict[str, RobotEntry] = {
 
 WORLDS: dict[str, WorldEntry] = {
     w.name: w
-    for w in (WorldEntry("ice_plane", "ice_plane.sdf", "flat hard ice, friction in the world file"),)
+    for w in (
+        WorldEntry("ice_plane", "ice_plane.sdf", "flat hard ice, friction in the world file"),
+        WorldEntry("slope_10", "slope_10.sdf", "ice slope of 10 deg rising along +x, 12 x 6 m",
+                   ("primitive", "slope", "--angle", "10")),
+        WorldEntry("tube", "tube.sdf", "horizontal ice tube along x, bore radius 0.6 m with 2 cm rms roughness",
+                   ("primitive", "tube")),
+        WorldEntry("parallel_walls", "parallel_walls.sdf", "two vertical ice walls 0.8 m apart on an ice floor",
+                   ("primitive", "parallel_walls")),
+        WorldEntry("u_channel", "u_channel.sdf", "ice U-channel along x, half-round bottom of radius 0.5 m",
+                   ("primitive", "u_channel")),
+        WorldEntry("rock_field", "rock_field.sdf", "ROAMS field of hemispherical rocks on flat ice, seed 0",
+                   ("primitive", "rock_field")),
+        WorldEntry("moulin", "moulin.sdf", "rough vertical ice shaft 10 m deep, synthetic stand-in for a scan",
+                   ("primitive", "moulin")),
+        WorldEntry("mars_dem", "mars_dem.sdf", "synthetic Mars-like DEM (fractal relief and craters) as a heightmap",
+                   ("primitive", "mars_dem")),
+    )
 }
 
 

@@ -8,7 +8,8 @@ Supported (everything else is an SdfError naming the element, file and line):
 - ``<model>``: ``<static>``, ``<pose>``, ``<link>``, ``<plugin>``;
 - ``<link>``: ``<pose>``, ``<inertial>``, ``<collision>``;
 - ``<collision>``: ``<pose>``, ``<geometry>`` (box, plane, cylinder,
-  sphere, mesh), ``<surface>`` friction ``mu``/``mu2``/``fdir1`` and
+  sphere, mesh; ``<heightmap>`` through the triangulated ``.stl`` beside its
+  image), ``<surface>`` friction ``mu``/``mu2``/``fdir1`` and
   ``<contact><collide_bitmask>``.
 
 Render-only elements (``<visual>``, ``<light>``, ``<scene>``, ``<gui>``,
@@ -175,14 +176,16 @@ class _Reader:
 
     # --- geometry and surface ---------------------------------------------
     def geometry(self, node) -> Geometry:
-        shapes = list(self.children(node, {"box", "plane", "cylinder", "sphere", "mesh"}))
+        shapes = list(self.children(node, {"box", "plane", "cylinder", "sphere", "mesh", "heightmap"}))
         if len(shapes) != 1:
             raise self.err(node, f"<geometry> must hold exactly one shape, found {len(shapes)}")
         kind, shape = shapes[0]
         fields = dict(self.children(shape, {
             "box": {"size"}, "plane": {"normal", "size"}, "cylinder": {"radius", "length"},
-            "sphere": {"radius"}, "mesh": {"uri", "scale"},
+            "sphere": {"radius"}, "mesh": {"uri", "scale"}, "heightmap": {"uri", "size", "pos"},
         }[kind]))
+        if kind == "heightmap":
+            return self.heightmap(shape, fields)
         if kind == "box":
             size = self.floats(self.required(shape, fields, "size"), 3)
             if min(size) <= 0:
@@ -202,6 +205,34 @@ class _Reader:
         uri_node = self.required(shape, fields, "uri")
         scale = self.floats(fields["scale"], 3) if "scale" in fields else (1.0, 1.0, 1.0)
         return Geometry("mesh", mesh_file=str(self.resolve_uri(uri_node)), scale=scale)
+
+    def heightmap(self, node, fields: dict) -> Geometry:
+        """dartpy has no heightmap shape: a heightmap ``X.png`` is simulated with the
+        triangulated DEM ``X.stl`` beside it (written by ``eels-gz world dem``), in
+        the link frame, checked against the heightmap's <size> and <pos>."""
+        uri_node = self.required(node, fields, "uri")
+        image = self.resolve_uri(uri_node)
+        mesh_file = image.with_suffix(".stl")
+        if not mesh_file.is_file():
+            raise self.err(uri_node, f"<heightmap> '{image.name}' has no triangulated sibling '{mesh_file.name}': dartpy "
+                           "has no heightmap shape, so the host simulates the mesh beside the image; write both "
+                           "with `eels-gz world dem FILE`")
+        size = self.floats(fields["size"], 3) if "size" in fields else (1.0, 1.0, 1.0)
+        pos = self.floats(fields["pos"], 3) if "pos" in fields else (0.0, 0.0, 0.0)
+        import trimesh
+
+        try:
+            lo, hi = trimesh.load(mesh_file, force="mesh").bounds
+        except Exception as exc:
+            raise self.err(uri_node, f"cannot read the heightmap's mesh '{mesh_file}' ({exc})") from None
+        tol = 1e-3 * max(size) + 1e-6
+        expected_lo = (pos[0] - size[0] / 2, pos[1] - size[1] / 2)
+        expected_hi = (pos[0] + size[0] / 2, pos[1] + size[1] / 2, pos[2] + size[2])
+        if (np.abs(lo[:2] - expected_lo).max() > tol or np.abs(hi - expected_hi).max() > tol):
+            raise self.err(node, f"the heightmap's mesh '{mesh_file.name}' spans {np.round(lo, 4).tolist()} to "
+                           f"{np.round(hi, 4).tolist()} m, but <size> {size} and <pos> {pos} give x, y from "
+                           f"{expected_lo} to {expected_hi[:2]} and top z {expected_hi[2]}: regenerate it")
+        return Geometry("mesh", mesh_file=str(mesh_file))
 
     def required(self, node, fields: dict, key: str):
         if key not in fields:

@@ -9,6 +9,16 @@ fitted to those samples.
 
 CSV columns: ``direction`` (parallel | perpendicular), ``normal_force_N``,
 ``drag_force_N``; other columns are ignored.
+
+Reproducing the drags in simulation (``calibrate simulate``): for a screw
+along the world x axis lying on flat ground, the contact line's thread
+tangent is ``t = (h sin a, cos a, 0)`` and the across-thread direction is
+``e_v = (cos a, -h sin a, 0)`` (``screw_points.py``); drag along ``t`` for
+"parallel" and along ``e_v`` for "perpendicular" (a purely axial drag would
+measure ``mu (1 + (|e_v| - 1) cos^2 a)`` instead), record the drag component
+along the motion, hold the screw's spin, and drag at several times
+``v_eps`` so that the regulator factor ``v / sqrt(v^2 + v_eps^2)`` is ~1
+(0.995 at 10 v_eps); the load is the screw's total normal force.
 """
 
 from __future__ import annotations

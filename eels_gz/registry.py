@@ -52,6 +52,16 @@ ROBOTS: dict[str, RobotEntry] = {
             description="EELS 1.0, one screw per module, 10 modules (bend, twist, screw): 36 DOF",
             xacro_args={"variant": "eels_1_0_front_only", "n_modules": "10"},
         ),
+        RobotEntry(
+            name="archimede",
+            xacro="archimede.urdf.xacro",
+            description="Archimede rover: two legs on a differential, 4 steered and driven wheels: 15 DOF",
+        ),
+        RobotEntry(
+            name="rocky7",
+            xacro="rocky7.urdf.xacro",
+            description="Rocky 7: rocker-bogie with a differential, 6 driven wheels, 2 steered: 17 DOF",
+        ),
     )
 }
 

@@ -18,6 +18,14 @@ def _fail(exc: Exception, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _int_or_text(text: str):
+    """An integer if the text is one; else the text, for the registry to reject with its own message."""
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 def main(verbose: int) -> None:
@@ -28,6 +36,10 @@ def main(verbose: int) -> None:
 
 @main.command()
 @click.option("--robot", help="Robot registry name (see README), e.g. eels_1_0_front_only.")
+@click.option("--n-modules", "n_modules", type=str, help="Number of modules of an EELS robot (default: the variant's).")
+@click.option("--urdf", "urdf_file", type=click.Path(dir_okay=False),
+              help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")
+@click.option("--no-optimize", is_flag=True, help="Load the description as it is, without the multibody optimizer.")
 @click.option("--world", help="World registry name or path of an SDF world file.")
 @click.option("--duration", type=float, help="Simulated seconds (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
@@ -41,13 +53,19 @@ def main(verbose: int) -> None:
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout.")
-def run(robot, world, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json):
+def run(robot, n_modules, urdf_file, no_optimize, world, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json):
     """Run a robot in a world headless in the embedded host."""
     from eels_gz.host.runner import run as run_simulation
 
     overrides: dict = {}
     if robot is not None:
         overrides.setdefault("robot", {})["name"] = robot
+    if n_modules is not None:
+        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
+    if urdf_file is not None:
+        overrides.setdefault("robot", {})["urdf"] = urdf_file
+    if no_optimize:
+        overrides.setdefault("robot", {})["optimize"] = False
     for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
         if value is not None:
             overrides[key] = value
@@ -81,6 +99,49 @@ def run(robot, world, duration, scenario, out_dir, config_file, save_config, set
         click.echo(f"final base position: x={pose[0]:.4f} y={pose[1]:.4f} z={pose[2]:.4f} m")
         for name, path in summary["files"].items():
             click.echo(f"{name}: {path}")
+
+
+@main.command()
+@click.option("--robot", required=True, help="Robot registry name, e.g. eels_1_5, archimede or rocky7.")
+@click.option("--n-modules", "n_modules", type=str, help="Number of modules of an EELS robot (default: the variant's).")
+@click.option("--format", "fmt", type=click.Choice(["urdf", "sdf"]), default="urdf", show_default=True,
+              help="urdf: xacro output; sdf: converted by real libsdformat (`ign sdf -p`), as Gazebo does it.")
+@click.option("--gazebo/--no-gazebo", default=None,
+              help="Include the <gazebo> plugin and sensor blocks (default: only for --format sdf).")
+@click.option("--optimized", is_flag=True, help="Print the URDF after the multibody optimizer (urdf format only).")
+@click.option("--set-arg", "set_args", multiple=True, metavar="NAME=VALUE",
+              help="Extra xacro argument, e.g. --set-arg head=true (repeatable).")
+def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
+    """Print a robot's description (URDF, or SDF through libsdformat)."""
+    from lxml import etree
+
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.description.optimizer import optimize_urdf
+    from eels_gz.description.sdformat import urdf_to_sdf
+
+    try:
+        extra = {}
+        for item in set_args:
+            name, sep, value = item.partition("=")
+            if not sep or not name.strip():
+                raise configuration.ConfigError(f"--set-arg expects NAME=VALUE, got '{item}'")
+            extra[name.strip()] = value
+        if optimized and fmt == "sdf":
+            raise configuration.ConfigError("--optimized applies to --format urdf only (libsdformat lumps fixed joints itself)")
+        entry = registry.robot(robot)
+        with_gazebo = (fmt == "sdf") if gazebo is None else gazebo
+        desc = robot_description(entry, n_modules=_int_or_text(n_modules) if n_modules is not None else None,
+                                 xacro_args=extra, gazebo=with_gazebo)
+        root = etree.fromstring(desc.urdf.encode())
+        for block in desc.gazebo + desc.references:
+            root.append(block)
+        urdf = etree.tostring(root, encoding="unicode", pretty_print=True)
+        if optimized:
+            urdf = optimize_urdf(urdf, source=desc.source).urdf
+        click.echo(urdf_to_sdf(urdf, desc.source) if fmt == "sdf" else urdf)
+    except EelsError as exc:
+        _fail(exc)
 
 
 from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)

@@ -20,6 +20,8 @@ FREE_FORM = {"robot.xacro_args"}
 NULLABLE = {
     "duration": float,
     "scenario": str,
+    "robot.n_modules": int,
+    "robot.urdf": str,
     "physics.dt": float,
     "physics.collision_detector": str,
 }

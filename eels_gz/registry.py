@@ -9,23 +9,66 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from eels_gz.errors import RegistryError
 from eels_gz.paths import asset
 
 
 @dataclass(frozen=True)
 class RobotEntry:
-    """A robot: its xacro file, the xacro arguments that select it, and how it is attached."""
+    """A robot: its xacro file, the xacro arguments that select it, and its defaults.
+
+    ``n_modules`` is the default module count of a modular (EELS) robot and
+    ``None`` for a robot without modules.
+    """
 
     name: str
     xacro: str
     description: str
     xacro_args: dict[str, str] = field(default_factory=dict)
     floating_base: bool = True
+    n_modules: int | None = None
+    family: str = "rover"
 
     @property
     def path(self) -> Path:
         return asset("urdf", self.xacro)
+
+    def args(self, n_modules=None, **extra: str) -> dict[str, str]:
+        """xacro arguments for this robot, with a checked module count."""
+        out = dict(self.xacro_args)
+        if n_modules is not None:
+            out["n_modules"] = str(check_n_modules(self, n_modules))
+        out.update({k: str(v) for k, v in extra.items()})
+        return out
+
+
+def check_n_modules(entry: RobotEntry, n) -> int:
+    """A module count as an int >= 1, or a RegistryError that says what was wrong."""
+    if entry.n_modules is None:
+        raise RegistryError(f"robot '{entry.name}' has no modules; n_modules does not apply to it")
+    text = str(n).strip()
+    if isinstance(n, bool) or not text.lstrip("+-").isdigit() or (isinstance(n, float) and not n.is_integer()):
+        raise RegistryError(f"n_modules must be a whole number >= 1, got '{n}'")
+    value = int(text.lstrip("+")) if not isinstance(n, float) else int(n)
+    if value < 1:
+        raise RegistryError(f"n_modules must be a whole number >= 1, got {value}")
+    return value
+
+
+def eels_variants() -> dict:
+    """The EELS variant records of urdf/eels_variants.yaml (geometry, mass, defaults)."""
+    with open(asset("urdf", "eels_variants.yaml")) as f:
+        return yaml.safe_load(f)["variants"]
+
+
+def _eels_entries() -> list[RobotEntry]:
+    return [
+        RobotEntry(name=name, xacro="eels.urdf.xacro", description=v["description"],
+                   xacro_args={"variant": name}, n_modules=int(v["n_modules"]), family="eels")
+        for name, v in eels_variants().items()
+    ]
 
 
 @dataclass(frozen=True)
@@ -46,12 +89,7 @@ class WorldEntry:
 ROBOTS: dict[str, RobotEntry] = {
     r.name: r
     for r in (
-        RobotEntry(
-            name="eels_1_0_front_only",
-            xacro="eels.urdf.xacro",
-            description="EELS 1.0, one screw per module, 10 modules (bend, twist, screw): 36 DOF",
-            xacro_args={"variant": "eels_1_0_front_only", "n_modules": "10"},
-        ),
+        *_eels_entries(),
         RobotEntry(
             name="archimede",
             xacro="archimede.urdf.xacro",
@@ -127,8 +165,9 @@ def readme_tables() -> dict[str, str]:
     """Markdown tables for the README, keyed by their marker name."""
     from eels_gz.control.setpoints import load_scenario
 
-    robots = ["| robot | description | xacro |", "|---|---|---|"]
-    robots += [f"| `{r.name}` | {r.description} | `urdf/{r.xacro}` |" for r in ROBOTS.values()]
+    robots = ["| robot | description | modules (default) | xacro |", "|---|---|---|---|"]
+    robots += [f"| `{r.name}` | {r.description} | {r.n_modules if r.n_modules else '-'} | `urdf/{r.xacro}` |"
+               for r in ROBOTS.values()]
     worlds = ["| world | description | file |", "|---|---|---|"]
     worlds += [f"| `{w.name}` | {w.description} | `worlds/{w.file}` |" for w in WORLDS.values()]
     scen = ["| scenario | duration | what it does |", "|---|---|---|"]

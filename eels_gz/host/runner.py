@@ -14,7 +14,7 @@ import numpy as np
 
 from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
-from eels_gz.description.xacro_loader import load_description
+from eels_gz.description.assemble import robot_description
 from eels_gz.errors import ConfigError, SimulationDiverged
 from eels_gz.host.gzmath import matrix_to_quat
 from eels_gz.host.simulation import RobotSpec, Simulation
@@ -35,10 +35,8 @@ class Prepared:
 
 def prepare(cfg: dict) -> Prepared:
     """Build the simulation a resolved configuration describes."""
-    entry = registry.robot(cfg["robot"]["name"])
-    args = dict(entry.xacro_args)
-    args.update({str(k): str(v) for k, v in (cfg["robot"].get("xacro_args") or {}).items()})
-    args["gazebo"] = "true"
+    rcfg = cfg["robot"]
+    entry = registry.robot(rcfg["name"])
     duration = cfg["duration"]
     scenario_file = ""
     if cfg["scenario"]:
@@ -46,22 +44,22 @@ def prepare(cfg: dict) -> Prepared:
         scenario = load_scenario(scenario_file)
         if duration is None:
             duration = scenario.get("duration")
-    args["scenario"] = scenario_file
     duration = DEFAULT_DURATION if duration is None else float(duration)
     if not duration > 0:
         raise ConfigError(f"duration must be positive, got {duration}")
     world = registry.world_path(cfg["world"])
-    description = load_description(entry.path, args)
+    description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=rcfg.get("xacro_args"),
+                                    urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     phys = cfg["physics"]
-    sim = Simulation(world, RobotSpec(entry.name, description, cfg["robot"]["pose"]),
+    sim = Simulation(world, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
                      dt=phys["dt"], collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"])
     settings = {
         "config": cfg,
         "resolved": {
             "world_file": str(world),
-            "robot_description": str(entry.path),
-            "xacro_args": args,
+            "robot_description": description.source,
+            "bodies": sim.robot_skeleton.getNumBodyNodes(),
             "dt": sim.dt,
             "collision_detector": sim.detector_name,
             "duration": duration,

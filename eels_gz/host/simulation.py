@@ -10,7 +10,9 @@ from pathlib import Path
 
 import dartpy as dart
 import numpy as np
+from lxml import etree
 
+from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
 from eels_gz.host import gzsim
@@ -44,6 +46,7 @@ class RobotSpec:
     name: str
     description: Description
     pose: list[float] | str = "auto"  # [x, y, z, roll, pitch, yaw] or "auto"
+    optimize: bool = True  # merge locked bodies and prune massless links first (EELS-DARTS §2.1.4)
 
 
 class Simulation:
@@ -71,6 +74,9 @@ class Simulation:
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
         self.couplings: list[CouplingSolver] = []
+        self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
+        self.robot_model = None  # the optimizer's OptimizedModel
+        self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
         self.sensor_specs: list[tuple] = []  # (reference, name, type, element) from <gazebo reference>
 
         pending: list[tuple[PluginSpec, int]] = [(p, self.ecm.world_entity) for p in self.spec.plugins]
@@ -143,8 +149,19 @@ class Simulation:
         return entity
 
     def _add_robot(self, robot: RobotSpec) -> int:
-        skel = load_urdf(robot.description.urdf, robot.name, robot.description.source, {"eels_gz": share_dir()})
-        couplings = mimic_couplings(robot.description.urdf, skel, robot.description.source)
+        desc = robot.description
+        if robot.optimize:
+            desc, self.robot_model = optimize_description(desc)
+            self.robot_frames = self.robot_model.frames
+        else:
+            massless = [n.get("name") for n in etree.fromstring(desc.urdf.encode()).iter("link")
+                        if n.find("inertial") is None and n.get("name") != "world"]
+            if massless:
+                log.warning("%s: without the optimizer DART gives the massless links %s a mass of 1 kg each",
+                            desc.source, ", ".join(massless))
+        self.robot_description = desc
+        skel = load_urdf(desc.urdf, robot.name, desc.source, {"eels_gz": share_dir()})
+        couplings = mimic_couplings(desc.urdf, skel, desc.source)
         if couplings:
             solver = CouplingSolver(skel, couplings, self.dt)
             solver.project_positions()
@@ -177,8 +194,8 @@ class Simulation:
 
     def _robot_references(self, robot: RobotSpec) -> None:
         """Check ``<gazebo reference>`` blocks: Gazebo sensors and fixed-joint preservation."""
-        where = robot.description.source
-        for block in robot.description.references:
+        where = self.robot_description.source
+        for block in self.robot_description.references:
             ref = block.get("reference")
             for node in block:
                 if not isinstance(node.tag, str):
@@ -200,7 +217,7 @@ class Simulation:
 
     def _robot_plugins(self, robot: RobotSpec) -> list[PluginSpec]:
         specs = []
-        for block in robot.description.gazebo:
+        for block in self.robot_description.gazebo:
             for node in block:
                 if not isinstance(node.tag, str):
                     continue
@@ -211,6 +228,15 @@ class Simulation:
                 module, _ = element.get_string("module_name", "")
                 specs.append(PluginSpec(node.get("filename", ""), node.get("name", ""), module, element))
         return specs
+
+    def frame_world_pose(self, name: str) -> np.ndarray:
+        """World pose (4x4) of any link or frame of the original description."""
+        frame = self.robot_frames.get(name)
+        body = self.robot_skeleton.getBodyNode(frame.body if frame else name)
+        if body is None:
+            raise KeyError(f"robot has no link or frame '{name}'")
+        T = body.getWorldTransform().matrix()
+        return T @ frame.pose if frame else T
 
     # --- stepping -------------------------------------------------------------
     @property

@@ -9,7 +9,7 @@ STAMP  := .venv.stamp
 # dartpy needs libGL/libX11; the tests validate SDF with libsdformat's `ign sdf -k`.
 SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby
 
-.PHONY: venv sysdeps demo test bench clean
+.PHONY: venv sysdeps demo test bench clean worlds
 
 venv: $(STAMP)
 
@@ -48,6 +48,10 @@ demo: venv
 	@echo "  results/demo/summary.json"
 	@echo "  results/demo/log.mcap"
 	@echo "  results/demo/trajectory.png"
+
+# regenerate the shipped terrain models/ and worlds/ from their recipes in eels_gz/registry.py
+worlds: venv
+	$(BIN)/eels-gz world shipped
 
 test: venv
 	$(BIN)/python -m pytest test -q

@@ -157,7 +157,7 @@ def _geokeys(tags, source: str) -> dict[int, int | float]:
     """GeoKeyDirectory as {key: value} (short values only; doubles/ASCII are skipped)."""
     if TAG_GEOKEYS not in tags:
         return {}
-    raw = [int(v) for v in tags[TAG_GEOKEYS].value]
+    raw = [int(v) for v in tags[TAG_GEOKEYS]]
     if len(raw) < 4 or len(raw) < 4 + 4 * raw[3]:
         raise TerrainError(f"{source}: malformed GeoKeyDirectoryTag")
     keys = {}
@@ -177,7 +177,7 @@ def read_geotiff(path: Path, reference: tuple[float, float, float] | None = None
     try:
         with tifffile.TiffFile(path) as tif:
             page = tif.pages[0]
-            tags = {t.code: t for t in page.tags.values()}
+            tags = {t.code: t.value for t in page.tags.values()}
             raster = page.asarray()
     except Exception as exc:  # tifffile raises several types on corrupt files
         raise TerrainError(f"{source}: cannot read the TIFF ({type(exc).__name__}: {exc})") from None
@@ -188,7 +188,7 @@ def read_geotiff(path: Path, reference: tuple[float, float, float] | None = None
     raster = raster.astype(float)
     invalid = ~np.isfinite(raster)
     if TAG_GDAL_NODATA in tags:
-        text = str(tags[TAG_GDAL_NODATA].value).strip().strip("\x00")
+        text = str(tags[TAG_GDAL_NODATA]).strip().strip("\x00")
         try:
             nodata = float(text)
         except ValueError:
@@ -207,14 +207,14 @@ def read_geotiff(path: Path, reference: tuple[float, float, float] | None = None
                            f"{keys.get(KEY_VERTICAL_UNITS)}; expected metre (9001) or foot (9002, 9003)")
     centre = 0.5 if keys.get(KEY_RASTER_TYPE, 1) == 1 else 0.0  # PixelIsArea: post at the pixel centre
     if TAG_TRANSFORMATION in tags:
-        M = np.asarray(tags[TAG_TRANSFORMATION].value, float).reshape(4, 4)
+        M = np.asarray(tags[TAG_TRANSFORMATION], float).reshape(4, 4)
         if abs(M[0, 1]) > 1e-12 * abs(M[0, 0]) or abs(M[1, 0]) > 1e-12 * abs(M[1, 1]):
             raise TerrainError(f"{source}: the ModelTransformation rotates or shears the raster; only north-up "
                                "rasters are supported (warp it north-up first, e.g. gdalwarp)")
         a, e, x0, y0 = M[0, 0], M[1, 1], M[0, 3], M[1, 3]
     elif TAG_PIXEL_SCALE in tags and TAG_TIEPOINT in tags:
-        sx, sy = tags[TAG_PIXEL_SCALE].value[:2]
-        i, j, _k, X, Y = tags[TAG_TIEPOINT].value[:5]
+        sx, sy = tags[TAG_PIXEL_SCALE][:2]
+        i, j, _k, X, Y = tags[TAG_TIEPOINT][:5]
         a, e, x0, y0 = sx, -sy, X - i * sx, Y + j * sy
     elif size_xy is None:
         raise TerrainError(f"{source}: the TIFF has no geotransform (ModelPixelScale + ModelTiepoint or "
@@ -300,6 +300,18 @@ def read_dem(path: str | Path, *, size_xy: tuple[float, float] | None = None,
     else:
         raise TerrainError(f"{path}: unsupported DEM format '{suffix}'; expected .tif, .png or .npy")
     return limit_cells(dem, max_cells)
+
+
+def square_posts(dem: Dem, max_posts: int = 1025) -> Dem:
+    """The DEM resampled to a square raster of 2^n + 1 posts per side (at most
+    ``max_posts``), the shape Gazebo's heightmap images need; unchanged if it
+    already is one. The extent is kept, so cells may become rectangular."""
+    ny, nx = dem.shape
+    n = min(2 ** max(1, math.ceil(math.log2(max(nx, ny) - 1))) + 1, max_posts)
+    if (ny, nx) == (n, n):
+        return dem
+    log.info("%s: DEM of %d x %d posts resampled to %d x %d for a heightmap", dem.source, nx, ny, n, n)
+    return resample(dem, (n, n))
 
 
 def grid_faces(ny: int, nx: int, offset: int = 0) -> np.ndarray:

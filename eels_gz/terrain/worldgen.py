@@ -430,7 +430,9 @@ def mars_heights(p: MarsDemParams) -> Dem:
 
 
 def mars_dem(p: MarsDemParams) -> Terrain:
-    dem = mars_heights(p)
+    from eels_gz.terrain.dem import square_posts
+
+    dem = square_posts(mars_heights(p))
     desc = (f"synthetic Mars-like DEM, {p.size:g} m square at {p.spacing:g} m posts: fractal relief "
             f"(rms {p.relief:g} m) and {p.craters} craters, seed {p.seed}")
     return _raster_terrain("mars_dem", desc, dem, p, heightmap=True)
@@ -438,8 +440,10 @@ def mars_dem(p: MarsDemParams) -> Terrain:
 
 def dem_terrain(dem: Dem, max_faces: int | None = None) -> Terrain:
     """A DEM read by :func:`eels_gz.terrain.dem.read_dem` as a heightmap terrain."""
-    from eels_gz.terrain.dem import MAX_FACES
+    from eels_gz.terrain.dem import MAX_FACES, square_posts
 
+    # one raster for Gazebo's heightmap image, the host's mesh and the heightfield
+    dem = square_posts(dem)
     v, f = triangulate(dem, max_faces or MAX_FACES)
     mesh = _solid(trimesh.Trimesh(v, f, process=True), dem.source or "DEM")
     ny, nx = dem.shape

@@ -99,12 +99,10 @@ def heightmap_raster(dem: Dem) -> tuple[np.ndarray, tuple[float, float, float], 
     """16-bit image rows (north first), Gazebo ``<size>`` and ``<pos>`` of a DEM.
     Height = pos.z + value / 65535 * size.z, over the extent ``size`` centred at ``pos``."""
     ny, nx = dem.shape
-    n = 2 ** max(1, math.ceil(math.log2(max(nx, ny) - 1))) + 1
-    if n > MAX_HEIGHTMAP_POSTS:
-        log.warning("%s: heightmap image limited to %d posts per side (raster %d x %d)",
-                    dem.source, MAX_HEIGHTMAP_POSTS, nx, ny)
-        n = MAX_HEIGHTMAP_POSTS
-    square = resample(dem, (n, n)) if (ny, nx) != (n, n) else dem
+    if nx != ny or nx > MAX_HEIGHTMAP_POSTS or (nx - 1) & (nx - 2):
+        raise TerrainError(f"{dem.source}: a heightmap needs a square raster of 2^n + 1 posts (at most "
+                           f"{MAX_HEIGHTMAP_POSTS}), got {nx} x {ny}; resample it with dem.square_posts")
+    square = dem
     lo, hi = float(square.heights.min()), float(square.heights.max())
     span = max(hi - lo, 1e-6)
     image = np.round((square.heights - lo) / span * 65535).astype(np.uint16)[::-1]

@@ -142,7 +142,9 @@ def assert_at_rest(pose, v, w, z_expected: float) -> None:
 
 
 def run_ign_check(path: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([IGN, "sdf", "-k", str(path)], capture_output=True, text=True, timeout=60)
+    # libsdformat resolves <include> model:// URIs through SDF_PATH: the package's models/
+    env = dict(os.environ, SDF_PATH=str(registry.asset("models")))
+    return subprocess.run([IGN, "sdf", "-k", str(path)], capture_output=True, text=True, timeout=60, env=env)
 
 
 def require_ign() -> None:

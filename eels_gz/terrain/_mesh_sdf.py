@@ -13,7 +13,8 @@ The scheme, chosen after measuring the library candidates (see
    node closer than the band to the surface gets its exact distance.
 3. **Far field.** ``scipy.ndimage.distance_transform_edt`` gives each other
    node its nearest band node; the node takes the exact distance to that
-   band node's nearest triangle (closest-feature propagation).
+   band node's nearest triangle (closest-feature propagation), then two
+   sweeps let each node try its 6 neighbours' triangles too.
 4. **Sign, exact.** Generalized winding numbers along grid columns: each
    triangle is rasterized onto the (x, y) columns with a consistent tie rule
    (symbolic perturbation of the column point, edge functions evaluated in
@@ -36,8 +37,10 @@ from eels_gz.errors import TerrainError
 
 log = logging.getLogger(__name__)
 
-BAND_VOXELS = 3.0
-"""Half-width of the exactly computed band around the surface [voxels]."""
+BAND_VOXELS = 5.0
+"""Half-width of the exactly computed band around the surface [voxels]: the
+contact band (3 voxels) plus the reach of a cell's corners (sqrt 3), so every
+query within 3 voxels of the surface interpolates exact node values."""
 
 DEFAULT_RESOLUTION = 128
 MAX_NODES = 512**3
@@ -153,6 +156,7 @@ def build_sdf_grid(vertices, faces, spacing=None, resolution=None, padding=None,
         nearest = ndimage.distance_transform_edt(far, return_distances=False, return_indices=True)
         _far_distances(v, f, origin, h, far, nearest.astype(np.int32, copy=False), dist2, tri)
         del nearest
+        _refine_far(v, f, origin, h, far, dist2, tri)
     wind = np.zeros(shape, dtype=np.int16)
     bad = _column_winding(v, f, origin, h, wind, 0.0, 0.0, -1, -1)
     if bad:
@@ -294,6 +298,47 @@ def _far_distances(v, f, origin, h, far, nearest, dist2, tri):
                 if d2 < dist2[i, j, k]:
                     dist2[i, j, k] = d2
                     tri[i, j, k] = t
+
+
+@njit(cache=True)
+def _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, t):
+    """Let node (i, j, k) take triangle ``t`` (a neighbour's) if it is nearer."""
+    if t < 0 or t == tri[i, j, k]:
+        return
+    d2 = _tri_dist2(origin[0] + i * h, origin[1] + j * h, origin[2] + k * h, v, f[t, 0], f[t, 1], f[t, 2])
+    if d2 < dist2[i, j, k]:
+        dist2[i, j, k] = d2
+        tri[i, j, k] = t
+
+
+@njit(cache=True)
+def _refine_far(v, f, origin, h, far, dist2, tri):
+    """Two sweeps (forward, backward) in which each far node also tries the
+    nearest triangles of its 6 neighbours: fixes nodes near the medial axis
+    whose nearest band node belongs to the other side."""
+    nx, ny, nz = dist2.shape
+    for sweep in range(2):
+        step = 1 if sweep == 0 else -1
+        for ii in range(nx):
+            i = ii if step == 1 else nx - 1 - ii
+            for jj in range(ny):
+                j = jj if step == 1 else ny - 1 - jj
+                for kk in range(nz):
+                    k = kk if step == 1 else nz - 1 - kk
+                    if not far[i, j, k]:
+                        continue
+                    if i > 0:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i - 1, j, k])
+                    if i < nx - 1:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i + 1, j, k])
+                    if j > 0:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i, j - 1, k])
+                    if j < ny - 1:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i, j + 1, k])
+                    if k > 0:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i, j, k - 1])
+                    if k < nz - 1:
+                        _try_neighbour(v, f, origin, h, dist2, tri, i, j, k, tri[i, j, k + 1])
 
 
 @njit(cache=True)

@@ -41,6 +41,8 @@ def main(verbose: int) -> None:
               help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")
 @click.option("--no-optimize", is_flag=True, help="Load the description as it is, without the multibody optimizer.")
 @click.option("--world", help="World registry name or path of an SDF world file.")
+@click.option("--contact", type=click.Choice(["screw", "stock"]),
+              help="Screw contact model: screw (EELS anisotropic model) or stock (engine's isotropic contact).")
 @click.option("--duration", type=float, help="Simulated seconds (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,
@@ -53,7 +55,7 @@ def main(verbose: int) -> None:
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout.")
-def run(robot, n_modules, urdf_file, no_optimize, world, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json):
+def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json):
     """Run a robot in a world headless in the embedded host."""
     from eels_gz.host.runner import run as run_simulation
 
@@ -66,6 +68,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, duration, scenario, out
         overrides.setdefault("robot", {})["urdf"] = urdf_file
     if no_optimize:
         overrides.setdefault("robot", {})["optimize"] = False
+    if contact is not None:
+        overrides["contact"] = {"model": contact}
     for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
         if value is not None:
             overrides[key] = value

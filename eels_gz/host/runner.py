@@ -24,6 +24,7 @@ from eels_gz.ros.mcap_log import McapLog
 
 log = logging.getLogger(__name__)
 DEFAULT_DURATION = 10.0
+CONTACT_MODELS = ("stock", "screw")
 
 
 @dataclass
@@ -48,7 +49,15 @@ def prepare(cfg: dict) -> Prepared:
     if not duration > 0:
         raise ConfigError(f"duration must be positive, got {duration}")
     world = registry.world_path(cfg["world"])
-    description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=rcfg.get("xacro_args"),
+    contact = cfg["contact"]
+    if contact["model"] not in CONTACT_MODELS:
+        raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+    xacro_args = dict(rcfg.get("xacro_args") or {})
+    if entry.family == "eels":
+        xacro_args.update(contact=contact["model"], contact_params=contact["params"], world_file=str(world.resolve()))
+    elif contact["model"] != "stock":
+        raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
+    description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     phys = cfg["physics"]
     sim = Simulation(world, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
@@ -62,6 +71,7 @@ def prepare(cfg: dict) -> Prepared:
             "bodies": sim.robot_skeleton.getNumBodyNodes(),
             "dt": sim.dt,
             "collision_detector": sim.detector_name,
+            "contact": contact["model"],
             "duration": duration,
             "dofs": sim.robot_skeleton.getNumDofs(),
             "systems": [s.module for s in sim.systems],

@@ -202,6 +202,9 @@ class Simulation:
                     continue
                 if node.tag == "preserveFixedJoint":
                     continue  # the host keeps fixed joints unless the optimizer merges them
+                if node.tag == "collision":
+                    self._collide_bitmask(ref, node, where)
+                    continue
                 if node.tag != "sensor":
                     raise SdfError(f"<gazebo reference='{ref}'> element <{node.tag}> is not supported "
                                    "by the embedded host (expected <sensor> or <preserveFixedJoint>)", where)
@@ -214,6 +217,25 @@ class Simulation:
             log.info("robot '%s' declares Gazebo sensors %s; the embedded host does not simulate "
                      "these yet (see README, 'what is tested where')",
                      robot.name, ", ".join(f"{n} ({k})" for _, n, k, _ in self.sensor_specs))
+
+    def _collide_bitmask(self, ref: str, node, where: str) -> None:
+        """``<collision><surface><contact><collide_bitmask>`` on a link: 0 switches its collisions off."""
+        paths = [el for el in node.iter() if isinstance(el.tag, str)]
+        if [el.tag for el in paths] != ["collision", "surface", "contact", "collide_bitmask"]:
+            raise SdfError(f"<gazebo reference='{ref}'><collision> supports only "
+                           "<surface><contact><collide_bitmask>", where)
+        text = (paths[-1].text or "").strip()
+        try:
+            mask = int(text, 0)
+        except ValueError:
+            raise SdfError(f"<gazebo reference='{ref}'>: collide_bitmask '{text}' is not an integer", where) from None
+        if mask not in (0, 0xFF, 0xFFFF):
+            raise SdfError(f"<gazebo reference='{ref}'>: the embedded host supports collide_bitmask 0 (no "
+                           f"collisions) or the default, got {text}", where)
+        body = self.robot_skeleton.getBodyNode(ref)
+        if body is None:
+            raise SdfError(f"<gazebo reference='{ref}'>: collide_bitmask on a link that is not a body", where)
+        body.setCollidable(mask != 0)
 
     def _robot_plugins(self, robot: RobotSpec) -> list[PluginSpec]:
         specs = []

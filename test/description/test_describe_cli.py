@@ -87,3 +87,18 @@ def test_run_with_n_modules_and_a_user_urdf(tmp_path):
               "--out", str(tmp_path / "bad"))
     assert res.exit_code == 2
     assert "module_1_twist" in res.stderr and "no_twist.urdf" in res.stderr
+
+
+@pytest.mark.parametrize("contact", ["screw", "stock"])
+def test_run_contact_switch(contact, tmp_path):
+    res = cli("run", "--robot", "eels_1_0_front_only", "--n-modules", "2", "--contact", contact, "--duration", "0.05",
+              "--out", str(tmp_path), "--json", "--set", "log.plot=false")
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout[res.stdout.index("{"):])
+    assert summary["settings"]["resolved"]["contact"] == contact
+    assert ("screw_contact" in summary["settings"]["resolved"]["systems"]) == (contact == "screw")
+
+
+def test_run_contact_screw_on_a_rover_is_refused(tmp_path):
+    res = cli("run", "--robot", "archimede", "--contact", "screw", "--duration", "0.05", "--out", str(tmp_path))
+    assert res.exit_code == 2 and "applies to EELS robots only" in res.stderr

@@ -21,7 +21,7 @@ import logging
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -109,7 +109,7 @@ class HeightField:
     heights: np.ndarray
     origin_xy: tuple[float, float]
     spacing_xy: tuple[float, float]
-    kind: str = "heightfield"
+    kind: ClassVar[str] = "heightfield"
 
     def __post_init__(self) -> None:
         who = "HeightField"
@@ -177,7 +177,7 @@ class SdfGrid:
     values: np.ndarray
     origin: tuple[float, float, float]
     spacing: float
-    kind: str = "sdf_grid"
+    kind: ClassVar[str] = "sdf_grid"
 
     def __post_init__(self) -> None:
         who = "SdfGrid"

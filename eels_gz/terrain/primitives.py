@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -78,7 +79,7 @@ class Plane(_Analytic):
 
     point: np.ndarray = field(default_factory=lambda: np.zeros(3))
     normal: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
-    kind: str = "plane"
+    kind: ClassVar[str] = "plane"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "point", _point(self.point, "point", "Plane"))
@@ -95,7 +96,7 @@ class Slope(_Analytic):
 
     angle_rad: float
     height: float = 0.0
-    kind: str = "slope"
+    kind: ClassVar[str] = "slope"
 
     def __post_init__(self) -> None:
         a = float(self.angle_rad)
@@ -134,7 +135,7 @@ class Tube(_Analytic):
     length: float = math.inf
     center: np.ndarray = field(default_factory=lambda: np.zeros(3))
     axis: np.ndarray = field(default_factory=lambda: np.array([1.0, 0.0, 0.0]))
-    kind: str = "tube"
+    kind: ClassVar[str] = "tube"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "radius", _length(self.radius, "radius", "Tube"))
@@ -185,7 +186,7 @@ class ParallelWalls(_Analytic):
 
     gap: float
     y_center: float = 0.0
-    kind: str = "parallel_walls"
+    kind: ClassVar[str] = "parallel_walls"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gap", _length(self.gap, "gap", "ParallelWalls"))
@@ -209,7 +210,7 @@ class UChannel(_Analytic):
     width: float
     floor_z: float = 0.0
     y_center: float = 0.0
-    kind: str = "u_channel"
+    kind: ClassVar[str] = "u_channel"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "width", _length(self.width, "width", "UChannel"))
@@ -242,7 +243,7 @@ class Sphere(_Analytic):
 
     center: np.ndarray
     radius: float
-    kind: str = "sphere"
+    kind: ClassVar[str] = "sphere"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "center", _point(self.center, "center", "Sphere"))
@@ -267,7 +268,7 @@ class Hemisphere(_Analytic):
 
     center: np.ndarray
     radius: float
-    kind: str = "hemisphere"
+    kind: ClassVar[str] = "hemisphere"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "center", _point(self.center, "center", "Hemisphere"))
@@ -318,7 +319,7 @@ class Box(_Analytic):
 
     center: np.ndarray
     half_extents: np.ndarray
-    kind: str = "box"
+    kind: ClassVar[str] = "box"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "center", _point(self.center, "center", "Box"))
@@ -355,7 +356,7 @@ class Union(_Analytic):
     overlapping members ``|d|`` is a lower bound of the true depth."""
 
     fields: tuple
-    kind: str = "union"
+    kind: ClassVar[str] = "union"
 
     def __post_init__(self) -> None:
         members = tuple(self.fields)

@@ -6,7 +6,8 @@
   ``gz.math8``, 8 is ``gz.sim8``/``gz.math7``; the newest found wins.
 
 Exports ``sim`` (Model, Link, Joint, World, ...) and ``gzmath`` (Vector3d,
-Pose3d, Quaterniond), and ``HOST`` ("embedded" or the gz module name).
+Pose3d, Quaterniond), ``HOST`` ("embedded" or the gz module name) and
+``iter_elements`` for repeated parameter elements.
 """
 
 import importlib
@@ -39,3 +40,11 @@ def _select():
 
 
 sim, gzmath, HOST = _select()
+
+
+def iter_elements(sdf, name):
+    """Every child element ``name`` of an sdformat Element, in order."""
+    el = sdf.find_element(name) if sdf.has_element(name) else None
+    while el is not None:
+        yield el
+        el = el.get_next_element(name)

@@ -23,24 +23,18 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from gz_compat import sim
+from gz_compat import iter_elements, sim
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.control.setpoints import SetpointSchedule, load_scenario
 
-
-def _iter_elements(sdf, name):
-    el = sdf.find_element(name) if sdf.has_element(name) else None
-    while el is not None:
-        yield el
-        el = el.get_next_element(name)
 
 
 class JointControl:
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
         groups = []
-        for el in _iter_elements(sdf, "gains"):
+        for el in iter_elements(sdf, "gains"):
             mode = el.get_string("mode")
             if mode not in ("position", "velocity"):
                 raise ValueError(f"<gains name='{el.get_string('name')}'>: mode must be position or velocity, got '{mode}'")
@@ -68,7 +62,7 @@ class JointControl:
         index = {n: k for k, n in enumerate(self.names)}
 
         self.pairs = []
-        for el in _iter_elements(sdf, "pair"):
+        for el in iter_elements(sdf, "pair"):
             leader, follower = el.get_string("leader"), el.get_string("follower")
             for n in (leader, follower):
                 if n not in index:

@@ -22,7 +22,7 @@ While it is active the screws' own collisions are off (``collide_bitmask``
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import gzmath, sim
+from gz_compat import gzmath, iter_elements, sim
 
 from eels_gz.contact.frames import rotation_matrix
 from eels_gz.contact.kernel import screw_wrenches
@@ -31,18 +31,12 @@ from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
 
 
-def _iter_elements(sdf, name):
-    el = sdf.find_element(name) if sdf.has_element(name) else None
-    while el is not None:
-        yield el
-        el = el.get_next_element(name)
-
 
 class ScrewContact:
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
         self.links, geoms = [], []
-        for el in _iter_elements(sdf, "screw"):
+        for el in iter_elements(sdf, "screw"):
             name = el.get_string("link")
             link_entity = model.link_by_name(ecm, name)
             if not link_entity:

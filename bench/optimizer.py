@@ -21,7 +21,6 @@ import dataclasses
 import json
 import platform
 import statistics
-import time
 from pathlib import Path
 
 from eels_gz import registry
@@ -29,6 +28,7 @@ from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description, load_description
 from eels_gz.host.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
+from rtf import time_loop  # bench/ is the script's directory, so its sibling imports
 
 ROBOT = "eels_1_0_alternating"  # EELS 1.0 with the optional perception head
 WORLD = "ice_plane"
@@ -60,13 +60,6 @@ def make(name: str, description: Description, optimized: bool, dt: float, detect
             description, _ = optimize_description(description)
         spec = RobotSpec(name, description)
     return Simulation(registry.world_path(WORLD), spec, dt=dt, collision_detector=detector)
-
-
-def time_loop(step, n: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(n):
-        step()
-    return (time.perf_counter() - t0) / n
 
 
 def main() -> None:

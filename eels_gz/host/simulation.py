@@ -15,7 +15,7 @@ from lxml import etree
 from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
-from eels_gz.host import gzsim
+from eels_gz.host import gzsim, transport
 from eels_gz.host.couplings import CouplingSolver, mimic_couplings
 from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.host.element import Element
@@ -88,10 +88,16 @@ class Simulation:
             self._robot_references(robot)
             pending += [(p, entity) for p in self._robot_plugins(robot)]
         self._configure_dart()
-        for spec, entity in pending:
-            loaded = load_system(spec, entity, self.ecm, self.event_mgr)
-            if loaded is not None:
-                self.systems.append(loaded)
+        # gz-transport topics of this simulation: systems' Node() objects bind to it while configured
+        self.transport = transport.Bus()
+        previous = transport.activate(self.transport)
+        try:
+            for spec, entity in pending:
+                loaded = load_system(spec, entity, self.ecm, self.event_mgr)
+                if loaded is not None:
+                    self.systems.append(loaded)
+        finally:
+            transport.activate(previous)
         self._pre = [s.pre_update for s in self.systems if s.pre_update]
         self._upd = [s.update for s in self.systems if s.update]
         self._post = [s.post_update for s in self.systems if s.post_update]
@@ -327,6 +333,7 @@ class Simulation:
         info.iterations = self.iterations
         info.sim_time = datetime.timedelta(seconds=self.iterations * self.dt)
         ecm = self.ecm
+        self.transport.deliver()  # messages of the last step reach subscribers before pre_update
         for f in self._pre:
             f(info, ecm)
         self._apply_commands()

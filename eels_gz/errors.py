@@ -59,3 +59,13 @@ class ContactError(EelsError):
 
 class CalibrationError(EelsError):
     """A friction-calibration data file is malformed or cannot identify the parameters."""
+
+
+class SnakeModelError(EelsError, ValueError):
+    """Inputs to a snake locomotion model (chain, gait, controller, placement) are
+    inconsistent; the message names the joint, link, screw or parameter."""
+
+
+class SingularContactError(SnakeModelError):
+    """The screws in contact cannot produce the commanded body twist: the no-slip
+    constraint matrix is rank deficient or ill-conditioned (NEO's "pencil")."""

@@ -1,0 +1,185 @@
+"""gz.msgs <-> ROS 2 message conversion, following ros_gz_bridge's
+conventions: the header's ``frame_id`` (and Odometry's ``child_frame_id``) travel in the gz
+header's ``data`` entries; ``gz.msgs.Model`` carries joint states as
+``joint[i].name`` and ``joint[i].axis1.position/velocity/force``; a
+``Pose_V`` is a TFMessage whose poses name their child frame and carry the
+parent in their header.
+
+gz -> ROS builds rosbags message objects (for CDR encoding on DDS and in
+log.mcap); ROS -> gz reads any object with the ROS field names (rosbags,
+the DDS IDL classes or rclpy messages) and builds host gz messages.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from eels_gz.host import msgs as gz
+from eels_gz.ros.messages import typestore
+
+_DTYPES = {gz.INT8: 1, gz.UINT8: 2, gz.INT16: 3, gz.UINT16: 4, gz.INT32: 5, gz.UINT32: 6,
+           gz.FLOAT32: 7, gz.FLOAT64: 8}  # PointField uses the same numbering
+
+
+def _T(name: str):
+    return typestore().types[name]
+
+
+def _header_value(header, key: str) -> str:
+    for entry in header.data:
+        if entry.key == key and entry.value:
+            return entry.value[0]
+    return ""
+
+
+def _stamp(t):
+    return _T("builtin_interfaces/msg/Time")(sec=int(t.sec), nanosec=int(t.nsec))
+
+
+def _header(h):
+    return _T("std_msgs/msg/Header")(stamp=_stamp(h.stamp), frame_id=_header_value(h, "frame_id"))
+
+
+def _vec(v, kind="geometry_msgs/msg/Vector3"):
+    return _T(kind)(x=float(v.x), y=float(v.y), z=float(v.z))
+
+
+def _quat(q):
+    return _T("geometry_msgs/msg/Quaternion")(x=float(q.x), y=float(q.y), z=float(q.z), w=float(q.w))
+
+
+def _pose(p):
+    return _T("geometry_msgs/msg/Pose")(position=_vec(p.position, "geometry_msgs/msg/Point"),
+                                        orientation=_quat(p.orientation))
+
+
+def _cov(values, n: int) -> np.ndarray:
+    out = np.zeros(n, dtype=np.float64)
+    data = list(values.data)
+    out[:len(data)] = data[:n]
+    return out
+
+
+# --- gz -> ROS -----------------------------------------------------------------------
+def clock(m):
+    return _T("rosgraph_msgs/msg/Clock")(clock=_stamp(m.sim))
+
+
+def joint_state(m):
+    joints = list(m.joint)
+    return _T("sensor_msgs/msg/JointState")(
+        header=_header(m.header), name=[j.name for j in joints],
+        position=np.array([j.axis1.position for j in joints], dtype=np.float64),
+        velocity=np.array([j.axis1.velocity for j in joints], dtype=np.float64),
+        effort=np.array([j.axis1.force for j in joints], dtype=np.float64))
+
+
+def wrench_stamped(m):
+    return _T("geometry_msgs/msg/WrenchStamped")(
+        header=_header(m.header),
+        wrench=_T("geometry_msgs/msg/Wrench")(force=_vec(m.force), torque=_vec(m.torque)))
+
+
+def imu(m):
+    return _T("sensor_msgs/msg/Imu")(
+        header=_header(m.header), orientation=_quat(m.orientation),
+        orientation_covariance=_cov(m.orientation_covariance, 9),
+        angular_velocity=_vec(m.angular_velocity), angular_velocity_covariance=_cov(m.angular_velocity_covariance, 9),
+        linear_acceleration=_vec(m.linear_acceleration),
+        linear_acceleration_covariance=_cov(m.linear_acceleration_covariance, 9))
+
+
+def point_cloud(m):
+    fields = [_T("sensor_msgs/msg/PointField")(name=f.name, offset=int(f.offset), datatype=_DTYPES.get(f.datatype, 0),
+                                               count=int(f.count)) for f in m.field]
+    return _T("sensor_msgs/msg/PointCloud2")(
+        header=_header(m.header), height=int(m.height), width=int(m.width), fields=fields,
+        is_bigendian=bool(m.is_bigendian), point_step=int(m.point_step), row_step=int(m.row_step),
+        data=np.frombuffer(bytes(m.data), dtype=np.uint8), is_dense=bool(m.is_dense))
+
+
+def odometry(m):
+    zeros = np.zeros(36, dtype=np.float64)
+    return _T("nav_msgs/msg/Odometry")(
+        header=_header(m.header), child_frame_id=_header_value(m.header, "child_frame_id"),
+        pose=_T("geometry_msgs/msg/PoseWithCovariance")(pose=_pose(m.pose), covariance=zeros),
+        twist=_T("geometry_msgs/msg/TwistWithCovariance")(
+            twist=_T("geometry_msgs/msg/Twist")(linear=_vec(m.twist.linear), angular=_vec(m.twist.angular)),
+            covariance=zeros.copy()))
+
+
+def tf_message(m):
+    transforms = []
+    for p in m.pose:
+        transforms.append(_T("geometry_msgs/msg/TransformStamped")(
+            header=_T("std_msgs/msg/Header")(stamp=_stamp(p.header.stamp if p.header.stamp.sec or p.header.stamp.nsec
+                                                          else m.header.stamp),
+                                             frame_id=_header_value(p.header, "frame_id")),
+            child_frame_id=p.name or _header_value(p.header, "child_frame_id"),
+            transform=_T("geometry_msgs/msg/Transform")(translation=_vec(p.position), rotation=_quat(p.orientation))))
+    return _T("tf2_msgs/msg/TFMessage")(transforms=transforms)
+
+
+# --- ROS -> gz -----------------------------------------------------------------------
+def _to_gz_header(src, dst) -> None:
+    dst.stamp.sec, dst.stamp.nsec = int(src.stamp.sec), int(src.stamp.nanosec)
+    if src.frame_id:
+        gz.set_frame_id(dst, src.frame_id)
+
+
+def model_from_joint_state(r):
+    """JointState -> gz Model; a field with no entries (empty position or velocity) becomes NaN (no set point)."""
+    names = list(r.name)
+    n = len(names)
+    pos, vel, eff = (list(v) for v in (r.position, r.velocity, r.effort))
+    for label, values in (("position", pos), ("velocity", vel), ("effort", eff)):
+        if values and len(values) != n:
+            raise ValueError(f"JointState has {n} names but {len(values)} {label} values")
+    m = gz.Model()
+    _to_gz_header(r.header, m.header)
+    for k, name in enumerate(names):
+        j = m.joint.add(name=name)
+        j.axis1.position = float(pos[k]) if pos else float("nan")
+        j.axis1.velocity = float(vel[k]) if vel else float("nan")
+        j.axis1.force = float(eff[k]) if eff else float("nan")
+    return m
+
+
+def boolean(r):
+    return gz.Boolean(data=bool(r.data))
+
+
+def pose_from_pose_stamped(r):
+    m = gz.Pose()
+    _to_gz_header(r.header, m.header)
+    p, q = r.pose.position, r.pose.orientation
+    m.position.x, m.position.y, m.position.z = float(p.x), float(p.y), float(p.z)
+    m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w = float(q.x), float(q.y), float(q.z), float(q.w)
+    return m
+
+
+def twist(r):
+    m = gz.Twist()
+    for src, dst in ((r.linear, m.linear), (r.angular, m.angular)):
+        dst.x, dst.y, dst.z = float(src.x), float(src.y), float(src.z)
+    return m
+
+
+# (ROS type, gz type) -> converter, per direction
+GZ_TO_ROS: dict[tuple[str, str], Callable[[Any], Any]] = {
+    ("rosgraph_msgs/msg/Clock", "gz.msgs.Clock"): clock,
+    ("sensor_msgs/msg/JointState", "gz.msgs.Model"): joint_state,
+    ("geometry_msgs/msg/WrenchStamped", "gz.msgs.Wrench"): wrench_stamped,
+    ("sensor_msgs/msg/Imu", "gz.msgs.IMU"): imu,
+    ("sensor_msgs/msg/PointCloud2", "gz.msgs.PointCloudPacked"): point_cloud,
+    ("nav_msgs/msg/Odometry", "gz.msgs.Odometry"): odometry,
+    ("tf2_msgs/msg/TFMessage", "gz.msgs.Pose_V"): tf_message,
+}
+ROS_TO_GZ: dict[tuple[str, str], Callable[[Any], Any]] = {
+    ("sensor_msgs/msg/JointState", "gz.msgs.Model"): model_from_joint_state,
+    ("std_msgs/msg/Bool", "gz.msgs.Boolean"): boolean,
+    ("geometry_msgs/msg/PoseStamped", "gz.msgs.Pose"): pose_from_pose_stamped,
+    ("geometry_msgs/msg/Twist", "gz.msgs.Twist"): twist,
+}

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
+from eels_gz.contact.params import load_contact_params
 from eels_gz import registry
 from eels_gz.errors import PluginError, RegistryError, SdfError
 from eels_gz.host.gzsim import NULL_ENTITY, Link, Model, World
@@ -199,7 +200,9 @@ def test_ice_plane_spec():
     (collision,) = ice.links[0].collisions
     assert collision.geometry.kind == "plane"
     assert collision.geometry.normal == pytest.approx((0, 0, 1), abs=0)
-    assert collision.surface.mu == collision.surface.mu2 == pytest.approx(0.1, abs=0)
+    # stock contact and the screw model see the same ice: the world's
+    # coefficient is the contact config's along-thread mu (one value, checked)
+    assert collision.surface.mu == collision.surface.mu2 == load_contact_params("ice").mu
 
 
 # --- rest heights ------------------------------------------------------------------------

@@ -15,7 +15,9 @@ from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 
 # Keys whose values are free-form mappings (their sub-keys are not checked).
-FREE_FORM = {"robot.xacro_args"}
+FREE_FORM = {"robot.xacro_args", "scenario"}
+# The scenario section: ``name`` plus the scenario's own parameters, which
+# the scenario file checks (eels_gz.control.setpoints.load_scenario).
 # Types of keys whose default is null (others are checked against their default's type).
 NULLABLE = {
     "duration": float,
@@ -60,6 +62,9 @@ def _flat_keys(tree: dict, prefix: str = "") -> list[str]:
 
 
 def _check_type(key: str, value: Any, default: Any, source: str) -> None:
+    if key == "scenario":
+        _check_scenario(value, source)
+        return
     if value is None or key in FREE_FORM:
         return
     if key == "physics.collision_detector" and value not in DETECTORS:
@@ -88,6 +93,17 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         raise ConfigError(f"{source}: '{key}' must be positive, got {value!r}")
 
 
+def _check_scenario(value: Any, source: str) -> None:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{source}: 'scenario' must be a mapping with 'name' and parameters, got {value!r}")
+    name = value.get("name")
+    if name is not None and not isinstance(name, str):
+        raise ConfigError(f"{source}: 'scenario.name' expects a scenario name, got {name!r}")
+    for key, v in value.items():
+        if key != "name" and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise ConfigError(f"{source}: scenario parameter 'scenario.{key}' must be a number, got {v!r}")
+
+
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
     if not isinstance(update, dict):
         raise ConfigError(f"{source}: expected a mapping at '{prefix.rstrip('.') or '<top>'}', got {update!r}")
@@ -96,8 +112,14 @@ def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -
         if k not in ref:
             valid = ", ".join(_flat_keys(ref, prefix))
             raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
+        if key == "scenario" and (v is None or isinstance(v, str)):
+            v = {"name": v}  # `scenario: NAME`, the short form
         if isinstance(ref[k], dict) and key not in FREE_FORM:
             _merge(base[k], v, ref[k], source, key + ".")
+        elif key in FREE_FORM and isinstance(v, dict) and isinstance(base[k], dict):
+            merged = {**base[k], **copy.deepcopy(v)}  # free-form sections merge key by key
+            _check_type(key, merged, ref[k], source)
+            base[k] = merged
         else:
             _check_type(key, v, ref[k], source)
             base[k] = copy.deepcopy(v)

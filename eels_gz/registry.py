@@ -170,9 +170,10 @@ def readme_tables() -> dict[str, str]:
                for r in ROBOTS.values()]
     worlds = ["| world | description | file |", "|---|---|---|"]
     worlds += [f"| `{w.name}` | {w.description} | `worlds/{w.file}` |" for w in WORLDS.values()]
-    scen = ["| scenario | duration | what it does |", "|---|---|---|"]
+    scen = ["| scenario | duration | parameters (`--set scenario.NAME=`) | what it does |", "|---|---|---|---|"]
     for name, path in scenarios().items():
         data = load_scenario(path)
         text = " ".join(str(data.get("description", "")).split())
-        scen.append(f"| `{name}` | {data.get('duration', '')} s | {text} |")
+        params = ", ".join(f"`{k}` = {v:g}" for k, v in data["params"].items()) or "-"
+        scen.append(f"| `{name}` | {data.get('duration', '')} s | {params} | {text} |")
     return {"robots": "\n".join(robots), "worlds": "\n".join(worlds), "scenarios": "\n".join(scen)}

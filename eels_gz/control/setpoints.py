@@ -9,6 +9,18 @@ A scenario's ``setpoints`` is a list of keyframes::
         position: {"module_[13579]_bend": 0.2}
         velocity: {"module_[0-9]+_screw": 3.0}
 
+A scenario may declare numeric ``params`` with their defaults; a keyframe
+time or value may then be a parameter, optionally scaled::
+
+    params: {screw_rate: 3.0, t_reverse: 5.0}
+    setpoints:
+      - t: 0.0
+        velocity: {"module_[0-9]+_screw": screw_rate}
+      - t: t_reverse
+        velocity: {"module_[0-9]+_screw": -screw_rate}   # also "0.5*screw_rate"
+
+``eels-gz run --set scenario.screw_rate=2.0`` overrides a default.
+
 Keys are joint names or regular expressions (full match). A keyframe's
 values hold from its time ``t`` (s) until a later keyframe changes them
 (zero-order hold); ``ramp: true`` on a keyframe interpolates positions
@@ -29,6 +41,7 @@ from eels_gz.errors import ConfigError
 
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
+_PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
 
 
 @dataclass(frozen=True)
@@ -113,8 +126,50 @@ class SetpointSchedule:
         return pos, self._vel[k]
 
 
-def load_scenario(path: str | Path) -> dict:
-    """Read and check a scenario YAML file (keys: see SCENARIO_KEYS)."""
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+
+
+def _resolve_params(declared, overrides: dict, path: Path) -> dict[str, float]:
+    declared = {} if declared is None else declared
+    if not isinstance(declared, dict):
+        raise ConfigError(f"{path}: 'params' must map parameter names to default numbers")
+    for name, value in declared.items():
+        if not _PARAM_EXPR.fullmatch(str(name)) or not str(name).isidentifier():
+            raise ConfigError(f"{path}: parameter name '{name}' must be an identifier")
+        if not _number(value):
+            raise ConfigError(f"{path}: parameter '{name}' needs a finite number as default, got {value!r}")
+    params = {str(k): float(v) for k, v in declared.items()}
+    for name, value in overrides.items():
+        if name not in params:
+            valid = ", ".join(sorted(params)) or "none"
+            raise ConfigError(f"{path}: scenario has no parameter '{name}' (its parameters: {valid})")
+        if not _number(value):
+            raise ConfigError(f"{path}: parameter '{name}' must be a finite number, got {value!r}")
+        params[name] = float(value)
+    return params
+
+
+def _substitute(value, params: dict[str, float], where: str):
+    """A keyframe number, or ``[factor*]name`` / ``-name`` of a parameter."""
+    if not isinstance(value, str):
+        return value
+    m = _PARAM_EXPR.fullmatch(value)
+    if m is None or m.group(3) not in params:
+        valid = ", ".join(sorted(params)) or "none declared"
+        raise ConfigError(f"{where}: '{value}' is neither a number nor a scenario parameter "
+                          f"(NAME, -NAME or FACTOR*NAME; parameters: {valid})")
+    factor = float(m.group(1)) if m.group(1) else (-1.0 if m.group(2) == "-" else 1.0)
+    return factor * params[m.group(3)]
+
+
+def load_scenario(path: str | Path, params: dict | None = None) -> dict:
+    """Read and check a scenario YAML file (keys: see SCENARIO_KEYS).
+
+    ``params`` override the file's parameter defaults; the returned mapping
+    has every parameter reference in ``setpoints`` replaced by its number and
+    ``params`` holding the values used.
+    """
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())
@@ -129,4 +184,18 @@ def load_scenario(path: str | Path) -> dict:
         raise ConfigError(f"{path}: unknown scenario keys {sorted(unknown)}; expected {sorted(SCENARIO_KEYS)}")
     if not isinstance(data.get("setpoints", []), list):
         raise ConfigError(f"{path}: 'setpoints' must be a list of keyframes")
+    values = _resolve_params(data.get("params"), dict(params or {}), path)
+    data["params"] = values
+    frames = []
+    for i, frame in enumerate(data.get("setpoints") or []):
+        where = f"{path}: setpoints[{i}]"
+        if isinstance(frame, dict):
+            frame = dict(frame)
+            if "t" in frame:
+                frame["t"] = _substitute(frame["t"], values, where + ".t")
+            for kind in ("position", "velocity"):
+                if isinstance(frame.get(kind), dict):
+                    frame[kind] = {k: _substitute(v, values, f"{where}.{kind}[{k}]") for k, v in frame[kind].items()}
+        frames.append(frame)
+    data["setpoints"] = frames
     return data

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+import yaml
 
 from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
@@ -34,17 +36,38 @@ class Prepared:
     settings: dict
 
 
-def prepare(cfg: dict) -> Prepared:
-    """Build the simulation a resolved configuration describes."""
+def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]:
+    """The scenario the joint-control plugin reads, with ``scenario.*`` parameters applied.
+
+    A scenario with parameters is written, resolved, to ``work_dir/scenario.yaml``
+    (a temporary folder without one), so the run's output records what ran.
+    """
+    if not scfg.get("name"):
+        extra = sorted(k for k in scfg if k != "name")
+        if extra:
+            raise ConfigError(f"scenario parameters {extra} given without a scenario (set --scenario)")
+        return "", None
+    source = registry.scenario_path(scfg["name"]).resolve()
+    scenario = load_scenario(source, {k: v for k, v in scfg.items() if k != "name"})
+    if not scenario["params"]:
+        return str(source), scenario
+    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_scenario_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    resolved = folder / "scenario.yaml"
+    resolved.write_text(f"# {scfg['name']} from {source}, parameters resolved\n"
+                        + yaml.safe_dump(scenario, sort_keys=False))
+    return str(resolved.resolve()), scenario
+
+
+def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
+    """Build the simulation a resolved configuration describes (``work_dir``:
+    where a parametrized scenario is written resolved)."""
     rcfg = cfg["robot"]
     entry = registry.robot(rcfg["name"])
     duration = cfg["duration"]
-    scenario_file = ""
-    if cfg["scenario"]:
-        scenario_file = str(registry.scenario_path(cfg["scenario"]).resolve())
-        scenario = load_scenario(scenario_file)
-        if duration is None:
-            duration = scenario.get("duration")
+    scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
+    if scenario is not None and duration is None:
+        duration = scenario.get("duration")
     duration = DEFAULT_DURATION if duration is None else float(duration)
     if not duration > 0:
         raise ConfigError(f"duration must be positive, got {duration}")
@@ -145,7 +168,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    prep = prepare(cfg)
+    prep = prepare(cfg, out)
     sim = prep.sim
     n_steps = int(round(prep.duration / sim.dt))
     every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
@@ -184,7 +207,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg) -> dict:
         t = np.array(rec.t)
         trajectory(png, t, np.array(rec.pos), np.array([_yaw(x) for x in rec.quat]),
                    f"{cfg['robot']['name']} on {Path(prep.settings['resolved']['world_file']).stem}"
-                   + (f", scenario {cfg['scenario']}" if cfg["scenario"] else ""))
+                   + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"]["name"] else ""))
         files["plot"] = str(png)
     summary = {
         "status": status,

@@ -263,3 +263,60 @@ def test_save_round_trip(tmp_path):
     config.save(cfg, path)
     assert config.resolve(path) == cfg
     assert np.isclose(yaml.safe_load(path.read_text())["log"]["rate"], 25.0)
+
+
+# --- scenario parameters ------------------------------------------------------------
+PARAM_SCENARIO = """
+duration: 4.0
+params: {rate: 3.0, t_rev: 2.0}
+setpoints:
+  - t: 0.0
+    velocity: {module_1_screw: rate, module_2_screw: -rate}
+  - t: t_rev
+    velocity: {module_1_screw: 0.5*rate, module_2_screw: -1.5e-1*rate}
+"""
+
+
+def test_parameters_take_their_defaults_and_overrides(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text(PARAM_SCENARIO)
+    data = load_scenario(path)
+    assert data["params"] == {"rate": 3.0, "t_rev": 2.0}
+    assert data["setpoints"][0]["velocity"] == {"module_1_screw": 3.0, "module_2_screw": -3.0}
+    assert data["setpoints"][1]["t"] == 2.0
+    data = load_scenario(path, {"rate": 2.0})
+    assert data["setpoints"][1]["velocity"] == {"module_1_screw": 1.0, "module_2_screw": -0.3}
+    # the resolved keyframes drive the schedule like literal numbers
+    s = SetpointSchedule(NAMES, data["setpoints"], str(path))
+    assert at(s, 1.0)[1][1] == 2.0 and at(s, 3.0)[1][3] == pytest.approx(-0.3, abs=1e-15)
+
+
+@pytest.mark.parametrize("overrides, text, message", [
+    ({"rte": 1.0}, PARAM_SCENARIO, "scenario has no parameter 'rte' (its parameters: rate, t_rev)"),
+    ({"rate": "fast"}, PARAM_SCENARIO, "parameter 'rate' must be a finite number, got 'fast'"),
+    ({}, PARAM_SCENARIO.replace("-rate}", "-speed}"), "'-speed' is neither a number nor a scenario parameter"),
+    ({}, PARAM_SCENARIO.replace("rate: 3.0", "rate: .nan"), "parameter 'rate' needs a finite number as default"),
+    ({}, PARAM_SCENARIO.replace("params: {rate: 3.0, t_rev: 2.0}", "params: [rate]"),
+     "'params' must map parameter names to default numbers"),
+])
+def test_bad_parameters_are_named(tmp_path, overrides, text, message):
+    path = tmp_path / "p.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_scenario(path, overrides)
+
+
+def test_scenario_section_merges_name_and_parameters(tmp_path):
+    cfg = config.resolve(None, {"scenario": "screw_spin"}, ["scenario.screw_rate=2.0"])
+    assert cfg["scenario"] == {"name": "screw_spin", "screw_rate": 2.0}
+    # the short form `scenario: NAME` in a config file, then a parameter on top
+    f = tmp_path / "c.yaml"
+    f.write_text("scenario: crescent_spin\n")
+    assert config.resolve(f, None, ["scenario.x=1"])["scenario"] == {"name": "crescent_spin", "x": 1}
+    with pytest.raises(ConfigError, match=re.escape("scenario parameter 'scenario.screw_rate' must be a number")):
+        config.resolve(None, None, ["scenario.screw_rate=fast"])
+
+
+def test_shipped_scenario_parameters_resolve():
+    data = load_scenario(asset("config", "scenarios", "screw_spin.yaml"), {"screw_rate": 2.0})
+    assert data["setpoints"][0]["velocity"] == {"module_[0-9]+_screw": 2.0}

@@ -55,7 +55,13 @@ def main(verbose: int) -> None:
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout.")
-def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json):
+@click.option("--ros", "ros", is_flag=True, default=None, help="Bridge the topics to ROS 2 (config/bridge.yaml).")
+@click.option("--ros-transport", type=click.Choice(["auto", "rclpy", "dds"]),
+              help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
+@click.option("--ros-domain", type=int, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
+@click.option("--rate", type=float, help="Pace the simulation at R x wall clock (default: as fast as possible).")
+def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json,
+        ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
     from eels_gz.host.runner import run as run_simulation
 
@@ -77,6 +83,9 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
         overrides.setdefault("physics", {})["dt"] = dt
     if collision_detector is not None:
         overrides.setdefault("physics", {})["collision_detector"] = collision_detector
+    for key, value in (("enabled", ros), ("transport", ros_transport), ("domain", ros_domain), ("rate", rate)):
+        if value is not None:
+            overrides.setdefault("ros", {})[key] = value
     try:
         cfg = configuration.resolve(config_file, overrides, sets)
         if save_config:

@@ -26,6 +26,7 @@ NULLABLE = {
     "robot.urdf": str,
     "physics.dt": float,
     "physics.collision_detector": str,
+    "ros.rate": float,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")

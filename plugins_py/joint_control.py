@@ -13,6 +13,12 @@ from config/joint_control.yaml):
   coupled pair (a counter-rotating screw pair has multiplier -1); the
   follower's set points are the leader's times the multiplier.
 
+- ``<joint_commands_topic>``: gz topic of external set points (default
+  ``/joint_commands``, as in config/bridge.yaml), a gz.msgs.Model whose
+  ``joint[i].name`` and ``axis1.position``/``axis1.velocity`` (NaN: none)
+  override the scenario's set points for that joint from then on; unknown
+  joint names and infinite values are logged and skipped.
+
 Position-mode joints hold their initial position until a set point arrives;
 a velocity set point alone moves their position target at that rate.
 Velocity-mode joints are PI-controlled on velocity, default 0.
@@ -20,14 +26,17 @@ Velocity-mode joints are PI-controlled on velocity, default 0.
 
 from __future__ import annotations
 
+import logging
+import math
 import re
 
 import numpy as np
-from gz_compat import iter_elements, sim
+from gz_compat import iter_elements, msgs, sim, transport
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.control.setpoints import SetpointSchedule, load_scenario
 
+log = logging.getLogger("joint_control")
 
 
 class JointControl:
@@ -81,6 +90,29 @@ class JointControl:
         self.external_vel = np.full(len(self.names), np.nan)
         self.has_external = False
         self.q_hold = None
+        topic, _ = sdf.get_string("joint_commands_topic", "/joint_commands")
+        self.node = transport.Node()
+        if not self.node.subscribe(msgs.Model, topic, self.on_joint_commands):
+            raise ValueError(f"<joint_commands_topic>: cannot subscribe to '{topic}'")
+
+    def on_joint_commands(self, msg):
+        """External set points by joint name (a gz.msgs.Model, as bridged from sensor_msgs/JointState)."""
+        index = set(self.names)
+        for joint in msg.joint:
+            name = joint.name
+            if name not in index:
+                log.warning("joint command for '%s' ignored: not a controlled joint (known: %s)",
+                            name, ", ".join(self.names))
+                continue
+            pos, vel = float(joint.axis1.position), float(joint.axis1.velocity)
+            if math.isinf(pos) or math.isinf(vel):
+                log.warning("joint command for '%s' ignored: position %s, velocity %s", name, pos, vel)
+                continue
+            k = self.names.index(name)
+            if not math.isnan(pos) and self.velocity_mode[k]:
+                log.warning("joint command for '%s': position ignored, the joint is velocity-controlled", name)
+                pos = float("nan")
+            self.set_targets([name], [pos], [vel])
 
     def set_targets(self, names, positions=None, velocities=None):
         """Override set points by joint name (NaN or None leaves one to the schedule)."""

@@ -160,6 +160,31 @@ def _rpy(q: np.ndarray) -> list[float]:
     return [float(roll), float(pitch), _yaw(q)]
 
 
+class HostRos:
+    """The host's gz topics (clock, joint states, ground truth, commands) bridged to ROS 2."""
+
+    def __init__(self, sim: Simulation, rcfg: dict):
+        from eels_gz.host.topics import HostTopics
+        from eels_gz.ros.interface import RosInterface
+
+        rate = float(rcfg["state_rate"])
+        if not rate > 0:
+            raise ConfigError(f"ros.state_rate must be positive, got {rate}")
+        self.topics = HostTopics(sim, period=max(1, int(round(1.0 / (rate * sim.dt)))))
+        self.interface = RosInterface(sim, rcfg["transport"], rcfg["domain"])
+        self.post_step = self.topics.post_step
+
+    def close(self) -> None:
+        self.interface.close()
+
+
+def start_ros(sim: Simulation, rcfg: dict) -> HostRos | None:
+    """The ROS 2 interface of a run when ``ros.enabled``; checks ``ros.rate``."""
+    if rcfg["rate"] is not None and not rcfg["rate"] > 0:
+        raise ConfigError(f"ros.rate (--rate) must be positive, got {rcfg['rate']}")
+    return HostRos(sim, rcfg) if rcfg["enabled"] else None
+
+
 def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
     """Run a resolved configuration; write log.mcap, summary.json and trajectory.png into out_dir.
 
@@ -174,12 +199,20 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
     rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
     rec.sample()
+    ros = start_ros(sim, cfg["ros"])
+    pace = cfg["ros"]["rate"]
     status, error = "ok", None
     wall0 = time.perf_counter()
     done = 0
     try:
         for k in range(1, n_steps + 1):
             sim.step()
+            if ros is not None:
+                ros.post_step()
+            if pace:
+                ahead = sim.time / pace - (time.perf_counter() - wall0)
+                if ahead > 0.001:  # sleep in slices of 1 ms or more
+                    time.sleep(ahead)
             if k % every == 0:
                 rec.sample()
             if progress is not None and (k % 1000 == 0 or k == n_steps):
@@ -190,6 +223,8 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     finally:
         wall = time.perf_counter() - wall0
         rec.close()
+        if ros is not None:
+            ros.close()
     summary = _summary(sim, rec, prep, wall, status, error, out, cfg)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     if error is not None:

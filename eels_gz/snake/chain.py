@@ -293,7 +293,8 @@ class SnakeChain:
         link = f"module_{self.n_modules}_shell"
         cyl = [c for c in self.cylinders if c.link == link]
         if not cyl:
-            raise DescriptionError(f"{self.source}: link '{link}' has no collision cylinder to find the robot's front end")
+            raise DescriptionError(f"{self.source}: link '{link}' has no collision cylinder to find the robot's "
+                                   "front end")
         c = cyl[0]
         ends = [c.pose[:3, 3] + s * 0.5 * c.length * c.pose[:3, 2] for s in (-1.0, 1.0)]
         return max(ends, key=lambda p: p[0])

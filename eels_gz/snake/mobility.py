@@ -49,7 +49,8 @@ def axis_gravity_angle(R_world_body: np.ndarray, gravity: np.ndarray, axis=(1.0,
     R = np.asarray(R_world_body, float)
     g = np.asarray(gravity, float)
     if R.shape != (3, 3) or g.shape != (3,) or not (np.isfinite(R).all() and np.isfinite(g).all()):
-        raise SnakeModelError(f"mobility: expected a finite 3x3 rotation and gravity 3-vector, got {R.shape}, {g.shape}")
+        raise SnakeModelError(f"mobility: expected a finite 3x3 rotation and gravity 3-vector, got {R.shape}, "
+                              f"{g.shape}")
     gn = float(np.linalg.norm(g))
     if gn == 0.0:
         return math.nan

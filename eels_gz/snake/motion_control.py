@@ -211,7 +211,8 @@ class ScrewMotionController:
         m = self.basis.shape[1]
         ok = cond <= self.condition_max
         if not ok:
-            what = "rank deficient" if math.isinf(cond) else f"ill-conditioned (condition {cond:.3g} > {self.condition_max:.3g})"
+            what = "rank deficient" if math.isinf(cond) else \
+                f"ill-conditioned (condition {cond:.3g} > {self.condition_max:.3g})"
             message = (f"motion control: the {len(contact)} screw(s) in contact give a constraint matrix of rank "
                        f"{rank} for {m} commanded twist directions, {what}: the contact set cannot drive the "
                        "commanded motion (pencil-like shape or too few contacts); screws stopped")

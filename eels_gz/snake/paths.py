@@ -111,7 +111,8 @@ class HelixPath(Path3):
 
     def point(self, s: float) -> np.ndarray:
         phi = float(s) / self.c
-        return self.center + self.radius * (math.cos(phi) * self.e1 + math.sin(phi) * self.e2) + self.h * phi * self.axis
+        radial = math.cos(phi) * self.e1 + math.sin(phi) * self.e2
+        return self.center + self.radius * radial + self.h * phi * self.axis
 
 
 def chord_points(path: Path3, s0: float, lengths: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:

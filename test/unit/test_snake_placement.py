@@ -5,7 +5,6 @@ shapes, and the settling monitor's convergence and timeout reports."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest

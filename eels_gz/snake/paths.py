@@ -26,6 +26,10 @@ class Path3:
     def point(self, s: float) -> np.ndarray:
         raise NotImplementedError
 
+    def points(self, s: np.ndarray) -> np.ndarray:
+        """Points (k, 3) at arc lengths ``s`` (k,); subclasses may vectorize."""
+        return np.array([self.point(x) for x in np.asarray(s, float)])
+
     def tangent(self, s: float, h: float = 1e-6) -> np.ndarray:
         """Unit tangent at ``s`` (central difference, one-sided at the ends)."""
         a, b = max(0.0, s - h), min(self.length, s + h)
@@ -37,7 +41,7 @@ class Path3:
         sampling, then a bounded 1D refinement around the best sample."""
         p = np.asarray(p, float)
         s = np.linspace(0.0, self.length, samples)
-        d = np.array([np.linalg.norm(self.point(x) - p) for x in s])
+        d = np.linalg.norm(self.points(s) - p, axis=1)
         k = int(np.argmin(d))
         lo, hi = s[max(k - 1, 0)], s[min(k + 1, samples - 1)]
         res = minimize_scalar(lambda x: float(np.sum((self.point(x) - p) ** 2)), bounds=(lo, hi),
@@ -108,6 +112,10 @@ class HelixPath(Path3):
         self.radius, self.pitch, self.length = float(radius), float(pitch), float(length)
         self.h = self.pitch / (2.0 * math.pi)
         self.c = math.hypot(self.radius, self.h)
+
+    def points(self, s: np.ndarray) -> np.ndarray:
+        phi = np.asarray(s, float)[:, None] / self.c
+        return self.center + self.radius * (np.cos(phi) * self.e1 + np.sin(phi) * self.e2) + self.h * phi * self.axis
 
     def point(self, s: float) -> np.ndarray:
         phi = float(s) / self.c

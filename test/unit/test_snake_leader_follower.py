@@ -90,6 +90,8 @@ def test_chord_points_and_closest():
     sc, q, d = path.closest(np.array([0.3, -0.4, 0.0]))
     assert (sc, d) == (pytest.approx(0.3), pytest.approx(0.4))
     helix = HelixPath(1.0, 0.0, 5.0)
+    ss = np.linspace(0.0, 5.0, 7)
+    np.testing.assert_allclose(helix.points(ss), [helix.point(x) for x in ss], atol=1e-15)
     sc, q, d = helix.closest(np.array([0.0, 3.0, 0.0]))  # nearest: phi = pi/2 at distance 2
     assert sc == pytest.approx(math.pi / 2, abs=1e-8) and d == pytest.approx(2.0, abs=1e-12)
 

@@ -1,6 +1,6 @@
 """plugins_py/screw_contact.py in the embedded host: wiring, rest on ice,
-the double-counting switch and bad input. (Propulsion against the closed-form
-advance is issue 5's open part; see the README.)
+the double-counting switch and bad input. Propulsion against the closed-form
+advance is in test/scenarios/test_screw_propulsion.py.
 
 Rig: eels_concept with two modules (counter-rotating screw pairs), bend and
 twist held by joint control."""

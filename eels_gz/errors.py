@@ -61,6 +61,16 @@ class CalibrationError(EelsError):
     """A friction-calibration data file is malformed or cannot identify the parameters."""
 
 
+class RoverError(ConfigError, ValueError):
+    """Bad rover input: a wheel set, steering limits, drive mode, command or
+    placement request; the message names the wheel, mode or value and what was
+    expected."""
+
+
+class PlacementError(RoverError):
+    """No rover pose puts every wheel on the terrain within the joint limits."""
+
+
 class SnakeModelError(EelsError, ValueError):
     """Inputs to a snake locomotion model (chain, gait, controller, placement) are
     inconsistent; the message names the joint, link, screw or parameter."""

@@ -178,6 +178,18 @@ class HostRos:
         self.interface.close()
 
 
+def start_sensors(sim: Simulation, scfg: dict, mcap=None):
+    """The robot's simulated sensors (eels_gz.host.sensors) when ``sensors.enabled``, logged to ``mcap``."""
+    if not scfg["enabled"] or sim.robot_skeleton is None or not sim.sensor_specs:
+        return None
+    from eels_gz.host.sensors import HostSensors, log_sensors
+
+    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]))
+    if mcap is not None:
+        log_sensors(sensors, mcap)
+    return sensors
+
+
 def start_ros(sim: Simulation, rcfg: dict) -> HostRos | None:
     """The ROS 2 interface of a run when ``ros.enabled``; checks ``ros.rate``."""
     if rcfg["rate"] is not None and not rcfg["rate"] > 0:
@@ -199,6 +211,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
     rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
     rec.sample()
+    sensors = start_sensors(sim, cfg["sensors"], rec.log)
     ros = start_ros(sim, cfg["ros"])
     pace = cfg["ros"]["rate"]
     status, error = "ok", None
@@ -207,6 +220,8 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     try:
         for k in range(1, n_steps + 1):
             sim.step()
+            if sensors is not None:
+                sensors.post_step()
             if ros is not None:
                 ros.post_step()
             if pace:

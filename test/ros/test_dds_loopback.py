@@ -17,6 +17,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.host.runner import prepare
+from eels_gz.host.sensors import HostSensors
 from eels_gz.host.topics import HostTopics, robot_joints
 from eels_gz.ros.interface import RosInterface
 
@@ -37,13 +38,15 @@ def start_listener(domain: int, seconds: float, topics: dict[str, str]) -> subpr
     return proc
 
 
-def run_until_done(sim, topics: HostTopics, proc: subprocess.Popen, budget_s: float) -> dict:
+def run_until_done(sim, topics: HostTopics, proc: subprocess.Popen, budget_s: float, sensors=None) -> dict:
     """Step the host (paced at about real time, as a ROS consumer would see it) until the listener reports."""
     end = time.monotonic() + budget_s
     while proc.poll() is None and time.monotonic() < end:
         for _ in range(10):
             sim.step()
             topics.post_step()
+            if sensors is not None:
+                sensors.post_step()
         time.sleep(0.005)
     out, err = proc.communicate(timeout=budget_s)
     assert proc.returncode == 0, err
@@ -57,18 +60,34 @@ def eels_1_5():
     return prepare(cfg).sim
 
 
-def test_listener_receives_joint_states_and_clock(eels_1_5):
+def test_listener_receives_joint_states_clock_wrenches_and_imu(eels_1_5):
     sim = eels_1_5
     names, _ = robot_joints(sim.robot_skeleton)
     topics = HostTopics(sim, period=5)
+    sensors = HostSensors(sim, noise=False)
+    fts = [n for _, n, kind, _ in sim.sensor_specs if kind == "force_torque"]
+    assert len(fts) == 3  # EELS 1.5 carries three force-torque sensors
+    robot = sim.robot_skeleton.getName()
+    wanted = {"/joint_states": "joint_states", "/clock": "clock", "/imu": "imu"}
+    wanted.update({f"/{robot}/fts/{n}/wrench": "wrench" for n in fts})
     domain = domain_id()
     ros = RosInterface(sim, "dds", domain)
     try:
         assert ros.kind == "dds"
-        proc = start_listener(domain, 15.0, {"/joint_states": "joint_states", "/clock": "clock"})
-        got = run_until_done(sim, topics, proc, 20.0)
+        proc = start_listener(domain, 15.0, wanted)
+        got = run_until_done(sim, topics, proc, 20.0, sensors)
     finally:
         ros.close()
+    g = -sim.world.getGravity()[2]
+    for n in fts:
+        w = got[f"/{robot}/fts/{n}/wrench"]
+        assert w[-1]["count"] >= 3, got
+        assert w[0]["frame"] == f"{n}_link"
+        assert max(abs(v) for v in w[-2]["force"]) > 0.1  # resting on the ice loads every joint (values: test_hang)
+    imu = got["/imu"]
+    assert imu[-1]["count"] >= 3 and imu[0]["frame"] == "imu"
+    # lying on the ice, noise off: the accelerometer reads +g along the world vertical (within contact jitter)
+    assert sum(a * a for a in imu[0]["acc"]) ** 0.5 == pytest.approx(g, rel=0.02)
     js, clock = got["/joint_states"], got["/clock"]
     assert js[-1]["count"] >= 3 and clock[-1]["count"] >= 3, got
     assert js[0]["names"] == names and len(names) == sim.robot_skeleton.getNumDofs() - 6

@@ -1,0 +1,308 @@
+"""The Gazebo sensors of the robot's description, simulated in the host.
+
+Reads the ``<sensor>`` elements of the ``<gazebo reference>`` blocks (the
+optimizer has re-pointed them to bodies and composed their ``<pose>``) and
+publishes on the host's gz topics at each sensor's ``<update_rate>``:
+
+- ``force_torque`` on a preserved weld joint: the joint's wrench from DART
+  (``BodyNode.getBodyForce`` of the child: the spatial force the parent
+  transmits to the child through the joint, in the child frame, about its
+  origin, constraint impulses included). ``<frame>`` child|sensor|parent and
+  ``<measure_direction>`` parent_to_child|child_to_parent as SDF defines
+  them; gz.msgs.Wrench on ``<topic>`` or ``/<robot>/fts/<sensor>/wrench``;
+  noise-free unless ``<force><x><noise>`` ... is given;
+- ``imu``: angular velocity and specific force of the sensor point in the
+  sensor frame, orientation in the world, per-axis Gaussian noise/bias from
+  ``<imu><angular_velocity|linear_acceleration><x|y|z><noise>``;
+  gz.msgs.IMU on ``<topic>`` (default ``/imu``);
+- ``gpu_lidar`` (and ``lidar``): ``<scan>`` grid or a beam pattern file
+  (``<eels_pattern_file>``), cast against the world's terrain field and the
+  robot's own box/sphere/cylinder shapes (not those of the body carrying the
+  sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
+  ``<topic>/points``.
+
+Cameras are not simulated (logged once).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from eels_gz.errors import DescriptionError
+from eels_gz.host import msgs, transport
+from eels_gz.host.gzmath import Pose3d, matrix_to_quat
+from eels_gz.sensors.force_torque import wrench_in_frame
+from eels_gz.sensors.imu import imu_reading
+from eels_gz.sensors.lidar import Shape, cast, grid_pattern, load_pattern
+from eels_gz.sensors.noise import GaussianNoise, NoiseModel
+
+log = logging.getLogger(__name__)
+AXES = ("x", "y", "z")
+
+
+def _text(el, path: str, default=None):
+    node = el.find(path)
+    if node is None or node.text is None:
+        return default
+    return node.text.strip()
+
+
+def _float(el, path: str, default: float | None, where: str) -> float:
+    text = _text(el, path)
+    if text is None:
+        if default is None:
+            raise DescriptionError(f"{where}: <{path}> is required")
+        return default
+    try:
+        return float(text)
+    except ValueError:
+        raise DescriptionError(f"{where}: <{path}> must be a number, got '{text}'") from None
+
+
+def _noise(el, path: str, where: str) -> GaussianNoise:
+    node = el.find(path)
+    if node is None:
+        return GaussianNoise()
+    kind = node.get("type", "gaussian")
+    if kind not in ("gaussian", "none"):
+        raise DescriptionError(f"{where}: <{path} type='{kind}'>: the host supports gaussian noise")
+    if kind == "none":
+        return GaussianNoise()
+    vals = [_float(node, k, 0.0, where) for k in ("mean", "stddev", "bias_mean", "bias_stddev")]
+    return GaussianNoise(*vals)
+
+
+def _pose(el, where: str) -> np.ndarray:
+    text = _text(el, "pose")
+    if not text:
+        return np.eye(4)
+    try:
+        v = [float(x) for x in text.split()]
+    except ValueError:
+        raise DescriptionError(f"{where}: <pose> '{text}' is not 6 numbers") from None
+    if len(v) != 6:
+        raise DescriptionError(f"{where}: <pose> '{text}' is not 6 numbers")
+    return Pose3d(*v).to_matrix()
+
+
+def _header(msg, t_ns: int, frame: str) -> None:
+    msg.header.stamp.sec, msg.header.stamp.nsec = divmod(t_ns, 1_000_000_000)
+    msgs.set_frame_id(msg.header, frame)
+
+
+class _Sensor:
+    def __init__(self, sim, name: str, el, where: str):
+        self.sim, self.name, self.where = sim, name, where
+        rate = _float(el, "update_rate", 0.0, where)
+        if rate < 0:
+            raise DescriptionError(f"{where}: <update_rate> must be >= 0, got {rate}")
+        # 0 means every step, as in Gazebo
+        self.period = 1 if rate == 0 else max(1, int(round(1.0 / (rate * sim.dt))))
+
+    def due(self) -> bool:
+        return self.sim.iterations % self.period == 0
+
+
+class ForceTorque(_Sensor):
+    def __init__(self, sim, name, el, where, joint_name: str, robot: str, node, rng, noise: bool):
+        super().__init__(sim, name, el, where)
+        joint = sim.robot_skeleton.getJoint(joint_name)
+        if joint is None:
+            raise DescriptionError(f"{where}: force_torque sensor '{name}' is on '{joint_name}', which is not a "
+                                   "joint of the simulated robot (the optimizer keeps sensor joints; was it "
+                                   "switched off for a description without <preserveFixedJoint>?)")
+        self.joint = joint
+        self.child = joint.getChildBodyNode()
+        self.frame = _text(el, "force_torque/frame", "child")
+        if self.frame not in ("child", "sensor", "parent"):
+            raise DescriptionError(f"{where}: <force_torque><frame> must be child, sensor or parent, got '{self.frame}'")
+        direction = _text(el, "force_torque/measure_direction", "child_to_parent")
+        if direction not in ("child_to_parent", "parent_to_child"):
+            raise DescriptionError(f"{where}: <force_torque><measure_direction> must be child_to_parent or "
+                                   f"parent_to_child, got '{direction}'")
+        self.sign = 1.0 if direction == "parent_to_child" else -1.0
+        self.T_child_sensor = _pose(el, where)
+        self.topic = "/" + (_text(el, "topic") or f"{robot}/fts/{name}/wrench").lstrip("/")
+        self.frame_id = self.child.getName() if self.frame != "parent" else joint.getParentBodyNode().getName()
+        self.pub = node.advertise(self.topic, msgs.Wrench)
+        self.noise_f = NoiseModel(tuple(_noise(el, f"force_torque/force/{a}/noise", where) for a in AXES), rng)
+        self.noise_t = NoiseModel(tuple(_noise(el, f"force_torque/torque/{a}/noise", where) for a in AXES), rng)
+        if not noise:
+            self.noise_f.enabled = self.noise_t.enabled = False
+
+    def measure(self) -> tuple[np.ndarray, np.ndarray]:
+        """(force N, torque N m) in the sensor's reporting frame, per measure_direction."""
+        F = np.asarray(self.child.getBodyForce(), dtype=float)  # [torque, force], child frame, parent -> child
+        torque, force = self.sign * F[:3], self.sign * F[3:]
+        if self.frame == "sensor":
+            force, torque = wrench_in_frame(force, torque, self.T_child_sensor)
+        elif self.frame == "parent":
+            T_parent_child = self.joint.getTransformFromParentBodyNode().matrix() @ \
+                self.joint.getTransformFromChildBodyNode().inverse().matrix()
+            force, torque = wrench_in_frame(force, torque, np.linalg.inv(T_parent_child))
+        return self.noise_f.apply(force), self.noise_t.apply(torque)
+
+    def publish(self, t_ns: int) -> None:
+        f, m = self.measure()
+        msg = msgs.Wrench()
+        _header(msg, t_ns, self.frame_id)
+        msg.force.x, msg.force.y, msg.force.z = f.tolist()
+        msg.torque.x, msg.torque.y, msg.torque.z = m.tolist()
+        self.pub.publish(msg)
+
+
+class Imu(_Sensor):
+    def __init__(self, sim, name, el, where, body, T_body_sensor, node, rng, noise: bool):
+        super().__init__(sim, name, el, where)
+        self.body, self.T = body, T_body_sensor
+        self.topic = "/" + (_text(el, "topic") or "imu").lstrip("/")
+        self.pub = node.advertise(self.topic, msgs.IMU)
+        self.gyro = NoiseModel(tuple(_noise(el, f"imu/angular_velocity/{a}/noise", where) for a in AXES), rng)
+        self.acc = NoiseModel(tuple(_noise(el, f"imu/linear_acceleration/{a}/noise", where) for a in AXES), rng)
+        if not noise:
+            self.gyro.enabled = self.acc.enabled = False
+        self.frame_id = name
+
+    def measure(self):
+        """(angular velocity rad/s, specific force m/s^2, quaternion wxyz) of the sensor."""
+        T_ws = self.body.getWorldTransform().matrix() @ self.T
+        offset = self.T[:3, 3]
+        w = np.asarray(self.body.getAngularVelocity(), dtype=float)
+        a = np.asarray(self.body.getLinearAcceleration(offset), dtype=float)
+        gyro, acc = imu_reading(T_ws[:3, :3], w, a, np.asarray(self.sim.world.getGravity(), dtype=float))
+        return self.gyro.apply(gyro), self.acc.apply(acc), matrix_to_quat(T_ws[:3, :3])
+
+    def publish(self, t_ns: int) -> None:
+        gyro, acc, q = self.measure()
+        msg = msgs.IMU(entity_name=self.name)
+        _header(msg, t_ns, self.frame_id)
+        msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = gyro.tolist()
+        msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = acc.tolist()
+        msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z = q.tolist()
+        self.pub.publish(msg)
+
+
+class Lidar(_Sensor):
+    def __init__(self, sim, name, el, where, body, T_body_sensor, node, field):
+        super().__init__(sim, name, el, where)
+        self.body, self.T, self.field = body, T_body_sensor, field
+        rmin, rmax = _float(el, "lidar/range/min", 0.0, where), _float(el, "lidar/range/max", None, where)
+        pattern_file = _text(el, "eels_pattern_file")
+        if pattern_file:
+            self.pattern = load_pattern(pattern_file, rmin, rmax)
+        else:
+            h = [_float(el, f"lidar/scan/horizontal/{k}", d, where) for k, d in
+                 (("samples", 1.0), ("min_angle", 0.0), ("max_angle", 0.0))]
+            v = [_float(el, f"lidar/scan/vertical/{k}", d, where) for k, d in
+                 (("samples", 1.0), ("min_angle", 0.0), ("max_angle", 0.0))]
+            self.pattern = grid_pattern(int(v[0]), int(h[0]), h[1], h[2], v[1], v[2], rmin, rmax)
+        base = (_text(el, "topic") or "lidar").strip("/")
+        self.topic = f"/{base}/points"
+        self.pub = node.advertise(self.topic, msgs.PointCloudPacked)
+        self.shapes_of = [b for b in _bodies(sim.robot_skeleton) if b is not body]
+        self.frame_id = name
+
+    def shapes(self) -> list[Shape]:
+        out = []
+        for b in self.shapes_of:
+            for k in range(b.getNumShapeNodes()):
+                node = b.getShapeNode(k)
+                s = node.getShape()
+                T = node.getWorldTransform().matrix()
+                kind = s.getType()
+                if kind == "BoxShape":
+                    out.append(Shape("box", tuple(np.asarray(s.getSize(), dtype=float)), T))
+                elif kind == "SphereShape":
+                    out.append(Shape("sphere", (float(s.getRadius()),), T))
+                elif kind == "CylinderShape":
+                    out.append(Shape("cylinder", (float(s.getRadius()), float(s.getHeight())), T))
+        return out
+
+    def scan(self):
+        T_ws = self.body.getWorldTransform().matrix() @ self.T
+        return cast(self.pattern, T_ws, self.field, self.shapes())
+
+    def publish(self, t_ns: int) -> None:
+        scan = self.scan()
+        msg = msgs.PointCloudPacked()
+        _header(msg, t_ns, self.frame_id)
+        for k, n in enumerate(("x", "y", "z", "intensity")):
+            msg.field.add(name=n, offset=4 * k, datatype=msgs.FLOAT32, count=1)
+        rows = self.pattern.rows
+        msg.height, msg.width = rows, self.pattern.size // rows
+        msg.point_step, msg.row_step = 16, 16 * msg.width
+        data = np.column_stack([scan.points, scan.intensity]).astype("<f4")
+        msg.data = data.tobytes()
+        msg.is_dense = bool(np.all(np.isfinite(data)))
+        self.pub.publish(msg)
+
+
+def _bodies(skel):
+    return [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())]
+
+
+class HostSensors:
+    """All simulated sensors of the robot; ``post_step()`` after each step publishes those that are due."""
+
+    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None):
+        self.sim = sim
+        self.node = transport.Node(bus=sim.transport)
+        rng = np.random.default_rng(seed)
+        skel = sim.robot_skeleton
+        robot = skel.getName() if skel is not None else ""
+        where = sim.robot_description.source if sim.robot_description is not None else "<robot>"
+        self.sensors: list = []
+        skipped = []
+        for ref, name, kind, el in sim.sensor_specs:
+            here = f"{where}: <gazebo reference='{ref}'><sensor name='{name}'>"
+            if kind == "force_torque":
+                self.sensors.append(ForceTorque(sim, name, el, here, ref, robot, self.node, rng, noise))
+                continue
+            if kind not in ("imu", "gpu_lidar"):
+                skipped.append(f"{name} ({kind})")
+                continue
+            body = skel.getBodyNode(ref)
+            if body is None:
+                raise DescriptionError(f"{here}: '{ref}' is not a body of the simulated robot")
+            T = _pose(el, here)
+            if kind == "imu":
+                self.sensors.append(Imu(sim, name, el, here, body, T, self.node, rng, noise))
+            else:
+                if terrain_field is None:
+                    from eels_gz.terrain.writers import find_terrain_field
+
+                    terrain_field = find_terrain_field(sim.spec)
+                self.sensors.append(Lidar(sim, name, el, here, body, T, self.node, terrain_field))
+        if skipped:
+            log.info("the host does not simulate the sensors %s", ", ".join(skipped))
+
+    @property
+    def topics(self) -> dict[str, str]:
+        """gz topic -> gz message type name of every simulated sensor."""
+        return {s.topic: s.pub.type_name for s in self.sensors}
+
+    def post_step(self) -> None:
+        t_ns = None
+        for s in self.sensors:
+            if s.due():
+                if t_ns is None:
+                    t_ns = int(round(self.sim.time * 1e9))
+                s.publish(t_ns)
+
+
+def log_sensors(sensors: HostSensors, mcap) -> None:
+    """Write every sensor message to an McapLog (eels_gz.ros.mcap_log) as its ROS 2 type, stamped in sim time."""
+    from eels_gz.ros import convert
+
+    node = transport.Node(bus=sensors.sim.transport)
+    for topic, type_name in sensors.topics.items():
+        ros_type, conv = next((r, f) for (r, g), f in convert.GZ_TO_ROS.items() if g == type_name)
+        mcap.channel(topic, ros_type)
+
+        def write(msg, topic=topic, conv=conv):
+            stamp = msg.header.stamp
+            mcap.write(topic, int(stamp.sec) * 1_000_000_000 + int(stamp.nsec), conv(msg))
+
+        node.subscribe(msgs.MESSAGES[type_name.rsplit(".", 1)[-1]], topic, write)

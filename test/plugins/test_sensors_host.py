@@ -1,0 +1,97 @@
+"""The host's simulated sensors (eels_gz.host.sensors) on EELS 1.5 with its
+head: IMU at rest reads +g within its noise; rates from <update_rate>;
+sensor messages go to log.mcap; bad sensor elements are refused with the
+file, sensor and element named."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from lxml import etree
+from mcap.reader import make_reader
+
+from eels_gz import config
+from eels_gz.errors import DescriptionError
+from eels_gz.host import msgs, transport
+from eels_gz.host.runner import prepare, run
+from eels_gz.host.sensors import HostSensors
+
+HEAD = {"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}}, "duration": 0.3}
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return prepare(config.resolve(overrides=HEAD)).sim
+
+
+def _collect(sim, sensors, topic, cls, steps):
+    got = []
+    node = transport.Node(bus=sim.transport)
+    node.subscribe(cls, topic, got.append)
+    for _ in range(steps):
+        sim.step()
+        sensors.post_step()
+    sim.transport.deliver()
+    node.unsubscribe(topic)
+    return got
+
+
+def test_imu_at_rest_reads_plus_g_within_noise(sim):
+    sensors = HostSensors(sim, noise=True, seed=1)
+    (imu,) = [s for s in sensors.sensors if s.name == "imu"]
+    _collect(sim, sensors, "/imu", msgs.IMU, 300)  # settle on the ice
+    got = _collect(sim, sensors, "/imu", msgs.IMU, 500)
+    assert len(got) == 500 // imu.period  # the description's 200 Hz at dt = 1 ms
+    acc = np.array([[m.linear_acceleration.x, m.linear_acceleration.y, m.linear_acceleration.z] for m in got])
+    gyro = np.array([[m.angular_velocity.x, m.angular_velocity.y, m.angular_velocity.z] for m in got])
+    sigma_a = imu.acc.stddev[2]
+    g = -sim.world.getGravity()[2]
+    # the mean of n samples has noise sigma / sqrt(n); 5 of those plus 1e-3 m/s^2 of residual contact motion
+    tol = 5 * sigma_a / np.sqrt(len(acc)) + 1e-3
+    assert np.linalg.norm(acc.mean(axis=0)) == pytest.approx(g, abs=tol)
+    # the spread is the configured noise (the robot is still): within 30 % for 100 samples
+    assert acc[:, 2].std() == pytest.approx(sigma_a, rel=0.3)
+    assert np.abs(gyro.mean(axis=0)).max() < 5 * imu.gyro.stddev[0] / np.sqrt(len(gyro)) + 1e-4
+
+
+def test_sensor_messages_go_to_log_mcap(tmp_path):
+    cfg = config.resolve(overrides={**HEAD, "duration": 0.25, "log": {"plot": False}})
+    run(cfg, tmp_path)
+    with open(tmp_path / "log.mcap", "rb") as f:
+        counts = {}
+        for _, channel, _ in make_reader(f).iter_messages():
+            counts[channel.topic] = counts.get(channel.topic, 0) + 1
+    assert counts["/imu"] >= 40 and counts["/eels_1_5/fts/fts_2/wrench"] >= 20 and counts["/lidar/points"] >= 2
+
+
+def _with(sim, name, path, text):
+    """A copy of the simulation's sensor specs with one element of sensor ``name`` set to ``text``."""
+    specs = []
+    for ref, n, kind, el in sim.sensor_specs:
+        if n == name:
+            el = copy.deepcopy(el)
+            node = el
+            for part in path.split("/"):
+                child = node.find(part)
+                node = child if child is not None else etree.SubElement(node, part)
+            node.text = text
+        specs.append((ref, n, kind, el))
+    return specs
+
+
+@pytest.mark.parametrize("name, path, text, match", [
+    ("imu", "update_rate", "-5", "<update_rate> must be >= 0"),
+    ("imu", "update_rate", "fast", "<update_rate> must be a number"),
+    ("fts_2", "force_torque/frame", "world", "<frame> must be child, sensor or parent"),
+    ("fts_2", "force_torque/measure_direction", "up", "measure_direction"),
+    ("lidar", "lidar/range/max", "0.01", "range limits"),
+    ("lidar", "pose", "1 2 3", "<pose> '1 2 3' is not 6 numbers"),
+])
+def test_bad_sensor_elements(sim, monkeypatch, name, path, text, match):
+    monkeypatch.setattr(sim, "sensor_specs", _with(sim, name, path, text))
+    with pytest.raises(Exception, match=match) as info:
+        HostSensors(sim)
+    assert isinstance(info.value, (DescriptionError,)) or "range limits" in str(info.value)
+    assert name in str(info.value) or "range limits" in str(info.value)

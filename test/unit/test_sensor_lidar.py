@@ -1,0 +1,126 @@
+"""Lidar model (eels_gz.sensors.lidar) against closed forms: a downward grid
+over ice_plane's terrain field returns points on the plane at range
+h / sin(depression) within 1 mm; a user pattern file's origins and
+directions are honoured; shapes are hit at their faces; the diffuse
+intensity is cos(incidence); bad patterns are refused with the reason."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from eels_gz import registry
+from eels_gz.errors import ConfigError
+from eels_gz.sensors.imu import imu_reading
+from eels_gz.sensors.lidar import Shape, cast, diffuse_intensity, grid_pattern, load_pattern
+from eels_gz.terrain.writers import find_terrain_field
+
+RANGE_TOL = 1e-3  # m, the issue's 1 mm
+
+
+@pytest.fixture(scope="module")
+def ice_field():
+    return find_terrain_field(registry.world_path("ice_plane"))
+
+
+def _pose(x, y, z, R=np.eye(3)):
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = R, (x, y, z)
+    return T
+
+
+def test_downward_grid_on_ice_plane(ice_field):
+    x, y, h = 0.3, -0.2, 1.3
+    gap = float(ice_field.query(np.array([[x, y, h]]))[0][0])  # exact height above the plane
+    pat = grid_pattern(8, 24, -math.pi, math.pi, -math.pi / 2, -math.pi / 8, 0.05, 20.0)
+    scan = cast(pat, _pose(x, y, h), ice_field)
+    depression = -np.arcsin(pat.directions[:, 2])
+    expected = gap / np.sin(depression)
+    assert np.all(np.isfinite(scan.ranges))
+    assert np.max(np.abs(scan.ranges - expected)) < RANGE_TOL
+    world_z = h + scan.points[:, 2]
+    assert np.max(np.abs(world_z - (h - gap))) < RANGE_TOL
+    # beams above the horizon return nothing
+    up = cast(grid_pattern(2, 4, -1, 1, 0.1, 0.5, 0.05, 20.0), _pose(x, y, h), ice_field)
+    assert np.all(np.isnan(up.ranges)) and np.all(np.isnan(up.intensity))
+
+
+def test_range_limits(ice_field):
+    h = float(ice_field.query(np.array([[0.0, 0.0, 2.0]]))[0][0])
+    pat = grid_pattern(1, 1, 0, 0, -math.pi / 2, -math.pi / 2, 0.05, 0.5 * h)  # the ground is beyond range_max
+    assert np.isnan(cast(pat, _pose(0, 0, 2.0), ice_field).ranges[0])
+
+
+def test_user_pattern_file_is_honoured(tmp_path, ice_field):
+    beams = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, -1.0],
+                      [0.1, 0.2, 0.3, 0.0, 0.0, -2.0],     # not normalized in the file
+                      [-0.2, 0.0, -0.1, 1.0, 0.0, -1.0]])
+    f = tmp_path / "unit.csv"
+    f.write_text("# ox, oy, oz, dx, dy, dz\n" + "\n".join(",".join(map(str, b)) for b in beams))
+    pat = load_pattern(f, 0.0, 50.0)
+    h = 1.0
+    gap = float(ice_field.query(np.array([[0.0, 0.0, h]]))[0][0])
+    scan = cast(pat, _pose(0, 0, h), ice_field)
+    d = beams[:, 3:] / np.linalg.norm(beams[:, 3:], axis=1, keepdims=True)
+    expected = (gap + beams[:, 2]) / -d[:, 2]
+    assert np.max(np.abs(scan.ranges - expected)) < RANGE_TOL
+    assert np.allclose(scan.points, beams[:, :3] + expected[:, None] * d, atol=RANGE_TOL)
+    np.save(tmp_path / "unit.npy", beams)
+    assert np.allclose(load_pattern(tmp_path / "unit.npy", 0.0, 50.0).directions, d)
+
+
+@pytest.mark.parametrize("shape, expected", [
+    (Shape("box", (0.2, 1.0, 1.0), _pose(2.0, 0, 0)), 1.9),
+    (Shape("sphere", (0.5,), _pose(3.0, 0, 0)), 2.5),
+    (Shape("cylinder", (0.25, 2.0), _pose(1.0, 0, 0)), 0.75),  # side of a z-axis cylinder
+    # the same cylinder lying along x: the beam enters through its cap at x = 1.5 - 1.0 / 2
+    (Shape("cylinder", (0.25, 1.0), _pose(1.5, 0, 0, np.array([[0, 0, 1], [0, 1, 0], [-1, 0, 0]]))), 1.0),
+])
+def test_shapes_are_hit_at_their_faces(shape, expected):
+    pat = grid_pattern(1, 1, 0, 0, 0, 0, 0.0, 10.0)  # one beam along +x
+    scan = cast(pat, np.eye(4), None, [shape])
+    assert scan.ranges[0] == pytest.approx(expected, abs=1e-9)
+    assert scan.intensity[0] == pytest.approx(1.0, abs=1e-9)  # normal incidence
+
+
+def test_diffuse_intensity_is_cosine():
+    n = np.array([[0.0, 0.0, 1.0]] * 3)
+    d = np.array([[0, 0, -1.0], [math.sin(math.pi / 3), 0, -math.cos(math.pi / 3)], [1.0, 0, 0]])
+    assert np.allclose(diffuse_intensity(n, d, albedo=0.8), [0.8, 0.4, 0.0])
+
+
+@pytest.mark.parametrize("text, match", [
+    ("0 0 0 1 0\n", "one beam per row"),
+    ("0 0 0 0 0 0\n", "beam 0 has a zero direction"),
+    ("0 0 0 1 0 0\n0 0 nan 1 0 0\n", "beam 1 is not finite"),
+    ("a b c d e f\n", "cannot read"),
+])
+def test_bad_pattern_files(tmp_path, text, match):
+    f = tmp_path / "bad.csv"
+    f.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_pattern(f, 0.0, 10.0)
+
+
+def test_bad_grid_and_ranges():
+    with pytest.raises(ConfigError, match="range limits"):
+        grid_pattern(1, 1, 0, 0, 0, 0, 5.0, 1.0)
+    with pytest.raises(ConfigError, match="horizontal samples"):
+        grid_pattern(1, 0, 0, 0, 0, 0, 0.0, 1.0)
+    with pytest.raises(ConfigError, match="vertical max_angle"):
+        grid_pattern(2, 1, 0, 0, 0.5, -0.5, 0.0, 1.0)
+
+
+def test_imu_reading_at_rest_and_rotated():
+    g = np.array([0.0, 0.0, -9.81])
+    w, f = imu_reading(np.eye(3), np.zeros(3), np.zeros(3), g)
+    assert np.allclose(f, [0, 0, 9.81]) and np.allclose(w, 0)
+    # rolled -90 deg about x: the sensor's y axis (R's second column) points up, so +g reads on y
+    R = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]], dtype=float)
+    _, f = imu_reading(R, np.zeros(3), np.zeros(3), g)
+    assert np.allclose(f, [0, 9.81, 0])
+    # free fall reads zero specific force
+    _, f = imu_reading(np.eye(3), np.zeros(3), g, g)
+    assert np.allclose(f, 0)

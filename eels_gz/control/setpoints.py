@@ -39,7 +39,7 @@ import yaml
 
 from eels_gz.errors import ConfigError
 
-SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params"}
+SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers"}  # tethers: eels_gz/host/tethers.py
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
 

@@ -86,6 +86,11 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     sim = Simulation(world, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
                      dt=phys["dt"], collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"])
+    if scenario is not None and scenario.get("tethers"):
+        from eels_gz.host.tethers import TetherSet, parse_tethers
+
+        where = scenario_file or str(cfg["scenario"]["name"])
+        sim.add_pre_update(TetherSet(sim, parse_tethers(scenario["tethers"], where), where).pre_update)
     settings = {
         "config": cfg,
         "resolved": {

@@ -266,6 +266,10 @@ class Simulation:
         T = body.getWorldTransform().matrix()
         return T @ frame.pose if frame else T
 
+    def add_pre_update(self, callback) -> None:
+        """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features such as tethers)."""
+        self._pre.append(callback)
+
     # --- stepping -------------------------------------------------------------
     @property
     def time(self) -> float:

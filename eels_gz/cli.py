@@ -157,6 +157,58 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
         _fail(exc)
 
 
+@main.command()
+@click.option("--robot", help="Robot registry name (an EELS robot), e.g. eels_1_0_front_only.")
+@click.option("--n-modules", "n_modules", type=str, help="Number of modules (default: the variant's).")
+@click.option("--world", help="World registry name or SDF world file.")
+@click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse.")
+@click.option("--duration", type=float, help="Simulated seconds (default: the scenario's).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
+              help="Output folder: stock/, screw/, compare.json, compare.png.")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
+def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, sets, as_json):
+    """Run one scenario under stock and under screw contact and compare the tail pose."""
+    from eels_gz.compare import compare as run_compare
+
+    overrides: dict = {}
+    if robot is not None:
+        overrides.setdefault("robot", {})["name"] = robot
+    if n_modules is not None:
+        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
+    for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
+        if value is not None:
+            overrides[key] = value
+    try:
+        cfg = configuration.resolve(config_file, overrides, sets)
+        with click.progressbar(length=2, label="stock + screw", file=sys.stderr, show_eta=True) as bar:
+            totals: dict = {}
+
+            def progress(model: str, delta: int, total: int) -> None:
+                totals[model] = total
+                bar.length = 2 * total
+                bar.update(delta)
+
+            result = run_compare(cfg, out_dir, progress)
+    except SimulationDiverged as exc:
+        click.echo(f"eels-gz: simulation diverged: {exc}", err=True)
+        sys.exit(3)
+    except EelsError as exc:
+        _fail(exc)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    for model, m in result["models"].items():
+        p = m["final_pose"]
+        click.echo(f"{model:5s}: final tail x={p['x']:.4f} m y={p['y']:.4f} m yaw={p['yaw']:.4f} rad, "
+                   f"path {m['path_length']:.3f} m, real-time factor {m['real_time_factor']:.2f}")
+    d = result["difference"]
+    click.echo("screw - stock: " + ", ".join(f"{k} max {d[k]['max']:.4f} rms {d[k]['rms']:.4f}" for k in ("x", "y", "yaw")))
+    for name, path in result["files"].items():
+        click.echo(f"{name}: {path}")
+
+
 from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)
 main.add_command(world)
 

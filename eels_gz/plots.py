@@ -37,3 +37,29 @@ def trajectory(path: str | Path, t: np.ndarray, xyz: np.ndarray, yaw: np.ndarray
     fig.suptitle(title)
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def comparison(path: str | Path, t: np.ndarray, poses: dict[str, np.ndarray], title: str) -> None:
+    """EELS-DARTS Fig. 14 layout: tail x, y and yaw against time for each
+    model (left) and the difference of the second minus the first (right)."""
+    (name_a, a), (name_b, b) = list(poses.items())[:2]
+    fig, axes = plt.subplots(3, 2, figsize=(11, 7), sharex=True, constrained_layout=True)
+    labels = ("x [m]", "y [m]", "yaw [rad]")
+    for row, label in enumerate(labels):
+        left, right = axes[row]
+        left.plot(t, a[:, row], "--", lw=1.4, label=name_a)
+        left.plot(t, b[:, row], lw=1.4, label=name_b)
+        left.set_ylabel(label)
+        right.plot(t, b[:, row] - a[:, row], color="tab:red", lw=1.2)
+        right.axhline(0.0, color="k", lw=0.6)
+        right.set_ylabel(f"{name_b} - {name_a}, {label}")
+        for ax in (left, right):
+            ax.grid(True, alpha=0.3)
+    axes[0, 0].legend(loc="best")
+    axes[0, 0].set_title("tail pose")
+    axes[0, 1].set_title("difference")
+    for ax in axes[2]:
+        ax.set_xlabel("simulated time [s]")
+    fig.suptitle(title)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,121 @@
+"""``eels-gz compare``: one scenario under stock and under screw contact.
+
+The EELS-DARTS §4.2 validation compares the tail's planar pose (x, y, yaw)
+of a 45 s screw-driven traverse between simulation and VICON (Fig. 14). Here
+the same set-point profile runs twice in the embedded host, once with the
+engine's isotropic contact (stock Gazebo) and once with the screw-ice model,
+and the tail poses are compared the same way: per-model final pose and path
+length, and the maximum and RMS of the difference (screw - stock) in x, y
+and yaw.
+
+Output folder: ``stock/`` and ``screw/`` (each a full ``eels-gz run``
+folder), ``compare.json`` and ``compare.png`` (Fig. 14 layout: the two
+models' x, y, yaw against time, and their difference).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from mcap.reader import make_reader
+
+from eels_gz import registry
+from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.plots import comparison
+from eels_gz.ros.messages import typestore
+
+log = logging.getLogger(__name__)
+MODELS = ("stock", "screw")
+TAIL_TOPIC = "/ground_truth/odom"
+
+
+def tail_track(mcap_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Times (s) and planar poses (N, 3): x, y (m) and unwrapped yaw (rad) of
+    the base link (the tail) from a run's ``log.mcap``."""
+    store = typestore()
+    t, pose = [], []
+    with open(mcap_path, "rb") as f:
+        for _, channel, message in make_reader(f).iter_messages(topics=[TAIL_TOPIC]):
+            odom = store.deserialize_cdr(message.data, "nav_msgs/msg/Odometry")
+            p, q = odom.pose.pose.position, odom.pose.pose.orientation
+            t.append(message.log_time * 1e-9)
+            pose.append((p.x, p.y, np.arctan2(2 * (q.w * q.z + q.x * q.y), 1 - 2 * (q.y * q.y + q.z * q.z))))
+    if not t:
+        raise ConfigError(f"{mcap_path}: no {TAIL_TOPIC} messages; was the run logged (log.mcap: true)?")
+    pose = np.array(pose)
+    pose[:, 2] = np.unwrap(pose[:, 2])
+    return np.array(t), pose
+
+
+def _model_summary(t: np.ndarray, pose: np.ndarray, run: dict) -> dict:
+    steps = np.diff(pose[:, :2], axis=0)
+    return {
+        "status": run["status"],
+        "sim_time": run["sim_time"],
+        "real_time_factor": run["real_time_factor"],
+        "final_pose": {"x": float(pose[-1, 0]), "y": float(pose[-1, 1]), "yaw": float(pose[-1, 2])},
+        "path_length": float(np.sum(np.hypot(steps[:, 0], steps[:, 1]))),
+        "samples": int(len(t)),
+    }
+
+
+def differences(pose_a: np.ndarray, pose_b: np.ndarray) -> dict:
+    """Max |.| and RMS of ``pose_b - pose_a`` per axis x, y (m) and yaw (rad)."""
+    d = pose_b - pose_a
+    return {axis: {"max": float(np.max(np.abs(d[:, i]))), "rms": float(np.sqrt(np.mean(d[:, i] ** 2)))}
+            for i, axis in enumerate(("x", "y", "yaw"))}
+
+
+def compare(cfg: dict, out_dir: str | Path,
+            progress: Callable[[str, int, int], None] | None = None) -> dict:
+    """Run ``cfg`` under both contact models; write and return compare.json."""
+    from eels_gz.host.runner import run
+
+    entry = registry.robot(cfg["robot"]["name"])
+    if entry.family != "eels":
+        raise ConfigError(f"compare runs the screw contact model, which applies to EELS robots only, "
+                          f"not '{entry.name}' (a {entry.family})")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not cfg["log"]["mcap"]:
+        raise ConfigError("compare reads the tail pose from log.mcap; log.mcap must be true")
+    runs, tracks = {}, {}
+    for model in MODELS:
+        mcfg = copy.deepcopy(cfg)
+        mcfg["contact"]["model"] = model
+        step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
+        try:
+            runs[model] = run(mcfg, out / model, step)
+        except SimulationDiverged:
+            log.error("the %s contact run diverged; its log up to the last good state is in %s", model, out / model)
+            raise
+        tracks[model] = tail_track(out / model / "log.mcap")
+    (t0, p0), (t1, p1) = tracks["stock"], tracks["screw"]
+    n = min(len(t0), len(t1))
+    if not np.allclose(t0[:n], t1[:n], atol=1e-9):
+        raise ConfigError("the two runs logged at different times; cannot compare them sample by sample")
+    t, p0, p1 = t0[:n], p0[:n], p1[:n]
+    png = out / "compare.png"
+    resolved = runs["screw"]["settings"]["resolved"]
+    title = (f"{cfg['robot']['name']} on {Path(resolved['world_file']).stem}"
+             + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"].get("name") else ""))
+    comparison(png, t, {"stock": p0, "screw": p1}, title)
+    result = {
+        "robot": cfg["robot"]["name"],
+        "world": cfg["world"],
+        "scenario": cfg["scenario"],
+        "duration": resolved["duration"],
+        "dt": resolved["dt"],
+        "tail_link": "base_link",
+        "models": {m: _model_summary(*tracks[m], runs[m]) for m in MODELS},
+        "difference": {"of": "screw - stock", **differences(p0, p1)},
+        "files": {"json": str(out / "compare.json"), "plot": str(png),
+                  **{f"{m}_run": str(out / m) for m in MODELS}},
+    }
+    (out / "compare.json").write_text(json.dumps(result, indent=2))
+    return result

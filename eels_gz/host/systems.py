@@ -21,6 +21,7 @@ BUILTIN_SYSTEMS = {
     "gz-sim-physics-system": "physics (the host's DART world)",
     "gz-sim-scene-broadcaster-system": "GUI scene updates (no GUI here)",
     "gz-sim-user-commands-system": "GUI and service commands (no GUI here)",
+    "gz-sim-joint-state-publisher-system": "joint states (eels_gz/host/topics.py publishes /joint_states)",
 }
 
 

@@ -1,0 +1,98 @@
+"""Gazebo mode: EELS or a rover in gz-sim (Harmonic or later) with ROS 2.
+
+Arguments: ``robot`` (a registry name, see README), ``n_modules`` (EELS;
+empty: the variant's), ``world`` (registry name or SDF path), ``contact``
+(screw|stock), ``gui`` (true|false).
+
+Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
+(the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
+the robot from /robot_description) and ros_gz_bridge's ``parameter_bridge``
+with config/bridge.yaml, whose templated force-torque entries are expanded
+per sensor of the description into a temporary file.
+
+Written against the documented launch/launch_ros/ros_gz APIs; not exercised
+in CI (see README, "ROS 2 interface").
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import yaml
+from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+SHARE = Path(__file__).resolve().parent.parent  # the package share (or source) folder
+BRIDGE_FILE = SHARE / "config" / "bridge.yaml"
+ARGS = {
+    "robot": ("eels_1_0_front_only", "robot registry name"),
+    "n_modules": ("", "number of EELS modules (empty: the variant's)"),
+    "world": ("ice_plane", "world registry name or SDF file"),
+    "contact": ("stock", "screw (EELS screw-ice model) or stock (engine contact)"),
+    "gui": ("true", "start the Gazebo GUI"),
+}
+
+
+def _fts_sensors(urdf: str) -> list[tuple[str, str]]:
+    """(joint, sensor name) of every force_torque sensor in a URDF's <gazebo reference> blocks."""
+    from lxml import etree
+
+    root = etree.fromstring(urdf.encode())
+    return [(g.get("reference"), s.get("name")) for g in root.iter("gazebo")
+            for s in g.iter("sensor") if s.get("type") == "force_torque"]
+
+
+def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]]) -> str:
+    """config/bridge.yaml with the {robot}/{sensor} entries expanded; the gz side of a force_torque
+    sensor is gz-sim's default scoped topic /world/W/model/M/joint/J/sensor/S/force_torque."""
+    entries = []
+    for e in yaml.safe_load(BRIDGE_FILE.read_text()):
+        if "{sensor}" in e["ros_topic_name"]:
+            for joint, name in sensors:
+                entries.append(dict(e, ros_topic_name=e["ros_topic_name"].format(robot=robot, sensor=name),
+                                    gz_topic_name=f"/world/{world_name}/model/{robot}/joint/{joint}"
+                                                  f"/sensor/{name}/force_torque"))
+        else:
+            entries.append(e)
+    out = Path(tempfile.mkdtemp(prefix="eels_gz_bridge_")) / "bridge.yaml"
+    out.write_text(yaml.safe_dump(entries, sort_keys=False))
+    return str(out)
+
+
+def _setup(context):
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.host.sdf_world import load_world
+
+    arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
+    entry = registry.robot(arg["robot"])
+    world = registry.world_path(arg["world"])
+    xacro_args = {}
+    if entry.family == "eels":
+        xacro_args = {"contact": arg["contact"], "contact_params": "ice", "world_file": str(world)}
+    description = robot_description(entry, n_modules=int(arg["n_modules"]) if arg["n_modules"] else None,
+                                    xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
+    world_name = load_world(world).name
+    gz_args = f"-r {world}" + ("" if arg["gui"] == "true" else " -s")
+    return [
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource([FindPackageShare("ros_gz_sim"), "/launch/gz_sim.launch.py"]),
+            launch_arguments={"gz_args": gz_args}.items()),
+        Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
+             parameters=[{"robot_description": description.urdf, "use_sim_time": True}]),
+        Node(package="ros_gz_sim", executable="create", output="screen",
+             arguments=["-name", entry.name, "-topic", "robot_description"]),
+        Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
+             parameters=[{"config_file": _bridge_file(entry.name, world_name, _fts_sensors(description.urdf)),
+                          "use_sim_time": True}]),
+    ]
+
+
+def generate_launch_description() -> LaunchDescription:
+    return LaunchDescription([DeclareLaunchArgument(k, default_value=v, description=d) for k, (v, d) in ARGS.items()]
+                             + [OpaqueFunction(function=_setup)])

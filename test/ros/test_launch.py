@@ -1,0 +1,89 @@
+"""Gazebo mode files: launch/sim.launch.py compiles and takes the promised
+arguments; the files it references exist; config/bridge.yaml, the README's
+topic table, the host's gz topics and (when present) the architecture's
+topic table agree."""
+
+from __future__ import annotations
+
+import ast
+import py_compile
+import re
+from pathlib import Path
+
+import pytest
+
+from eels_gz.host import topics
+from eels_gz.ros.bridge import load_bridge
+
+REPO = Path(__file__).resolve().parents[2]
+LAUNCH = REPO / "launch" / "sim.launch.py"
+ARCHITECTURE = Path("/work/shared/ARCHITECTURE.md")
+ROS_TYPE = re.compile(r"^(\w+)/(\w+)")
+
+
+def test_launch_file_compiles_and_declares_the_arguments(tmp_path):
+    py_compile.compile(str(LAUNCH), cfile=str(tmp_path / "sim.pyc"), doraise=True)
+    tree = ast.parse(LAUNCH.read_text())
+    (args,) = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
+               and any(isinstance(t, ast.Name) and t.id == "ARGS" for t in n.targets)]
+    assert [k.value for k in args.keys] == ["robot", "n_modules", "world", "contact", "gui"]
+    text = LAUNCH.read_text()
+    for needed in ("gz_sim.launch.py", "robot_state_publisher", '"create"', "parameter_bridge"):
+        assert needed in text
+
+
+def test_files_the_launch_file_references_exist():
+    text = LAUNCH.read_text()
+    for rel in re.findall(r'SHARE / "(\w+)" / "([\w.]+)"', text):
+        assert (REPO / rel[0] / rel[1]).is_file(), rel
+
+
+def _table(markdown: str) -> set[tuple[str, str, str]]:
+    rows = set()
+    for line in markdown.splitlines():
+        cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("/") and ROS_TYPE.match(cells[1]):
+            rows.add((cells[0], ROS_TYPE.match(cells[1]).group(0), "ROS_TO_GZ" if "ROS →" in cells[2]
+                      else "GZ_TO_ROS"))
+    return rows
+
+
+def _bridge_rows() -> set[tuple[str, str, str]]:
+    rows = set()
+    for e in load_bridge(robot="<robot>", fts_sensors=["<sensor>"]):
+        pkg, _, name = e.ros_type.split("/")
+        rows.add((e.ros_topic, f"{pkg}/{name}", e.direction))
+    return rows
+
+
+def test_bridge_matches_the_readme_table():
+    section = (REPO / "README.md").read_text().split("## ROS 2 interface", 1)[1].split("\n## ", 1)[0]
+    assert _table(section) == _bridge_rows()
+
+
+@pytest.mark.skipif(not ARCHITECTURE.is_file(), reason="the architecture document is not beside this checkout")
+def test_bridge_matches_the_architecture_table():
+    assert _table(ARCHITECTURE.read_text()) == _bridge_rows()
+
+
+def test_host_topics_are_the_bridge_gz_topics():
+    gz = {e.ros_topic: e.gz_topic for e in load_bridge(robot="r", fts_sensors=["s"])}
+    for name in (topics.CLOCK, topics.JOINT_STATES, topics.GROUND_TRUTH, topics.ENABLE_GRAVITY, topics.SET_POSE):
+        assert gz[name] == name
+
+
+def test_bad_bridge_files(tmp_path):
+    from eels_gz.errors import ConfigError
+
+    f = tmp_path / "b.yaml"
+    f.write_text("- ros_topic_name: /x\n  gz_topic_name: /x\n  ros_type_name: std_msgs/msg/Bool\n"
+                 "  gz_type_name: gz.msgs.Boolean\n  direction: SIDEWAYS\n")
+    with pytest.raises(ConfigError, match="direction must be one of"):
+        load_bridge(f)
+    f.write_text("- ros_topic_name: /x\n  gz_topic_name: /x\n  ros_type_name: std_msgs/msg/String\n"
+                 "  gz_type_name: gz.msgs.StringMsg\n  direction: GZ_TO_ROS\n")
+    with pytest.raises(ConfigError, match="no GZ_TO_ROS conversion"):
+        load_bridge(f)
+    f.write_text("{}\n")
+    with pytest.raises(ConfigError, match="expected a list"):
+        load_bridge(f)

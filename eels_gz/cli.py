@@ -209,8 +209,10 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
         click.echo(f"{name}: {path}")
 
 
+from eels_gz.cli_calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)
 from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)
 main.add_command(world)
+main.add_command(calibrate)
 
 if __name__ == "__main__":
     main()

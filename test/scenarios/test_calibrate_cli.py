@@ -1,0 +1,93 @@
+"""`eels-gz calibrate friction` and `calibrate simulate` (issue 5): the
+Fig. 6/7 pipeline from the command line, and the closed loop through drags
+simulated in the host."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from eels_gz.cli import main
+from eels_gz.contact.calibration import synthetic_drags, write_drag_csv
+from eels_gz.contact.params import load_contact_params
+from eels_gz.paths import asset
+
+
+def cli(*args):
+    return CliRunner().invoke(main, ["calibrate", *args])
+
+
+def json_of(res) -> dict:
+    return json.loads(res.output[res.output.index("{"):])
+
+
+@pytest.mark.parametrize("params_override", [{}, {"mu": 0.2, "ev_a": 2.0, "ev_b": 0.06}])
+def test_simulated_drags_recover_the_configured_parameters(tmp_path, params_override):
+    """Drags at 20 v_eps scale friction by 20/sqrt(401) = 0.99875 (the
+    regulator), so mu comes back 0.125 % low and |e_v| (a ratio of two drags
+    at the same speed) exactly; the issue's bound is 5 %, met with room."""
+    params = "ice"
+    if params_override:
+        p = {**yaml.safe_load(asset("config", "contact", "ice.yaml").read_text()), **params_override}
+        params = str(tmp_path / "other.yaml")
+        (tmp_path / "other.yaml").write_text(yaml.safe_dump(p))
+    truth = load_contact_params(params)
+    csv = tmp_path / "drags.csv"
+    res = cli("simulate", "--out", str(csv), "--params", params, "--loads", "2,8,20")
+    assert res.exit_code == 0, res.output
+    fit = json_of(cli("friction", str(csv), "--json"))
+    regulator = 20.0 / (20.0 ** 2 + 1.0) ** 0.5
+    assert fit["mu"] == pytest.approx(truth.mu * regulator, rel=1e-6)
+    assert fit["mu"] == pytest.approx(truth.mu, rel=0.05)
+    assert fit["ev_a"] == pytest.approx(truth.ev_a, rel=1e-6)
+    assert fit["ev_b"] == pytest.approx(truth.ev_b, rel=1e-6)
+    assert fit["r2"] == pytest.approx(1.0, abs=1e-9)
+    assert fit["counts"] == {"parallel": 3, "perpendicular": 3, "perpendicular_loads": 3}
+
+
+def test_friction_cli_on_noisy_synthetic_drags(tmp_path):
+    """1 % noise on 40 drags per load at 6 loads: the standard error of the
+    slope is ~0.3 % of b here; 2 % is the issue's bound."""
+    truth = load_contact_params("ice")
+    samples = synthetic_drags(truth, [20.0, 50.0, 80.0, 110.0, 140.0, 170.0], n=40, noise=0.01, seed=7)
+    csv = write_drag_csv(samples, tmp_path / "drags.csv")
+    res = cli("friction", str(csv), "--json", "--plot", str(tmp_path / "fit.png"))
+    assert res.exit_code == 0, res.output
+    fit = json_of(res)
+    for key in ("mu", "ev_a", "ev_b"):
+        assert fit[key] == pytest.approx(getattr(truth, key), rel=0.02)
+    assert len(fit["residuals"]) == 240 and 0.9 < fit["r2"] <= 1.0
+    assert (tmp_path / "fit.png").stat().st_size > 10_000
+    text = cli("friction", str(csv))
+    assert text.exit_code == 0 and "R^2" in text.output and "residuals" in text.output
+
+
+@pytest.mark.parametrize("text, message", [
+    ("direction,normal_force_N\nparallel,10\n", "missing column(s) drag_force_N"),
+    ("direction,normal_force_N,drag_force_N\nparallel,-10,1.5\nperpendicular,10,6\nperpendicular,20,15\n",
+     "a load must be > 0 N, got -10"),
+    ("direction,normal_force_N,drag_force_N\nparallel,10,1.5\nperpendicular,10,6\nperpendicular,10,7\n",
+     "has a single load level (10 N)"),
+])
+def test_bad_csv_is_named_on_the_command_line(tmp_path, text, message):
+    csv = tmp_path / "bad.csv"
+    csv.write_text(text)
+    res = cli("friction", str(csv))
+    assert res.exit_code == 2
+    assert str(csv) in res.output and message in res.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--loads", "5"], "give at least two load masses"),
+    (["--loads", "5,x"], "expected comma-separated numbers"),
+    (["--variant", "mini_eels_1_0"], "has no screws to drag"),
+    (["--variant", "eels_9"], "unknown EELS variant 'eels_9'"),
+    (["--speed-factor", "0"], "speed factor must be > 0"),
+])
+def test_bad_simulate_arguments_are_named(tmp_path, args, message):
+    res = cli("simulate", "--out", str(tmp_path / "d.csv"), *args)
+    assert res.exit_code == 2
+    assert message in res.output

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+import yaml
 from lxml import etree
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description, process_xacro, split_gazebo
 from eels_gz.host import gzsim
 from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.paths import asset
 
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"
 ICE = registry.world_path("ice_plane")
@@ -120,7 +122,8 @@ def test_registered_as_floating_base_without_modules(name):
 @pytest.mark.parametrize("name", sorted(ROVERS))
 def test_naming_contract(name):
     """Steering joints about z, drive joints about y, wheel collision a
-    cylinder of the wheel radius, fixed wheels without a steering joint."""
+    sphere of the wheel radius (visual: a cylinder of it), fixed wheels
+    without a steering joint."""
     rover = ROVERS[name]
     p = xacro_properties(registry.robot(name).path)
     tree = urdf_tree(name)
@@ -134,7 +137,9 @@ def test_naming_contract(name):
         assert wheel.get("type") == "continuous"
         assert wheel.find("axis").get("xyz") == "0 1 0"
         assert wheel.find("child").get("link") == f"{c}_wheel_link"
-        cyl = tree.find(f"link[@name='{c}_wheel_link']/collision/geometry/cylinder")
+        sphere = tree.find(f"link[@name='{c}_wheel_link']/collision/geometry/sphere")
+        assert float(sphere.get("radius")) == p["wheel_radius"]
+        cyl = tree.find(f"link[@name='{c}_wheel_link']/visual/geometry/cylinder")
         assert float(cyl.get("radius")) == p["wheel_radius"]
         if c in rover.steered:
             steer = joint(tree, f"{c}_steer_joint")
@@ -221,22 +226,41 @@ def test_archimede_steering_limits_are_table2():
         assert any(lo <= a <= hi for a in (math.pi / 2, -math.pi / 2)), f"{c} cannot steer to 90 deg"
 
 
+def rover_motors(name: str) -> dict:
+    """The motor block of config/rover_control.yaml, the one source of the motor limits."""
+    with open(asset("config", "rover_control.yaml")) as f:
+        return yaml.safe_load(f)["motors"][name]
+
+
 def test_archimede_motor_limits():
     """DYNAMIXEL XM430-W350-R on every steering and drive joint: effort the
-    stall torque, velocity the no-load speed, rpm * 2 pi / 60 rad/s."""
-    p = xacro_properties(registry.robot("archimede").path)
+    stall torque, velocity the no-load speed, rpm * 2 pi / 60 rad/s, both
+    from config/rover_control.yaml (REFERENCE §4: 57 rpm, 4.8 N m)."""
+    m = rover_motors("archimede")
+    assert (m["speed_rpm"], m["stall_torque"]) == (57.0, 4.8)
     tree = urdf_tree("archimede")
     for c in ROVERS["archimede"].corners:
         for kind in ("steer", "wheel"):
             limit = joint(tree, f"{c}_{kind}_joint").find("limit")
-            assert float(limit.get("effort")) == pytest.approx(p["motor_stall_torque"], rel=1e-12)
-            assert float(limit.get("velocity")) == pytest.approx(p["motor_speed_rpm"] * 2 * math.pi / 60, rel=1e-12)
+            assert float(limit.get("effort")) == pytest.approx(m["stall_torque"], rel=1e-12)
+            assert float(limit.get("velocity")) == pytest.approx(m["speed_rpm"] * 2 * math.pi / 60, rel=1e-12)
+
+
+def test_rocky7_motor_limits_come_from_the_config():
+    m = rover_motors("rocky7")
+    tree = urdf_tree("rocky7")
+    for c in ROVERS["rocky7"].corners:
+        limit = joint(tree, f"{c}_wheel_joint").find("limit")
+        assert (float(limit.get("effort")), float(limit.get("velocity"))) == (m["drive_torque"], m["drive_speed"])
+    for c in ROVERS["rocky7"].steered:
+        limit = joint(tree, f"{c}_steer_joint").find("limit")
+        assert (float(limit.get("effort")), float(limit.get("velocity"))) == (m["steer_torque"], m["steer_speed"])
 
 
 def test_rocky7_wheels_are_roams_size():
     """ROAMS: six wheels of 13 cm diameter."""
     tree = urdf_tree("rocky7")
-    radii = [float(c.get("radius")) for c in tree.iterfind("link/collision/geometry/cylinder")]
+    radii = [float(c.get("radius")) for c in tree.iterfind("link/collision/geometry/sphere")]
     assert len(radii) == 6
     assert [2 * r for r in radii] == pytest.approx([0.13] * 6, abs=1e-12)
 

@@ -212,6 +212,8 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
 from eels_gz.cli_calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)
 from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)
 main.add_command(world)
+from eels_gz.cli_rover import rover  # noqa: E402  (the `eels-gz rover` group)
+main.add_command(rover)
 main.add_command(calibrate)
 
 if __name__ == "__main__":

@@ -1,0 +1,361 @@
+"""The Archimede test campaign (§3.1) in the embedded host: drive a rover
+along a named path at a mean wheel rate, with the icr_steering and
+wheel_odometry plugins in the loop, and record the nominal path, the ground
+truth and the odometry (Fig. 9), the end-point odometry error, and wheel
+slip (Fig. 12/13).
+
+A path is a list of segments, each a body-twist shape (vx, vy, wz) held
+for a distance (translations, m) or an angle (turns, rad). The commanded
+twist is the shape scaled so that the mean wheel ground speed is
+``rate x R`` (the paper's "mean speed of the wheels"); the segment clock
+runs only while the steering controller is not stopping or re-steering, so
+every segment is driven for its full length. Commands go to ``/cmd_vel``,
+odometry comes from ``/odom``, through the host's transport, as a ROS
+client would see them.
+
+Slip, per 10 Hz sample while driving: s = 1 - v_true / v_wheels, where
+v_wheels is the body speed the encoders give (odometry twist) and v_true
+the ground-truth velocity of the body along that direction.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+from lxml import etree
+
+from eels_gz import registry
+from eels_gz.description.assemble import robot_description
+from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.host import msgs, transport
+from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.paths import asset
+from eels_gz.rover.odometry import se2_step
+
+log = logging.getLogger(__name__)
+
+PATHS = ("straight", "lateral", "diagonal_20", "quarter_circle", "s_path", "square")
+SLOPE_PATHS = ("straight", "lateral", "parallel")
+RATES = (1.2, 2.4, 3.6, 4.8)  # rad/s, §3.1.1
+SLOPE_RATES = (1.2, 2.4)  # rad/s, §3.1.2
+SLOPES = (0.0, 5.0, 10.0, 15.0, 20.0)  # deg
+SAMPLE_PERIOD = 0.1  # s, recorded samples (10 Hz)
+# Paper sizes (Fig. 9): 2 m lines, arcs of radius 1.5 m, a square of 1 m sides
+LINE = 2.0
+RADIUS = 1.5
+SIDE = 1.0
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Hold the body-twist shape for ``amount`` (m along a translation, rad of a turn)."""
+
+    shape: tuple[float, float, float]
+    amount: float
+
+
+def path_segments(name: str, scale: float = 1.0) -> list[Segment]:
+    """Segments of a named path; ``scale`` shortens lengths and turn angles (not radii)."""
+    quarter = math.pi / 2 * scale
+    diag = math.radians(20.0)
+    par = math.radians(30.0)  # slope "parallel" drive: all wheels at 30 deg, within Archimede's 33.7
+    table = {
+        "straight": [Segment((1.0, 0.0, 0.0), LINE * scale)],
+        "lateral": [Segment((0.0, 1.0, 0.0), LINE * scale)],
+        "diagonal_20": [Segment((math.cos(diag), math.sin(diag), 0.0), LINE * scale)],
+        "parallel": [Segment((math.cos(par), math.sin(par), 0.0), LINE * scale)],
+        "quarter_circle": [Segment((RADIUS, 0.0, 1.0), quarter)],
+        "s_path": [Segment((RADIUS, 0.0, 1.0), quarter), Segment((RADIUS, 0.0, -1.0), quarter)],
+        "square": [Segment(s, SIDE * scale) for s in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0),
+                                                        (-1.0, 0.0, 0.0), (0.0, -1.0, 0.0))],
+    }
+    if name not in table:
+        raise ConfigError(f"unknown rover path '{name}'; expected one of: {', '.join(sorted(table))}")
+    if not (math.isfinite(scale) and scale > 0):
+        raise ConfigError(f"path scale must be a positive number, got {scale}")
+    return table[name]
+
+
+def nominal_path(segments: list[Segment], step: float = 0.01) -> np.ndarray:
+    """(N, 3) poses (x, y, yaw) of the ideal path from the origin, every ``step`` m or rad."""
+    pose = (0.0, 0.0, 0.0)
+    out = [pose]
+    for seg in segments:
+        vx, vy, wz = seg.shape
+        n = max(1, int(math.ceil(seg.amount / step)))
+        rate = seg.amount / n
+        speed = abs(wz) if wz else math.hypot(vx, vy)
+        for _ in range(n):
+            pose = se2_step(*pose, vx / speed, vy / speed, wz / speed, rate)
+            out.append(pose)
+    return np.array(out)
+
+
+def _campaign_config() -> dict:
+    with open(asset("config", "rover_control.yaml")) as f:
+        return yaml.safe_load(f)["campaign"]
+
+
+def slope_world(angle_deg: float, cache: Path) -> Path:
+    """A slope world rising along +x at ``angle_deg``, generated with eels_gz.terrain
+    into ``cache`` (once), with the campaign's soil friction on the slope."""
+    from eels_gz.terrain.worldgen import make_primitive
+    from eels_gz.terrain.writers import write_terrain
+
+    name = f"rover_slope_{angle_deg:g}".replace(".", "_")
+    world = cache / "worlds" / f"{name}.sdf"
+    if world.is_file():
+        return world
+    mu = float(_campaign_config()["slope_friction"])
+    folder, world = write_terrain(make_primitive("slope", angle=angle_deg), name, cache / "models", cache / "worlds")
+    model = folder / "model.sdf"
+    tree = etree.parse(str(model))
+    for tag in ("mu", "mu2"):
+        for node in tree.iter(tag):
+            node.text = f"{mu:g}"
+    prefix = f"model://{name}/"
+    for uri in tree.iter("uri"):  # relative to the model file: no resource path needed
+        if uri.text and uri.text.strip().startswith(prefix):
+            uri.text = uri.text.strip()[len(prefix):]
+    tree.write(str(model), xml_declaration=True, encoding="utf-8")
+    wtree = etree.parse(str(world))
+    for uri in wtree.iter("uri"):
+        uri.text = str(folder.resolve())  # the host resolves absolute paths; no resource path needed
+    wtree.write(str(world), xml_declaration=True, encoding="utf-8")
+    return world
+
+
+@dataclass
+class DriveResult:
+    summary: dict
+    path: Path | None
+
+
+class RoverDrive:
+    """One rover in one world, driven through /cmd_vel; state read from /odom and the body."""
+
+    def __init__(self, robot: str, world: str | Path, *, slope_deg: float = 0.0, mode: str = "general_ackermann"):
+        entry = registry.robot(robot)
+        if entry.family != "rover":
+            raise ConfigError(f"robot '{robot}' is not a rover; expected one of: "
+                              f"{', '.join(n for n, e in registry.ROBOTS.items() if e.family == 'rover')}")
+        desc = robot_description(entry, xacro_args={"drive_mode": mode}, gazebo=True)
+        bare = robot_description(entry, gazebo=False)
+        flat = Simulation(registry.world_path("ice_plane"), RobotSpec(robot, bare))
+        z0 = flat.robot_skeleton.getBodyNode("base_link").getWorldTransform().translation()[2]
+        a = math.radians(slope_deg)
+        # on a plane rising along +x the rest pose is the flat one tilted by the slope about y
+        pose = [-math.sin(a) * z0, 0.0, math.cos(a) * z0, 0.0, -a, 0.0] if slope_deg else "auto"
+        self.sim = Simulation(registry.world_path(str(world)), RobotSpec(robot, desc, pose))
+        self.steering = next(s.system for s in self.sim.systems if s.module == "icr_steering")
+        self.odometry = next(s.system for s in self.sim.systems if s.module == "wheel_odometry")
+        self.node = transport.Node(bus=self.sim.transport)
+        self.pub = self.node.advertise("/cmd_vel", msgs.Twist)
+        self.odom = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        self.node.subscribe(msgs.Odometry, "/odom", self._on_odom)
+        self.base = self.sim.robot_skeleton.getBodyNode("base_link")
+        T = self.base.getWorldTransform().matrix()
+        self.origin = T.copy()
+        self.radius = float(np.mean([w.radius for w in self.steering.wheels]))
+
+    def _on_odom(self, m) -> None:
+        yaw = 2.0 * math.atan2(m.pose.orientation.z, m.pose.orientation.w)
+        self.odom = (m.pose.position.x, m.pose.position.y, yaw, m.twist.linear.x, m.twist.linear.y,
+                     m.twist.angular.z)
+
+    def truth(self) -> tuple[float, float, float]:
+        """Ground-truth (x, y, yaw) of base_link in the start frame, on the terrain plane."""
+        rel = np.linalg.inv(self.origin) @ self.base.getWorldTransform().matrix()
+        return float(rel[0, 3]), float(rel[1, 3]), math.atan2(rel[1, 0], rel[0, 0])
+
+    def command(self, vx: float, vy: float, wz: float) -> None:
+        m = msgs.Twist()
+        m.linear.x, m.linear.y, m.angular.z = vx, vy, wz
+        self.pub.publish(m)
+
+    def drive(self, segments: list[Segment], rate: float, settle: float = 1.0, max_time: float = 600.0,
+              extent: float = math.inf) -> dict:
+        """Drive the segments at mean wheel rate ``rate`` (rad/s); returns the recorded run."""
+        speed = rate * self.radius
+        steering = self.steering.steering
+        dt = self.sim.dt
+        t_log, gt, od, slip = [], [], [], []
+        next_sample = 0.0
+        status = "ok"
+        acc = self.steering.controller.acceleration
+        queue = list(segments) + [None]
+        rot = self.origin[:3, :3]
+        try:
+            for seg in queue:
+                if seg is None:
+                    cmd, duration = (0.0, 0.0, 0.0), rate / acc + settle
+                else:
+                    shape_speed = steering.mean_wheel_speed(*seg.shape)
+                    k = speed / shape_speed
+                    cmd = tuple(k * c for c in seg.shape)
+                    duration = seg.amount / (abs(cmd[2]) if cmd[2] else math.hypot(cmd[0], cmd[1]))
+                self.command(*cmd)
+                clock = 0.0
+                while clock < duration:
+                    self.sim.step()
+                    if seg is None or not self.steering.resteering:
+                        clock += dt
+                    t = self.sim.time
+                    if t >= next_sample:
+                        next_sample += SAMPLE_PERIOD
+                        x, y, yaw = self.truth()
+                        t_log.append(t)
+                        gt.append((x, y, yaw))
+                        od.append(self.odom[:3])
+                        slip.append(self._slip(rot, speed))
+                    if t > max_time:
+                        raise TimeoutError
+                    if max(abs(gt[-1][0]), abs(gt[-1][1])) > extent:
+                        status = "left the terrain"
+                        raise TimeoutError
+        except TimeoutError:
+            status = status if status != "ok" else "timed out"
+        except SimulationDiverged as exc:
+            status = f"diverged: {exc}"
+        x, y, yaw = self.truth()
+        gt.append((x, y, yaw))
+        od.append(self.odom[:3])
+        t_log.append(self.sim.time)
+        gt_a, od_a = np.array(gt), np.array(od)
+        distance = float(np.sum(np.hypot(*np.diff(gt_a[:, :2], axis=0).T)))
+        err = float(np.hypot(*(od_a[-1, :2] - gt_a[-1, :2])))
+        s = np.array([v for v in slip if v is not None])
+        return {
+            "status": status, "sim_time": self.sim.time, "speed": speed, "distance": distance,
+            "end_error": err, "end_error_relative": err / distance if distance > 0 else None,
+            "slip": _stats(s), "slip_samples": s.tolist(), "t": t_log, "ground_truth": gt_a.tolist(),
+            "odometry": od_a.tolist(),
+        }
+
+    def _slip(self, rot: np.ndarray, nominal_speed: float) -> float | None:
+        if self.steering.resteering:
+            return None
+        vx, vy = self.odom[3], self.odom[4]
+        v_wheels = math.hypot(vx, vy)
+        if v_wheels < 0.5 * nominal_speed:
+            return None
+        R = rot.T @ self.base.getWorldTransform().rotation()
+        v_body = R[:2, :2] @ np.array([vx, vy]) / v_wheels  # encoder direction in the start frame
+        v_true = (rot.T @ self.base.getLinearVelocity())[:2]
+        return 1.0 - float(v_true @ v_body) / v_wheels
+
+
+def _stats(s: np.ndarray) -> dict:
+    if s.size == 0:
+        return {"samples": 0, "median": None, "q1": None, "q3": None}
+    q1, med, q3 = np.percentile(s, [25, 50, 75])
+    return {"samples": int(s.size), "median": float(med), "q1": float(q1), "q3": float(q3)}
+
+
+def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path | None, *,
+              slope_deg: float = 0.0, scale: float = 1.0, mode: str = "general_ackermann",
+              extent: float = math.inf) -> dict:
+    """One run; writes ``out/<robot>_<path>_<rate>_<world>.json`` when ``out`` is given."""
+    if not (math.isfinite(rate) and rate > 0):
+        raise ConfigError(f"--speed must be a positive wheel rate in rad/s, got {rate}")
+    segments = path_segments(path, scale)
+    drive = RoverDrive(robot, world, slope_deg=slope_deg, mode=mode)
+    record = drive.drive(segments, rate, extent=extent)
+    record.update({"robot": robot, "path": path, "rate": rate, "world": str(world), "slope_deg": slope_deg,
+                   "scale": scale, "mode": mode, "nominal": nominal_path(segments).tolist()})
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        name = f"{robot}_{path}_{rate:g}_{Path(str(world)).stem}.json".replace("/", "_")
+        (out / name).write_text(json.dumps(record))
+        record["file"] = str(out / name)
+    log.info("%s %s at %g rad/s on %s: %.3f m, end error %.2f %%, slip median %s", robot, path, rate, world,
+             record["distance"], 100 * (record["end_error_relative"] or 0), record["slip"]["median"])
+    return record
+
+
+def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, cache: Path | None = None,
+             progress=None) -> dict:
+    """The whole plan (§3.1): every flat path at every rate on the flat world, and
+    straight, lateral and parallel drives on 0-20 deg slopes at 1.2 and 2.4 rad/s.
+    Writes each run's JSON, ``campaign.json`` and ``campaign.md`` into ``out``."""
+    cfg = _campaign_config()
+    out.mkdir(parents=True, exist_ok=True)
+    cache = cache or out / "terrain"
+    plan = [(p, r, cfg["flat_world"], 0.0) for p in PATHS for r in RATES]
+    plan += [(p, r, None, a) for a in SLOPES for p in SLOPE_PATHS for r in SLOPE_RATES]
+    flat_rows, slope_rows = [], []
+    for k, (path, rate, world, angle) in enumerate(plan):
+        if world is None:
+            world = slope_world(angle, cache)
+            extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
+        else:
+            extent = math.inf
+        rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
+        row = {"path": path, "rate": rate, "slope_deg": angle, "status": rec["status"],
+               "distance": rec["distance"], "end_error_relative": rec["end_error_relative"],
+               "slip": rec["slip"], "file": rec["file"], "slip_samples": rec["slip_samples"]}
+        (flat_rows if extent == math.inf else slope_rows).append(row)
+        if progress is not None:
+            progress(k + 1, len(plan))
+    summary = {"robot": robot, "scale": scale, "flat_world": cfg["flat_world"],
+               "slope_friction": cfg["slope_friction"], "flat": flat_rows,
+               "slopes": _slope_table(slope_rows),
+               "slope_runs": [{k: v for k, v in r.items() if k != "slip_samples"} for r in slope_rows]}
+    for r in flat_rows:
+        r.pop("slip_samples")
+    (out / "campaign.json").write_text(json.dumps(summary, indent=2))
+    (out / "campaign.md").write_text(campaign_markdown(summary))
+    return summary
+
+
+def _slope_length() -> float:
+    from eels_gz.terrain.worldgen import primitive_parameters
+
+    return float(primitive_parameters("slope")["length"])
+
+
+def _slope_table(rows: list[dict]) -> list[dict]:
+    """Fig. 12 (median slip per slope and rate) and Fig. 13 (spread per slope, all
+    rates and paths pooled)."""
+    table = []
+    for a in SLOPES:
+        at = [r for r in rows if r["slope_deg"] == a]
+        entry = {"slope_deg": a, "pooled": _stats(np.concatenate([r["slip_samples"] for r in at] or [[]]))}
+        for rate in SLOPE_RATES:
+            pooled = [r["slip_samples"] for r in at if r["rate"] == rate]
+            entry[f"rate_{rate:g}"] = _stats(np.concatenate(pooled or [[]]))
+        table.append(entry)
+    return table
+
+
+def _pct(v) -> str:
+    return "n/a" if v is None else f"{100 * v:.2f}"
+
+
+def campaign_markdown(summary: dict) -> str:
+    """The campaign table (flat: end-point odometry error; slopes: slip)."""
+    lines = [f"Flat runs on `{summary['flat_world']}` ({summary['robot']}, path scale {summary['scale']:g}): "
+             "end-point odometry error, % of distance.", "",
+             "| path | " + " | ".join(f"{r:g} rad/s" for r in RATES) + " |",
+             "|---|" + "---:|" * len(RATES)]
+    for p in PATHS:
+        cells = []
+        for r in RATES:
+            row = next((x for x in summary["flat"] if x["path"] == p and x["rate"] == r), None)
+            cells.append("n/a" if row is None else _pct(row["end_error_relative"]))
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    lines += ["", f"Slopes (generated, friction {summary['slope_friction']:g}; straight, lateral and parallel "
+              "drives): wheel slip, %, median [quartiles].", "",
+              "| slope | " + " | ".join(f"{r:g} rad/s" for r in SLOPE_RATES) + " | all |",
+              "|---:|" + "---|" * (len(SLOPE_RATES) + 1)]
+    for e in summary["slopes"]:
+        cells = [e[f"rate_{r:g}"] for r in SLOPE_RATES] + [e["pooled"]]
+        lines.append(f"| {e['slope_deg']:g} deg | " + " | ".join(
+            f"{_pct(c['median'])} [{_pct(c['q1'])}, {_pct(c['q3'])}]" for c in cells) + " |")
+    return "\n".join(lines) + "\n"

@@ -95,3 +95,80 @@ def iter_elements(sdf, name):
     while el is not None:
         yield el
         el = el.get_next_element(name)
+
+
+def _quat_matrix(q):
+    w, x, y, z = q.w(), q.x(), q.y(), q.z()
+    return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+
+
+def link_world_states_each(ecm, links):
+    """``link_world_states`` through the gz-sim Link API, one link at a time."""
+    import numpy as np
+
+    n = len(links)
+    pos, rot, lin, ang = np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((n, 3)), np.zeros((n, 3))
+    for k, link in enumerate(links):
+        pose = link.world_pose(ecm)
+        v, w = link.world_linear_velocity(ecm), link.world_angular_velocity(ecm)
+        if pose is None or v is None or w is None:
+            return None  # velocities report from the step after their check was enabled
+        p = pose.pos()
+        pos[k] = (p.x(), p.y(), p.z())
+        rot[k] = _quat_matrix(pose.rot())
+        lin[k] = (v.x(), v.y(), v.z())
+        ang[k] = (w.x(), w.y(), w.z())
+    return pos, rot, lin, ang
+
+
+def link_world_states(ecm, links):
+    """World pose and twist of the links' origins as arrays: ``(pos (S, 3),
+    rot (S, 3, 3), lin (S, 3), ang (S, 3))``, or None until every link's
+    velocity check reports. The embedded host reads a skeleton's links in one
+    batch (eels_gz/host/kinematics.py); Gazebo, link by link."""
+    if HOST == "embedded":
+        out = sim.link_world_states(ecm, links)
+        if out is not None or not links:
+            return out
+    return link_world_states_each(ecm, links)
+
+
+def add_link_world_wrenches_each(ecm, links, forces, torques):
+    """``add_link_world_wrenches`` through ``Link.add_world_wrench``."""
+    for link, f, t in zip(links, forces.tolist(), torques.tolist()):
+        link.add_world_wrench(ecm, gzmath.Vector3d(*f), gzmath.Vector3d(*t))
+
+
+def add_link_world_wrenches(ecm, links, forces, torques):
+    """World forces (at the link origins) and torques, (S, 3) arrays, for one
+    step: batched in the embedded host, ``Link.add_world_wrench`` in Gazebo."""
+    if HOST == "embedded" and sim.add_link_world_wrenches(ecm, links, forces, torques):
+        return
+    add_link_world_wrenches_each(ecm, links, forces, torques)
+
+
+def joint_states(ecm, joints):
+    """Positions and velocities of single-DOF joints as two arrays, or None
+    until their checks report: batched in the embedded host, one call per
+    joint in Gazebo."""
+    if HOST == "embedded":
+        out = sim.joint_states(ecm, joints)
+        if out is not None:
+            return out
+    import numpy as np
+
+    pos = [j.position(ecm) for j in joints]
+    vel = [j.velocity(ecm) for j in joints]
+    if any(p is None for p in pos) or any(v is None for v in vel):
+        return None
+    return np.array([p[0] for p in pos], float), np.array([v[0] for v in vel], float)
+
+
+def set_joint_forces(ecm, joints, forces):
+    """``Joint.set_force`` on single-DOF joints from one array (batched in the embedded host)."""
+    if HOST == "embedded" and sim.set_joint_forces(ecm, joints, forces):
+        return
+    for joint, f in zip(joints, forces.tolist()):
+        joint.set_force(ecm, [f])

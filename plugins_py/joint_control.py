@@ -31,7 +31,7 @@ import math
 import re
 
 import numpy as np
-from gz_compat import iter_elements, msgs, sim, transport
+from gz_compat import iter_elements, joint_states, msgs, set_joint_forces, sim, transport
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.control.setpoints import SetpointSchedule, load_scenario
@@ -129,12 +129,10 @@ class JointControl:
     def pre_update(self, info, ecm):
         if info.paused or not self.joints:
             return
-        pos = [j.position(ecm) for j in self.joints]
-        if pos[0] is None:
+        states = joint_states(ecm, self.joints)
+        if states is None:
             return  # state is reported from the step after the checks were enabled
-        n = len(self.joints)
-        q = np.fromiter((p[0] for p in pos), float, n)
-        dq = np.fromiter((j.velocity(ecm)[0] for j in self.joints), float, n)
+        q, dq = states
         dt = info.dt.total_seconds()
         if self.q_hold is None:
             self.q_hold = q.copy()
@@ -156,8 +154,7 @@ class JointControl:
         err = np.where(vel_mode, v_ref - dq, self.q_hold - q)
         err_rate = np.where(vel_mode, 0.0, v_ref - dq)
         tau = self.pid.update(err, err_rate, dt)
-        for joint, f in zip(self.joints, tau.tolist()):
-            joint.set_force(ecm, [f])
+        set_joint_forces(ecm, self.joints, tau)
 
 
 def get_system():

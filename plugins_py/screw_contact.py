@@ -22,9 +22,8 @@ While it is active the screws' own collisions are off (``collide_bitmask``
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import gzmath, iter_elements, sim
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, sim
 
-from eels_gz.contact.frames import rotation_matrix
 from eels_gz.contact.kernel import screw_wrenches
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
@@ -67,23 +66,16 @@ class ScrewContact:
     def pre_update(self, info, ecm):
         if info.paused:
             return
-        for k, link in enumerate(self.links):
-            pose = link.world_pose(ecm)
-            v, w = link.world_linear_velocity(ecm), link.world_angular_velocity(ecm)
-            if v is None or w is None:
-                return  # velocities are reported from the step after the checks were enabled
-            p, q = pose.pos(), pose.rot()
-            self.pos[k] = (p.x(), p.y(), p.z())
-            self.rot[k] = rotation_matrix(q.w(), q.x(), q.y(), q.z())
-            self.lin[k] = (v.x(), v.y(), v.z())
-            self.ang[k] = (w.x(), w.y(), w.z())
+        states = link_world_states(ecm, self.links)
+        if states is None:
+            return  # velocities are reported from the step after the checks were enabled
+        self.pos, self.rot, self.lin, self.ang = states
         # anchor each screw's ring of points on the terrain side of its axis
         _, normal = self.terrain.query(self.pos)
         out = screw_wrenches(self.points, self.params, self.pos, self.rot, self.lin, self.ang,
                              self.terrain.query, -normal)
         self.last = out
-        for link, f, t in zip(self.links, out.force.tolist(), out.torque.tolist()):
-            link.add_world_wrench(ecm, gzmath.Vector3d(*f), gzmath.Vector3d(*t))
+        add_link_world_wrenches(ecm, self.links, out.force, out.torque)
 
 
 def get_system():

@@ -78,11 +78,27 @@ class SkeletonState:
     applied: np.ndarray | None = None  # generalized forces applied in the last step
     dof_owner: list = field(default_factory=list)  # DOF index -> (DART joint, index in joint)
     servo: set[int] = field(default_factory=set)  # DOFs in SERVO mode from last step's velocity commands
-
+    ext_tau: np.ndarray | None = None  # generalized forces of batched link wrenches for the next step
+    kin: Any = None  # SkeletonKinematics, False when the skeleton's joints are not supported
+    kin_fresh: bool = False
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()
         self.dq = self.skel.getVelocities()
+        self.kin_fresh = False
+
+    def kinematics(self):
+        """Every body's world pose and twist at the current state (batched), or None."""
+        if self.kin is None:
+            from eels_gz.host.kinematics import SkeletonKinematics
+
+            self.kin = SkeletonKinematics.build(self.skel) or False
+        if self.kin is False:
+            return None
+        if not self.kin_fresh:
+            self.kin.update(self.q, self.dq)
+            self.kin_fresh = True
+        return self.kin
 
 
 @dataclass
@@ -108,6 +124,7 @@ class LinkRecord:
     body: Any
     canonical: bool
     velocity_check: int = 0
+    index: int = -1  # body index in its skeleton, filled on first batched use
 
 
 @dataclass
@@ -287,6 +304,7 @@ class Link:
             ecm.request_check(rec, "velocity_check")
         else:
             rec.velocity_check = 0
+            ecm.__dict__.pop("_batches", None)
 
     def world_linear_velocity(self, ecm: EntityComponentManager, offset: Vector3d | None = None) -> Vector3d | None:
         """Velocity of the link origin, or of a point at ``offset`` in the link frame, in world."""
@@ -363,6 +381,7 @@ class Joint:
             ecm.request_check(rec, "position_check")
         else:
             rec.position_check = 0
+            ecm.__dict__.pop("_batches", None)
 
     def enable_velocity_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]
@@ -370,6 +389,7 @@ class Joint:
             ecm.request_check(rec, "velocity_check")
         else:
             rec.velocity_check = 0
+            ecm.__dict__.pop("_batches", None)
 
     def position(self, ecm: EntityComponentManager) -> list[float] | None:
         rec = ecm.joints[self._e]
@@ -414,3 +434,106 @@ class Joint:
         rec = ecm.joints[self._e]
         rec.joint.setVelocities(np.asarray(velocities, dtype=float))
         rec.state.refresh()
+
+
+# --- host extension: batched link access ------------------------------------------
+# Not part of gz-sim's API. plugins_py/gz_compat.py offers ``link_world_states``
+# and ``add_link_world_wrenches`` in every host: under Gazebo they loop over
+# the Link API; here they read and write all links of a skeleton at once
+# (eels_gz/host/kinematics.py), which is what makes 20 screws cheap.
+
+
+def _cached(ecm: EntityComponentManager, kind: str, items):
+    """The batch of a plugin's list of links or joints: found by the list's
+    identity (a plugin passes the same list every step), checked by content."""
+    cache = ecm.__dict__.setdefault("_batches", {})
+    entry = cache.get((kind, id(items)))
+    if entry is not None and entry[0] is items and entry[1] == [x.entity() for x in items[:1]] and len(items) == entry[2]:
+        return cache, entry[3]
+    return cache, None
+
+
+def _batch(ecm: EntityComponentManager, links) -> tuple[SkeletonState, np.ndarray] | None:
+    cache, hit = _cached(ecm, "links", links)
+    if hit is None:
+        key = tuple(link.entity() for link in links)
+        recs = [ecm.links[e] for e in key]
+        states = {id(ecm.models[r.model].state) for r in recs}
+        state = ecm.models[recs[0].model].state
+        if len(states) != 1 or state is None or state.kinematics() is None:
+            hit = False
+        else:
+            for r in recs:
+                if r.index < 0:
+                    r.index = r.body.getIndexInSkeleton()
+            hit = (state, np.array([r.index for r in recs], dtype=np.int64), recs)
+        cache[("links", id(links))] = (links, [x.entity() for x in links[:1]], len(links), hit)
+    return hit or None
+
+
+def link_world_states(ecm: EntityComponentManager, links):
+    """(pos (S, 3), rot (S, 3, 3), lin (S, 3), ang (S, 3)) of the link origins
+    in the world, or None while a link's velocity check does not report yet
+    (as ``Link.world_linear_velocity``). Links of one skeleton are read in one
+    batch; otherwise, link by link."""
+    hit = _batch(ecm, links)
+    if hit is None:
+        return None
+    state, idx, recs = hit
+    if any(r.velocity_check != 2 for r in recs):
+        return None
+    kin = state.kinematics()
+    T = kin.T[idx]
+    return T[:, :3, 3].copy(), T[:, :3, :3].copy(), kin.v[idx].copy(), kin.w[idx].copy()
+
+
+def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques) -> bool:
+    """World forces at the link origins and torques (S, 3), for one step, in
+    one batch; False when the links cannot be batched (the caller loops)."""
+    hit = _batch(ecm, links)
+    if hit is None:
+        return False
+    from eels_gz.host.kinematics import wrench_forces
+
+    state, idx, _ = hit
+    if state.ext_tau is None:
+        state.ext_tau = np.zeros(state.skel.getNumDofs())
+    wrench_forces(state.kinematics(), idx, np.asarray(forces, float), np.asarray(torques, float), state.ext_tau)
+    return True
+
+
+def _joint_batch(ecm: EntityComponentManager, joints):
+    cache, hit = _cached(ecm, "joints", joints)
+    if hit is None:
+        recs = [ecm.joints[j.entity()] for j in joints]
+        ok = recs and len({id(r.state) for r in recs}) == 1 and all(r.ndofs == 1 for r in recs)
+        hit = [recs[0].state, np.array([r.dof for r in recs], dtype=np.int64), recs, False] if ok else False
+        cache[("joints", id(joints))] = (joints, [x.entity() for x in joints[:1]], len(joints), hit)
+    return hit or None
+
+
+def joint_states(ecm: EntityComponentManager, joints):
+    """(positions, velocities) arrays of single-DOF joints of one skeleton in
+    one batch, or None while a position or velocity check does not report
+    yet (as ``Joint.position``/``velocity``) or the joints cannot be batched."""
+    hit = _joint_batch(ecm, joints)
+    if hit is None:
+        return None
+    state, idx, recs, ready = hit
+    if not ready:  # once every check reports, it does until one is disabled (which clears the cache)
+        if any(r.position_check != 2 or r.velocity_check != 2 for r in recs):
+            return None
+        hit[3] = True
+    return state.q[idx], state.dq[idx]
+
+
+def set_joint_forces(ecm: EntityComponentManager, joints, forces) -> bool:
+    """``Joint.set_force`` for single-DOF joints of one skeleton in one batch;
+    False when they cannot be batched (the caller loops)."""
+    hit = _joint_batch(ecm, joints)
+    if hit is None:
+        return False
+    state, idx = hit[0], hit[1]
+    state.tau[idx] = forces
+    state.has_tau = True
+    return True

@@ -294,6 +294,9 @@ class Simulation:
             else:
                 set_mask = None
                 st.applied = None
+            if st.ext_tau is not None:  # batched link wrenches (gzsim.add_link_world_wrenches)
+                skel.setForces(skel.getForces() + st.ext_tau)
+                st.ext_tau = None
             servo = st.servo
             commanded = set()
             for dof, v in st.vel_cmd.items():

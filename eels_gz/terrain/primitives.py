@@ -86,7 +86,9 @@ class Plane(_Analytic):
         object.__setattr__(self, "normal", _unit(self.normal, "normal", "Plane"))
 
     def _eval(self, p):
-        return (p - self.point) @ self.normal, np.broadcast_to(self.normal, p.shape).copy()
+        normal = np.empty_like(p)
+        normal[:] = self.normal
+        return (p - self.point) @ self.normal, normal
 
 
 @dataclass(frozen=True, eq=False)

@@ -9,11 +9,11 @@ and its mimic motor is one-sided (no reaction on the leader). A gearbox has
 neither lag nor free play, so the host enforces the coupling as a bilateral
 constraint:
 
-- before the step, a constraint torque ``J^T lambda`` with
-  ``J M^-1 J^T lambda = -(J ddq_free + J dq / dt)``, so that the step's own
-  velocity update keeps ``J dq = 0`` and its contact solve sees the gear's
-  reaction (without it a rover body loaded through its differential settles
-  a few mrad off level);
+- before the step, the constraint torque ``J^T lambda`` of the steps so far
+  (warm start: each step adds the impulse its projection needed, divided by
+  dt), so that the step's contact solve sees the gear's reaction (without it
+  a rover body loaded through its differential settles a few mrad off
+  level) and the projection after it is small;
 - after the step, the mass-weighted impulse ``dv = M^-1 J^T (J M^-1 J^T)^-1 J dq`` removes
   what contacts and joint limits left of ``J dq``;
 - the single-DOF joints' positions are moved by ``-dt dv``, so that they
@@ -143,6 +143,8 @@ class CouplingSolver:
             q = skel.getPositions()
             idx = self.scalar_dofs
             q[idx] -= self.dt * dv[idx]
-            skel.setPositions(q)
+        else:
+            q = skel.getPositions()
         self._age += 1
-        self.project_positions()
+        q[self.follower] = self.mult * q[self.leader] + self.offset
+        skel.setPositions(q)

@@ -42,12 +42,12 @@ sysdeps:
 	fi
 
 demo: venv
-	$(BIN)/eels-gz run --robot eels_1_0_front_only --world ice_plane --scenario crescent_spin --duration 10 --out results/demo
+	$(BIN)/eels-gz compare --robot eels_1_0_front_only --world ice_plane --scenario surface_traverse --duration 45 --out results/demo
 	@echo
 	@echo "demo outputs:"
-	@echo "  results/demo/summary.json"
-	@echo "  results/demo/log.mcap"
-	@echo "  results/demo/trajectory.png"
+	@echo "  results/demo/compare.json"
+	@echo "  results/demo/compare.png"
+	@echo "  results/demo/{stock,screw}/{summary.json,log.mcap,trajectory.png}"
 
 # regenerate the shipped terrain models/ and worlds/ from their recipes in eels_gz/registry.py
 worlds: venv
@@ -58,6 +58,7 @@ test: venv
 
 bench: venv
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
+	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

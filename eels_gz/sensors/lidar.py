@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 
 from eels_gz.errors import ConfigError
@@ -92,6 +93,8 @@ def load_pattern(path: str | Path, range_min: float, range_max: float) -> BeamPa
 def sphere_trace(field, origins: np.ndarray, dirs: np.ndarray, t_min: float, t_max: float,
                  tol: float = TRACE_TOLERANCE) -> tuple[np.ndarray, np.ndarray]:
     """Distance along each ray to the field's surface (inf where none within t_max) and the normal there."""
+    if hasattr(field, "raycast"):  # closed form (eels_gz.terrain.primitives.Plane)
+        return field.raycast(origins, dirs, t_min, t_max)
     n = len(origins)
     t = np.full(n, float(t_min))
     hit_t = np.full(n, np.inf)
@@ -120,75 +123,115 @@ class Shape:
     T: np.ndarray
 
 
-def _ray_box(o, d, half):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / d
-        t1, t2 = (-half - o) * inv, (half - o) * inv
-    t_near = np.nanmax(np.minimum(t1, t2), axis=1)
-    t_far = np.nanmin(np.maximum(t1, t2), axis=1)
-    t = np.where(t_near > 0, t_near, np.inf)
-    t = np.where(t_near <= t_far, t, np.inf)
-    p = o + np.where(np.isfinite(t), t, 0)[:, None] * d
-    axis = np.argmax(np.abs(p) / half, axis=1)
-    n = np.zeros_like(p)
-    n[np.arange(len(p)), axis] = np.sign(p[np.arange(len(p)), axis])
-    return t, n
+_KINDS = {"box": 0, "sphere": 1, "cylinder": 2}
 
 
-def _ray_sphere(o, d, r):
-    b = np.einsum("ij,ij->i", o, d)
-    c = np.einsum("ij,ij->i", o, o) - r * r
-    disc = b * b - c
-    root = np.sqrt(np.maximum(disc, 0))
-    t = np.where(disc >= 0, -b - root, np.inf)
-    t = np.where(t > 0, t, np.inf)
-    p = o + np.where(np.isfinite(t), t, 0)[:, None] * d
-    return t, p / r
-
-
-def _ray_cylinder(o, d, r, length):
-    h = 0.5 * length
-    a = d[:, 0] ** 2 + d[:, 1] ** 2
-    b = o[:, 0] * d[:, 0] + o[:, 1] * d[:, 1]
-    c = o[:, 0] ** 2 + o[:, 1] ** 2 - r * r
-    disc = b * b - a * c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_side = np.where((disc >= 0) & (a > 1e-15), (-b - np.sqrt(np.maximum(disc, 0))) / a, np.inf)
-        z_side = o[:, 2] + t_side * d[:, 2]
-        t_side = np.where((t_side > 0) & (np.abs(z_side) <= h), t_side, np.inf)
-        t_caps = []
+@numba.njit(cache=True)
+def _local_hit(kind, size, ox, oy, oz, dx, dy, dz):
+    """Nearest positive intersection of a ray (local frame, unit d) with a
+    shape centred at the origin: (t, nx, ny, nz) with t = inf for none.
+    box: size = edges; sphere: radius; cylinder: radius, length along z."""
+    inf = np.inf
+    if kind == 1:  # sphere
+        r = size[0]
+        b = ox * dx + oy * dy + oz * dz
+        disc = b * b - (ox * ox + oy * oy + oz * oz - r * r)
+        if disc < 0.0:
+            return inf, 0.0, 0.0, 0.0
+        t = -b - np.sqrt(disc)
+        if t <= 0.0:
+            return inf, 0.0, 0.0, 0.0
+        return t, (ox + t * dx) / r, (oy + t * dy) / r, (oz + t * dz) / r
+    if kind == 0:  # box, slab method
+        o = (ox, oy, oz)
+        d = (dx, dy, dz)
+        t_near, t_far = -inf, inf
+        for a in range(3):
+            h = 0.5 * size[a]
+            if d[a] == 0.0:
+                if abs(o[a]) > h:
+                    return inf, 0.0, 0.0, 0.0
+                continue
+            t1, t2 = (-h - o[a]) / d[a], (h - o[a]) / d[a]
+            t_near = max(t_near, min(t1, t2))
+            t_far = min(t_far, max(t1, t2))
+        if not (t_near > 0.0 and t_near <= t_far):
+            return inf, 0.0, 0.0, 0.0
+        p = (ox + t_near * dx, oy + t_near * dy, oz + t_near * dz)
+        best, axis = -1.0, 0
+        for a in range(3):
+            v = abs(p[a]) / (0.5 * size[a])
+            if v > best:
+                best, axis = v, a
+        n = [0.0, 0.0, 0.0]
+        n[axis] = 1.0 if p[axis] >= 0.0 else -1.0
+        return t_near, n[0], n[1], n[2]
+    # cylinder along z
+    r, h = size[0], 0.5 * size[1]
+    t_best, nx, ny, nz = inf, 0.0, 0.0, 0.0
+    a = dx * dx + dy * dy
+    if a > 1e-15:
+        b = ox * dx + oy * dy
+        disc = b * b - a * (ox * ox + oy * oy - r * r)
+        if disc >= 0.0:
+            t = (-b - np.sqrt(disc)) / a
+            if t > 0.0 and abs(oz + t * dz) <= h:
+                t_best, nx, ny, nz = t, (ox + t * dx) / r, (oy + t * dy) / r, 0.0
+    if dz != 0.0:
         for zc in (-h, h):
-            tc = (zc - o[:, 2]) / d[:, 2]
-            pc = o + np.where(np.isfinite(tc), tc, 0)[:, None] * d
-            ok = (tc > 0) & (pc[:, 0] ** 2 + pc[:, 1] ** 2 <= r * r)
-            t_caps.append(np.where(ok, tc, np.inf))
-    t = np.minimum(t_side, np.minimum(*t_caps))
-    p = o + np.where(np.isfinite(t), t, 0)[:, None] * d
-    n = np.zeros_like(p)
-    side = t == t_side
-    n[side, :2] = p[side, :2] / r
-    n[~side, 2] = np.sign(p[~side, 2])
-    return t, n
+            t = (zc - oz) / dz
+            if 0.0 < t < t_best:
+                px, py = ox + t * dx, oy + t * dy
+                if px * px + py * py <= r * r:
+                    t_best, nx, ny, nz = t, 0.0, 0.0, (1.0 if zc > 0 else -1.0)
+    return t_best, nx, ny, nz
+
+
+@numba.njit(cache=True)
+def _ray_shapes(kind, size, R, p, radius, origins, dirs, best, normals):
+    for i in range(origins.shape[0]):
+        ow, dw = origins[i], dirs[i]
+        for k in range(kind.shape[0]):
+            # bounding-sphere cull in the world
+            cx, cy, cz = ow[0] - p[k, 0], ow[1] - p[k, 1], ow[2] - p[k, 2]
+            b = cx * dw[0] + cy * dw[1] + cz * dw[2]
+            c = cx * cx + cy * cy + cz * cz - radius[k] * radius[k]
+            if c > 0.0 and (b > 0.0 or b * b < c):
+                continue
+            # into the shape frame: x_local = R^T (x - p)
+            ox = R[k, 0, 0] * cx + R[k, 1, 0] * cy + R[k, 2, 0] * cz
+            oy = R[k, 0, 1] * cx + R[k, 1, 1] * cy + R[k, 2, 1] * cz
+            oz = R[k, 0, 2] * cx + R[k, 1, 2] * cy + R[k, 2, 2] * cz
+            dx = R[k, 0, 0] * dw[0] + R[k, 1, 0] * dw[1] + R[k, 2, 0] * dw[2]
+            dy = R[k, 0, 1] * dw[0] + R[k, 1, 1] * dw[1] + R[k, 2, 1] * dw[2]
+            dz = R[k, 0, 2] * dw[0] + R[k, 1, 2] * dw[1] + R[k, 2, 2] * dw[2]
+            t, nx, ny, nz = _local_hit(kind[k], size[k], ox, oy, oz, dx, dy, dz)
+            if t < best[i]:
+                best[i] = t
+                for a in range(3):
+                    normals[i, a] = R[k, a, 0] * nx + R[k, a, 1] * ny + R[k, a, 2] * nz
 
 
 def ray_shapes(shapes: list[Shape], origins: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest intersection (t, world normal) of each ray with the shapes; inf where none."""
-    best = np.full(len(origins), np.inf)
-    normals = np.zeros((len(origins), 3))
-    for s in shapes:
-        R, p = s.T[:3, :3], s.T[:3, 3]
-        o, d = (origins - p) @ R, dirs @ R  # into the shape frame
-        if s.kind == "box":
-            t, n = _ray_box(o, d, 0.5 * np.asarray(s.size, dtype=float))
-        elif s.kind == "sphere":
-            t, n = _ray_sphere(o, d, s.size[0])
-        elif s.kind == "cylinder":
-            t, n = _ray_cylinder(o, d, s.size[0], s.size[1])
-        else:
+    """Nearest intersection (t, world normal) of each ray (unit directions) with the shapes; inf where none."""
+    n, m = len(origins), len(shapes)
+    best = np.full(n, np.inf)
+    normals = np.zeros((n, 3))
+    if m == 0:
+        return best, normals
+    kind, size = np.zeros(m, np.int64), np.zeros((m, 3))
+    R, p, radius = np.zeros((m, 3, 3)), np.zeros((m, 3)), np.zeros(m)
+    for k, s in enumerate(shapes):
+        if s.kind not in _KINDS:
             raise ConfigError(f"lidar ray casting supports box, sphere and cylinder shapes, got '{s.kind}'")
-        closer = t < best
-        best[closer] = t[closer]
-        normals[closer] = n[closer] @ R.T
+        kind[k] = _KINDS[s.kind]
+        dims = np.asarray(s.size, dtype=float)
+        size[k, :dims.size] = dims
+        R[k], p[k] = s.T[:3, :3], s.T[:3, 3]
+        radius[k] = (0.5 * np.linalg.norm(dims) if kind[k] == 0 else dims[0] if kind[k] == 1
+                     else np.hypot(dims[0], 0.5 * dims[1]))
+    _ray_shapes(kind, size, R, p, radius, np.ascontiguousarray(origins, float), np.ascontiguousarray(dirs, float),
+                best, normals)
     return best, normals
 
 

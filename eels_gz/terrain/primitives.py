@@ -85,6 +85,22 @@ class Plane(_Analytic):
         object.__setattr__(self, "point", _point(self.point, "point", "Plane"))
         object.__setattr__(self, "normal", _unit(self.normal, "normal", "Plane"))
 
+    def raycast(self, origins: np.ndarray, dirs: np.ndarray, t_min: float, t_max: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """Distance along each ray (unit ``dirs``) from ``origins`` to the plane,
+        inf where it is not met within [t_min, t_max] or met from below, and
+        the normal there: the closed form of sphere tracing."""
+        o = np.asarray(origins, dtype=float)
+        d = np.asarray(dirs, dtype=float)
+        height = (o - self.point) @ self.normal
+        rate = d @ self.normal
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.where((rate < 0.0) & (height >= 0.0), -height / rate, np.inf)
+        t = np.where((t >= t_min) & (t <= t_max), t, np.inf)
+        normal = np.zeros_like(o)
+        normal[np.isfinite(t)] = self.normal
+        return t, normal
+
     def _eval(self, p):
         normal = np.empty_like(p)
         normal[:] = self.normal

@@ -124,3 +124,71 @@ def test_imu_reading_at_rest_and_rotated():
     # free fall reads zero specific force
     _, f = imu_reading(np.eye(3), np.zeros(3), g, g)
     assert np.allclose(f, 0)
+
+
+def test_plane_closed_form_equals_sphere_tracing():
+    """Plane.raycast (closed form) gives what sphere tracing converges to,
+    to the tracing tolerance, where tracing converges (rays at least 10 deg
+    below the horizon; flatter ones need more steps than it takes)."""
+    from eels_gz.sensors.lidar import TRACE_TOLERANCE, sphere_trace
+    from eels_gz.terrain.primitives import Plane
+
+    plane = Plane(point=(0.0, 0.0, 0.2), normal=(0.1, 0.0, 1.0))
+
+    class Traced:  # the same field without its closed form
+        query = staticmethod(plane.query)
+
+    rng = np.random.default_rng(4)
+    elev = rng.uniform(np.radians(10), np.radians(90), 500)
+    az = rng.uniform(-np.pi, np.pi, 500)
+    dirs = np.column_stack([np.cos(elev) * np.cos(az), np.cos(elev) * np.sin(az), -np.sin(elev)])
+    origins = np.column_stack([rng.uniform(-1, 1, (500, 2)), rng.uniform(0.5, 2.0, 500)])
+    t_exact, n_exact = plane.raycast(origins, dirs, 0.0, 50.0)
+    t_trace, n_trace = sphere_trace(Traced(), origins, dirs, 0.0, 50.0)
+    hit = np.isfinite(t_trace)
+    assert hit.all() and np.isfinite(t_exact).all()
+    # tracing stops within its tolerance above the surface, along a ray at
+    # least sin(10 deg - 6 deg tilt) steep: t error <= tol / sin(4 deg)
+    assert np.abs(t_trace - t_exact).max() <= TRACE_TOLERANCE / np.sin(np.radians(4))
+    np.testing.assert_allclose(n_exact, n_trace, atol=1e-12)
+    # rays going up, or starting below the ice, meet nothing
+    t_up, _ = plane.raycast(origins, -dirs, 0.0, 50.0)
+    assert np.isinf(t_up).all()
+
+
+@pytest.mark.parametrize("kind, size", [("box", (0.3, 0.2, 0.5)), ("sphere", (0.25,)), ("cylinder", (0.1, 0.6))])
+def test_rays_at_a_rotated_shape_hit_its_surface(kind, size):
+    """Rays from outside aimed at a point inside a rotated, moved shape hit it,
+    at a point on its surface, first along the ray (no nearer sample inside)."""
+    from eels_gz.sensors.lidar import Shape, ray_shapes
+
+    rng = np.random.default_rng(11)
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    w, x, y, z = q
+    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = R, (0.4, -0.2, 1.0)
+    d_out = rng.normal(size=(200, 3))
+    d_out /= np.linalg.norm(d_out, axis=1)[:, None]
+    origins = T[:3, 3] + 3.0 * d_out
+    targets = T[:3, 3] + 0.02 * rng.normal(size=(200, 3))
+    dirs = targets - origins
+    dirs /= np.linalg.norm(dirs, axis=1)[:, None]
+    t, normals = ray_shapes([Shape(kind, size, T)], origins, dirs)
+    assert np.isfinite(t).all()
+    local = (origins + t[:, None] * dirs - T[:3, 3]) @ R
+
+    def inside(p):
+        if kind == "box":
+            return np.all(np.abs(p) <= 0.5 * np.array(size) + 1e-12, axis=-1)
+        if kind == "sphere":
+            return np.linalg.norm(p, axis=-1) <= size[0] + 1e-12
+        return (np.hypot(p[..., 0], p[..., 1]) <= size[0] + 1e-12) & (np.abs(p[..., 2]) <= 0.5 * size[1] + 1e-12)
+
+    assert inside(local).all()  # on the surface (within round-off) ...
+    before = (origins + (t - 1e-6)[:, None] * dirs - T[:3, 3]) @ R
+    assert not inside(before).any()  # ... and the first contact along the ray
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-12)

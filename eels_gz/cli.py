@@ -18,6 +18,25 @@ def _fail(exc: Exception, code: int = 2) -> None:
     sys.exit(code)
 
 
+def _diverged(exc: SimulationDiverged, out_dir) -> None:
+    click.echo(f"eels-gz: simulation diverged: {exc}", err=True)
+    click.echo(f"eels-gz: the log up to the last good state is in {Path(out_dir)}", err=True)
+    sys.exit(3)
+
+
+def _scenario_overrides(robot, n_modules, world, duration, scenario) -> dict:
+    """Configuration overrides from the flags `run` and `compare` share."""
+    overrides: dict = {}
+    if robot is not None:
+        overrides.setdefault("robot", {})["name"] = robot
+    if n_modules is not None:
+        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
+    for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
+        if value is not None:
+            overrides[key] = value
+    return overrides
+
+
 def _int_or_text(text: str):
     """An integer if the text is one; else the text, for the registry to reject with its own message."""
     try:
@@ -65,20 +84,13 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     """Run a robot in a world headless in the embedded host."""
     from eels_gz.host.runner import run as run_simulation
 
-    overrides: dict = {}
-    if robot is not None:
-        overrides.setdefault("robot", {})["name"] = robot
-    if n_modules is not None:
-        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
+    overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
     if urdf_file is not None:
         overrides.setdefault("robot", {})["urdf"] = urdf_file
     if no_optimize:
         overrides.setdefault("robot", {})["optimize"] = False
     if contact is not None:
         overrides["contact"] = {"model": contact}
-    for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
-        if value is not None:
-            overrides[key] = value
     if dt is not None:
         overrides.setdefault("physics", {})["dt"] = dt
     if collision_detector is not None:
@@ -98,9 +110,7 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
 
             summary = run_simulation(cfg, out_dir, progress)
     except SimulationDiverged as exc:
-        click.echo(f"eels-gz: simulation diverged: {exc}", err=True)
-        click.echo(f"eels-gz: the log up to the last good state is in {Path(out_dir)}", err=True)
-        sys.exit(3)
+        _diverged(exc, out_dir)
     except EelsError as exc:
         _fail(exc)
     if as_json:
@@ -172,14 +182,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
     """Run one scenario under stock and under screw contact and compare the tail pose."""
     from eels_gz.compare import compare as run_compare
 
-    overrides: dict = {}
-    if robot is not None:
-        overrides.setdefault("robot", {})["name"] = robot
-    if n_modules is not None:
-        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
-    for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
-        if value is not None:
-            overrides[key] = value
+    overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
     try:
         cfg = configuration.resolve(config_file, overrides, sets)
         with click.progressbar(length=2, label="stock + screw", file=sys.stderr, show_eta=True) as bar:
@@ -192,8 +195,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
 
             result = run_compare(cfg, out_dir, progress)
     except SimulationDiverged as exc:
-        click.echo(f"eels-gz: simulation diverged: {exc}", err=True)
-        sys.exit(3)
+        _diverged(exc, out_dir)
     except EelsError as exc:
         _fail(exc)
     if as_json:

@@ -129,10 +129,10 @@ class CouplingSolver:
     def after_step(self) -> None:
         """Remove ``J dq`` with a mass-weighted impulse, move the positions to
         match, and put the followers on their constraint."""
-        skel, J = self.skel, self.J
+        skel = self.skel
         v = skel.getVelocities()
-        c = J @ v
-        if np.any(c):
+        c = v[self.follower] - self.mult * v[self.leader]  # J dq
+        if c.any():
             self._refresh()
             dv = self._gain @ c
             # the impulse that removed c, as a torque over the step, joins the

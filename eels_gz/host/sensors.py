@@ -150,7 +150,7 @@ class ForceTorque(_Sensor):
         _header(msg, t_ns, self.frame_id)
         msg.force.x, msg.force.y, msg.force.z = f.tolist()
         msg.torque.x, msg.torque.y, msg.torque.z = m.tolist()
-        self.pub.publish(msg)
+        self.pub.publish(msg, copy=False)
 
 
 class Imu(_Sensor):
@@ -181,7 +181,7 @@ class Imu(_Sensor):
         msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = gyro.tolist()
         msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = acc.tolist()
         msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z = q.tolist()
-        self.pub.publish(msg)
+        self.pub.publish(msg, copy=False)
 
 
 class Lidar(_Sensor):
@@ -236,7 +236,7 @@ class Lidar(_Sensor):
         data = np.column_stack([scan.points, scan.intensity]).astype("<f4")
         msg.data = data.tobytes()
         msg.is_dense = bool(np.all(np.isfinite(data)))
-        self.pub.publish(msg)
+        self.pub.publish(msg, copy=False)
 
 
 def _bodies(skel):

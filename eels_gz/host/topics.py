@@ -91,7 +91,7 @@ class HostTopics:
         clock = msgs.Clock()
         clock.sim.sec, clock.sim.nsec = sec, nsec
         clock.header.stamp.sec, clock.header.stamp.nsec = sec, nsec
-        self._clock.publish(clock)
+        self._clock.publish(clock, copy=False)
         if self.base is None:
             return
         st, idx = self.state, self.joint_dofs
@@ -102,7 +102,7 @@ class HostTopics:
         for name, qi, vi, fi in zip(self.joint_names, q.tolist(), dq.tolist(), effort.tolist()):
             axis = model.joint.add(name=name).axis1
             axis.position, axis.velocity, axis.force = qi, vi, fi
-        self._joints.publish(model)
+        self._joints.publish(model, copy=False)
 
         T = self.base.getWorldTransform().matrix()
         R = T[:3, :3]
@@ -119,4 +119,4 @@ class HostTopics:
         lin, ang = odom.twist.linear, odom.twist.angular
         lin.x, lin.y, lin.z = v.tolist()
         ang.x, ang.y, ang.z = w.tolist()
-        self._odom.publish(odom)
+        self._odom.publish(odom, copy=False)

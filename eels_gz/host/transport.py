@@ -63,8 +63,10 @@ class Bus:
         self._warned: set[tuple[str, str, str]] = set()
         self.advertised: dict[str, str] = {}  # topic -> message type full name
 
-    def _enqueue(self, topic: str, msg) -> None:
-        item = (topic, msg.copy() if isinstance(msg, Message) else _proto_copy(msg))
+    def _enqueue(self, topic: str, msg, copy: bool = True) -> None:
+        if copy:
+            msg = msg.copy() if isinstance(msg, Message) else _proto_copy(msg)
+        item = (topic, msg)
         with self._lock:
             self._queue.append(item)
 
@@ -146,15 +148,19 @@ class Publisher:
     def has_connections(self) -> bool:
         return self._bus is not None and bool(self._bus._subs.get(self.topic))
 
-    def publish(self, msg) -> bool:
-        """Queue ``msg``; False (and nothing sent) for an invalid publisher or a message of another type."""
+    def publish(self, msg, copy: bool = True) -> bool:
+        """Queue ``msg``; False (and nothing sent) for an invalid publisher or a message of another type.
+
+        ``copy=False`` (a host extension, not gz-transport's) hands a freshly
+        built message over without the defensive copy; the caller must not
+        touch it again. The host's own publishers use it."""
         if self._bus is None:
             return False
         name = full_name(type(msg))
         if name != self.type_name:
             log.error("publisher of %s on %s: cannot publish a %s", self.type_name, self.topic, name)
             return False
-        self._bus._enqueue(self.topic, msg)
+        self._bus._enqueue(self.topic, msg, copy)
         return True
 
 

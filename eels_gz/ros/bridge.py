@@ -104,7 +104,10 @@ class RosBridge:
     @staticmethod
     def _to_ros(pub, conv):
         def callback(msg):
-            pub.publish(conv(msg))
+            # volatile topics: with no reader matched the sample would go
+            # nowhere, so skip the conversion and the encoding
+            if pub.has_subscribers():
+                pub.publish(conv(msg))
         return callback
 
     def _to_gz(self, entry: BridgeEntry, gz_pub, conv):

@@ -45,6 +45,10 @@ class DdsPublisher:
         topic = Topic(participant, dds_topic_name(ros_topic), idl_class(ros_type))
         self._writer = DataWriter(participant, topic, qos=dds_qos(qos))
 
+    def has_subscribers(self) -> bool:
+        """Whether a reader is matched: with none, a volatile sample goes nowhere."""
+        return self._writer.get_publication_matched_status().current_count > 0
+
     def publish(self, msg) -> None:
         self.publish_cdr(encode(msg, self.ros_type))
 

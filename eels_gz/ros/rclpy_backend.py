@@ -65,6 +65,9 @@ class RclpyNode:
         store = typestore()
 
         class _Pub:
+            def has_subscribers(self) -> bool:
+                return pub.get_subscription_count() > 0
+
             def publish(self, msg) -> None:
                 pub.publish(bytes(store.serialize_cdr(msg, ros_type)))  # rclpy accepts serialized bytes
 

@@ -39,7 +39,8 @@ import yaml
 
 from eels_gz.errors import ConfigError
 
-SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers"}  # tethers: eels_gz/host/tethers.py
+# tethers: eels_gz/host/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py)
+SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
 

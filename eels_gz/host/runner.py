@@ -34,6 +34,8 @@ class Prepared:
     sim: Simulation
     duration: float
     settings: dict
+    scenario: dict | None = None  # the loaded scenario, parameters resolved
+    scenario_file: str = ""
 
 
 def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]:
@@ -62,10 +64,11 @@ def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]
 def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     """Build the simulation a resolved configuration describes (``work_dir``:
     where a parametrized scenario is written resolved)."""
+    scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
+    cfg = scenario_defaults(cfg, scenario)
     rcfg = cfg["robot"]
     entry = registry.robot(rcfg["name"])
     duration = cfg["duration"]
-    scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
     if scenario is not None and duration is None:
         duration = scenario.get("duration")
     duration = DEFAULT_DURATION if duration is None else float(duration)
@@ -105,7 +108,22 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "systems": [s.module for s in sim.systems],
         },
     }
-    return Prepared(sim, duration, settings)
+    return Prepared(sim, duration, settings, scenario, scenario_file)
+
+
+def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
+    """A scenario's ``robot`` and ``world`` apply where the configuration keeps the run defaults."""
+    if not scenario:
+        return cfg
+    from eels_gz.config import defaults
+
+    base = defaults()
+    out = dict(cfg)
+    if scenario.get("robot") and cfg["robot"]["name"] == base["robot"]["name"]:
+        out["robot"] = {**cfg["robot"], "name": scenario["robot"]}
+    if scenario.get("world") and cfg["world"] == base["world"]:
+        out["world"] = scenario["world"]
+    return out
 
 
 class Recorder:
@@ -212,6 +230,13 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     out.mkdir(parents=True, exist_ok=True)
     prep = prepare(cfg, out)
     sim = prep.sim
+    controller = None
+    if prep.scenario and prep.scenario.get("controller"):
+        from eels_gz.scenarios import load_controller
+
+        where = prep.scenario_file or str(cfg["scenario"]["name"])
+        controller = load_controller(prep.scenario["controller"], prep.scenario, where)
+        controller.setup(sim, dict(prep.scenario["params"]))
     n_steps = int(round(prep.duration / sim.dt))
     every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
     rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
@@ -219,12 +244,19 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     sensors = start_sensors(sim, cfg["sensors"], rec.log)
     ros = start_ros(sim, cfg["ros"])
     pace = cfg["ros"]["rate"]
-    status, error = "ok", None
+    status, error, message = "ok", None, None
     wall0 = time.perf_counter()
     done = 0
     try:
         for k in range(1, n_steps + 1):
+            if controller is not None:
+                controller.pre_step(sim)
             sim.step()
+            end = controller.post_step(sim) if controller is not None else None
+            if end is not None:  # the scenario ends the run, e.g. mobility_failure
+                status, message = end.status, end.message
+                rec.sample()
+                break
             if sensors is not None:
                 sensors.post_step()
             if ros is not None:
@@ -246,10 +278,26 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
         if ros is not None:
             ros.close()
     summary = _summary(sim, rec, prep, wall, status, error, out, cfg)
+    if message:
+        summary["message"] = message
+    if controller is not None:
+        _scenario_outputs(controller, cfg, out, summary)
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     if error is not None:
         raise error
     return summary
+
+
+def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict) -> None:
+    """The controller's metrics.json and <scenario>.png next to summary.json."""
+    metrics = {"scenario": cfg["scenario"]["name"], "status": summary["status"], **controller.metrics()}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    summary["files"]["metrics"] = str(out / "metrics.json")
+    if cfg["log"]["plot"]:
+        png = out / f"{cfg['scenario']['name']}.png"
+        controller.plot(png)
+        if png.exists():
+            summary["files"]["scenario_plot"] = str(png)
 
 
 def _summary(sim, rec, prep, wall, status, error, out, cfg) -> dict:

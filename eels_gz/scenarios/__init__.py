@@ -1,0 +1,88 @@
+"""Scenario controllers: host-level orchestration of a scenario run.
+
+A scenario YAML may name a controller (``controller: leader_follower``); it
+is the module ``eels_gz.scenarios.<name>`` and provides
+``make_controller(scenario: dict) -> ScenarioController``. The runner
+(:func:`eels_gz.host.runner.run`) calls, in this order:
+
+1. ``setup(sim, params)`` once, before the step loop: it may place the robot
+   (pose, joint angles, the placement loop of :mod:`eels_gz.host.placement`),
+   set up tethers, and step the simulation itself;
+2. ``pre_step(sim)`` before every step: commands (joint set points through the
+   joint-control plugin);
+3. ``post_step(sim)`` after every step: returns ``None`` to go on, or a
+   :class:`RunEnd` (status and message) to end the run early, e.g.
+   ``mobility_failure``;
+4. ``metrics()`` after the run: a JSON-able dict, written to ``metrics.json``;
+5. ``plot(path)``: a figure of the run, written to ``<scenario>.png``.
+
+``params`` are the scenario's resolved ``params:`` (numbers, SI units and
+radians; ``--set scenario.NAME=VALUE`` overrides them).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from eels_gz.errors import ConfigError
+
+_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """Why a controller ends a run: ``status`` (e.g. ``mobility_failure``) and a message for people."""
+
+    status: str
+    message: str
+
+
+class ScenarioController:
+    """Base class with do-nothing hooks (see the module docstring)."""
+
+    def setup(self, sim, params: dict[str, float]) -> None:
+        """Prepare the run: place the robot, set up tethers (may step ``sim``)."""
+
+    def pre_step(self, sim) -> None:
+        """Commands for the coming step."""
+
+    def post_step(self, sim) -> RunEnd | None:
+        """After a step: None to go on, or a :class:`RunEnd`."""
+        return None
+
+    def metrics(self) -> dict:
+        """Scenario figures, JSON-able."""
+        return {}
+
+    def plot(self, path: str | Path) -> None:
+        """Write a figure of the run to ``path`` (PNG)."""
+
+
+def load_controller(name: object, scenario: dict, source: str) -> ScenarioController:
+    """The controller ``eels_gz.scenarios.<name>`` built for ``scenario`` (a loaded scenario mapping)."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise ConfigError(f"{source}: 'controller' must be the name of a module in eels_gz/scenarios/, "
+                          f"got {name!r}")
+    try:
+        module = importlib.import_module(f"eels_gz.scenarios.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"eels_gz.scenarios.{name}":
+            raise
+        known = sorted(p.stem for p in Path(__file__).parent.glob("*.py") if not p.stem.startswith("_"))
+        raise ConfigError(f"{source}: controller '{name}' is not a module of eels_gz/scenarios/ "
+                          f"(modules: {', '.join(known)})") from None
+    make = getattr(module, "make_controller", None)
+    if make is None:
+        raise ConfigError(f"{source}: eels_gz/scenarios/{name}.py has no make_controller(scenario)")
+    return make(scenario)
+
+
+def param(params: dict[str, float], name: str, source: str) -> float:
+    """A required scenario parameter, or a ConfigError naming it."""
+    if name not in params:
+        raise ConfigError(f"{source}: the scenario's controller needs parameter '{name}' in its params: "
+                          f"(has {', '.join(sorted(params)) or 'none'})")
+    return float(params[name])

@@ -100,6 +100,13 @@ ROBOTS: dict[str, RobotEntry] = {
             xacro="rocky7.urdf.xacro",
             description="Rocky 7: rocker-bogie with a differential, 6 driven wheels, 2 steered: 17 DOF",
         ),
+        RobotEntry(
+            name="msl_like",
+            xacro="rocky7.urdf.xacro",
+            xacro_args={"layout": "msl"},
+            description="MSL-like wheel layout on the Rocky 7 chassis: front and rear wheels steered, "
+                        "middle wheels fixed: 19 DOF",
+        ),
     )
 }
 

@@ -55,6 +55,10 @@ ROVERS = {
         Rover("rocky7", ("fl", "fr", "ml", "mr", "rl", "rr"), ("fl", "fr"),
               "left_rocker_joint", "right_rocker_joint", 6 + 3 + 2 + 6,
               {"body_mass": 1, "rocker_mass": 2, "bogie_mass": 2, "hub_mass": 2, "wheel_mass": 6}),
+        # the MSL-like layout on the same chassis: rear wheels steered too
+        Rover("msl_like", ("fl", "fr", "ml", "mr", "rl", "rr"), ("fl", "fr", "rl", "rr"),
+              "left_rocker_joint", "right_rocker_joint", 6 + 3 + 4 + 6,
+              {"body_mass": 1, "rocker_mass": 2, "bogie_mass": 2, "hub_mass": 4, "wheel_mass": 6}),
     )
 }
 
@@ -324,7 +328,8 @@ def test_differential_holds_the_body_under_a_pushed_leg(name):
         z = skel.getBodyNode(f"{c}_wheel_link").getWorldTransform().translation()[2]
         assert z == pytest.approx(p["wheel_radius"], abs=1e-5), c
 
-    uncoupled = re.sub(r"<mimic[^>]*/>", "", load_description(registry.robot(name).path).urdf)
+    entry = registry.robot(name)
+    uncoupled = re.sub(r"<mimic[^>]*/>", "", load_description(entry.path, entry.xacro_args).urdf)
     free = simulation(name, uncoupled)
     run_pushed(free, rover, PUSH, SETTLE_STEPS)
     limit = float(joint(urdf_tree(name), rover.leader).find("limit").get("upper"))

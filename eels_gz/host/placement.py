@@ -121,6 +121,9 @@ def settle(sim, snake, terrain, params: PlacementParams, resample_every: int = R
             if steps % resample_every == 0:
                 sp = sample_points(snake.chain, snake.angles(), snake.base_pose(), terrain, params.samples_per_link)
                 pts = BodyPoints(sim, sp.links, sp.offsets)
+                # joint control holds the shape the springs have brought it to: the PID's steady error
+                # under the spring loads would otherwise creep on (integral action) and never settle
+                snake.command(positions={n: v for n, v in snake.angles().items() if n in snake.shape_joints})
             forces, distances = settling_forces(pts.world(), terrain, params.stiffness)
             forces -= params.stiffness * DAMPING_TIME * pts.velocities()
             if steps:
@@ -140,3 +143,14 @@ def settle(sim, snake, terrain, params: PlacementParams, resample_every: int = R
     else:
         log.warning("%s", report.message)
     return report
+
+
+def bore_center(terrain, z: float, around=(0.0, 0.0), reach: float = 1.0, step: float = 0.02) -> np.ndarray:
+    """Centre (3,) of a vertical shaft's cross-section at height ``z`` (m): the
+    point of the horizontal square of half-side ``reach`` about ``around``
+    farthest from the terrain (grid of ``step``, m)."""
+    g = np.arange(-reach, reach + step / 2, step)
+    X, Y = np.meshgrid(g + around[0], g + around[1])
+    pts = np.column_stack([X.ravel(), Y.ravel(), np.full(X.size, float(z))])
+    d, _ = terrain.query(pts)
+    return pts[int(np.argmax(d))]

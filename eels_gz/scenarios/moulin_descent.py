@@ -1,0 +1,107 @@
+"""``moulin_descent``: EELS 1.5 placed in ``moulin`` by the placement
+algorithm (EELS-DARTS §2.2.6), then down-climbing with its screws.
+
+Setup: the shaft's centre at the start height ``z_start`` (m) is found from
+the terrain's distance field; the robot is laid on a helix about the shaft's
+axis (radius ``helix_radius`` m, 0: config/snake.yaml), tail on top, and
+settled with gravity off; gravity then comes back on with the shape held.
+Run: every screw at ``screw_rate`` rad/s, the mobility check on each step.
+Metrics: the placement report, the vertical distance descended by the tail
+(m) and its rate, the mobility angle. A placement that times out ends the run
+at once with status ``placement_failed`` and the report's message.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from eels_gz.host.placement import bore_center, settle
+from eels_gz.scenarios import RunEnd, ScenarioController
+from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
+from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.snake.params import load_snake_params
+from eels_gz.snake.placement import helix_shape
+from eels_gz.terrain.writers import find_terrain_field
+
+PLACEMENT_FAILED = "placement_failed"
+
+
+def place_in_bore(sim, snake: SnakeHost, terrain, params: dict, center, axis, ref):
+    """Helix placement with the scenario's ``helix_radius`` / ``placement_timeout`` overrides (0: the
+    config/snake.yaml values); returns the PlacementReport."""
+    base = load_snake_params().placement
+    radius = params.get("helix_radius", 0.0) or base.helix_radius
+    timeout = params.get("placement_timeout", 0.0) or base.timeout
+    pparams = replace(base, helix_radius=radius, timeout=timeout)
+    shape = helix_shape(snake.chain, pparams.helix_radius, pparams.helix_pitch, center=center, axis=axis, ref=ref)
+    snake.place(shape.base_pose, shape.angles)
+    return settle(sim, snake, terrain, pparams)
+
+
+class MoulinDescent(ScenarioController):
+    def __init__(self, scenario: dict):
+        self.scenario = scenario
+        self.t: list[float] = []
+        self.z: list[float] = []
+        self.report = None
+        self.end: RunEnd | None = None
+
+    def setup(self, sim, params):
+        self.params = params
+        self.snake = SnakeHost(sim, "moulin_descent")
+        terrain = find_terrain_field(sim.spec)
+        z0 = params["z_start"]
+        c = bore_center(terrain, z0)
+        self.report = place_in_bore(sim, self.snake, terrain, params, c, (0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
+        if not self.report.converged:
+            self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
+        self.watch = MobilityWatch(sim, threshold_from(params))
+        self.rate = params["screw_rate"]
+        self.z0 = float(self.snake.base_pose()[2, 3])
+        self.t0 = sim.time
+
+    def pre_step(self, sim):
+        self.snake.command(velocities={j: self.rate for j in self.snake.screw_actuators})
+
+    def post_step(self, sim):
+        self.t.append(sim.time - self.t0)
+        self.z.append(float(self.snake.base_pose()[2, 3]))
+        if self.end is not None:
+            return self.end
+        return self.watch.check()
+
+    def metrics(self):
+        z = np.array(self.z) if self.z else np.array([self.z0])
+        t = np.array(self.t) if self.t else np.array([0.0])
+        descended = self.z0 - float(z[-1])
+        return {
+            "placement": {"converged": self.report.converged, "time": self.report.time,
+                          "penetration_m": self.report.penetration, "message": self.report.message},
+            "descended_m": descended,
+            "descent_rate_m_s": descended / t[-1] if t[-1] > 0 else None,
+            "duration_s": float(t[-1]),
+            **self.watch.metrics(),
+        }
+
+    def plot(self, path):
+        from eels_gz.plots import plt
+
+        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, constrained_layout=True)
+        a.plot(self.t, self.z)
+        a.set_ylabel("tail z [m]")
+        b.plot(np.array(self.watch.times) - self.t0, np.degrees(self.watch.angles))
+        b.axhline(math.degrees(self.watch.threshold), color="r", ls="--", label="mobility threshold")
+        b.set_ylabel("axis-gravity angle [deg]")
+        b.set_xlabel("time after placement [s]")
+        b.legend(loc="best")
+        fig.suptitle("moulin_descent")
+        fig.savefig(Path(path), dpi=100)
+        plt.close(fig)
+
+
+def make_controller(scenario: dict) -> MoulinDescent:
+    return MoulinDescent(scenario)

@@ -1,0 +1,75 @@
+"""Placement in the host (EELS-DARTS §2.2.6, eels_gz/host/placement.py).
+
+EELS 1.0 (front-only screws) is laid on a helix inside ``tube`` and inside
+``moulin`` and settled with gravity off by the springs to the nearest
+terrain point. Checks, with the engine's native (stock) contact, which is
+rigid: the monitor reports convergence within config/snake.yaml's timeout
+and every sample point is outside the ice or less than the issue's 5 mm in.
+A timeout too short to settle gives a report that says so, not an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from eels_gz import config
+from eels_gz.host.placement import bore_center, settle
+from eels_gz.host.runner import prepare
+from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.snake.params import load_snake_params
+from eels_gz.snake.placement import helix_shape, sample_points
+from eels_gz.terrain.writers import find_terrain_field
+
+PENETRATION_MAX = 0.005  # m, the issue's bound
+TUBE_AXIS_Z = 0.6  # m, worlds/tube.sdf (model://tube/terrain.json)
+HELIX_RADIUS = {"tube": 0.45, "moulin": 0.5}  # m: screws (0.09 m) start clear of the 0.6 / 0.8 m walls
+
+
+def _placed(world: str, timeout: float | None = None):
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only"}, "world": world,
+                                    "sensors": {"enabled": False}})
+    sim = prepare(cfg).sim
+    snake = SnakeHost(sim)
+    terrain = find_terrain_field(sim.spec)
+    params = replace(load_snake_params().placement, helix_radius=HELIX_RADIUS[world])
+    if timeout is not None:
+        params = replace(params, timeout=timeout)
+    if world == "tube":
+        center, axis, ref = (-1.0, 0.0, TUBE_AXIS_Z), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0)
+    else:
+        center, axis, ref = bore_center(terrain, -2.0), (0.0, 0.0, -1.0), (1.0, 0.0, 0.0)
+    shape = helix_shape(snake.chain, params.helix_radius, params.helix_pitch, center, axis, ref)
+    snake.place(shape.base_pose, shape.angles)
+    start = sample_points(snake.chain, snake.angles(), snake.base_pose(), terrain, params.samples_per_link)
+    report = settle(sim, snake, terrain, params)
+    end = sample_points(snake.chain, snake.angles(), snake.base_pose(), terrain, params.samples_per_link)
+    return {"report": report, "params": params, "start": terrain.query(start.points)[0],
+            "end": terrain.query(end.points)[0], "sim": sim}
+
+
+@pytest.mark.parametrize("world", ["tube", "moulin"])
+def test_helix_settles_into_contact_without_penetration(world):
+    run = _placed(world)
+    report = run["report"]
+    assert report.converged, report.message
+    assert report.time <= run["params"].timeout
+    # every sample point of every collision cylinder: at most 5 mm inside the ice
+    assert run["end"].min() > -PENETRATION_MAX, run["end"].min()
+    # and the springs did their job: the robot moved out to the wall (the
+    # sample points are nearer the ice on average than on the helix) and
+    # touches it (a point within 1 cm, twice the ice's voxel-level roughness bound)
+    assert run["end"].mean() < run["start"].mean()
+    assert run["end"].min() < 0.01
+    # gravity is back on afterwards
+    assert np.linalg.norm(run["sim"].world.getGravity()) > 9.0
+
+
+def test_a_placement_that_cannot_settle_reports_the_timeout():
+    run = _placed("tube", timeout=0.05)  # 50 ms: the robot is still moving toward the wall
+    report = run["report"]
+    assert not report.converged and report.timed_out
+    assert "did not converge within the 0.05 s timeout" in report.message
+    assert np.linalg.norm(run["sim"].world.getGravity()) > 9.0  # restored on timeout too

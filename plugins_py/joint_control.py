@@ -77,6 +77,9 @@ class JointControl:
                 if n not in index:
                     raise ValueError(f"<pair>: joint '{n}' is not a controlled joint of the model")
             self.pairs.append((index[leader], index[follower], el.get_double("multiplier")))
+        self._lead = np.array([p[0] for p in self.pairs], dtype=int)
+        self._follow = np.array([p[1] for p in self.pairs], dtype=int)
+        self._mult = np.array([p[2] for p in self.pairs], dtype=float)
 
         path, found = sdf.get_string("scenario", "")
         keyframes = load_scenario(path).get("setpoints", []) if found and path else []
@@ -143,8 +146,8 @@ class JointControl:
             v_ref = np.where(np.isnan(self.external_vel), v_ref, self.external_vel)
         if self.pairs:
             q_ref, v_ref = q_ref.copy(), v_ref.copy()
-            for lead, follow, m in self.pairs:
-                q_ref[follow], v_ref[follow] = m * q_ref[lead], m * v_ref[lead]
+            q_ref[self._follow] = self._mult * q_ref[self._lead]
+            v_ref[self._follow] = self._mult * v_ref[self._lead]
 
         no_pos = np.isnan(q_ref)
         v_ref = np.where(np.isnan(v_ref), 0.0, v_ref)

@@ -436,11 +436,14 @@ class Joint:
         rec.state.refresh()
 
 
-# --- host extension: batched link access ------------------------------------------
-# Not part of gz-sim's API. plugins_py/gz_compat.py offers ``link_world_states``
-# and ``add_link_world_wrenches`` in every host: under Gazebo they loop over
-# the Link API; here they read and write all links of a skeleton at once
-# (eels_gz/host/kinematics.py), which is what makes 20 screws cheap.
+# --- host extension: batched link and joint access ----------------------------------
+# Not part of gz-sim's API. plugins_py/gz_compat.py offers ``link_world_states``,
+# ``add_link_world_wrenches``, ``joint_states`` and ``set_joint_forces`` in
+# every host: under Gazebo they loop over the Link/Joint API; here they read
+# and write all links or joints of a skeleton at once (link poses and twists
+# from eels_gz/host/kinematics.py), which is what makes 20 screws and 40
+# joints cheap. A plugin passes the same list every step; the batch is cached
+# by the list's identity.
 
 
 def _cached(ecm: EntityComponentManager, kind: str, items):
@@ -448,7 +451,8 @@ def _cached(ecm: EntityComponentManager, kind: str, items):
     identity (a plugin passes the same list every step), checked by content."""
     cache = ecm.__dict__.setdefault("_batches", {})
     entry = cache.get((kind, id(items)))
-    if entry is not None and entry[0] is items and entry[1] == [x.entity() for x in items[:1]] and len(items) == entry[2]:
+    if (entry is not None and entry[0] is items and len(items) == entry[2]
+            and entry[1] == [x.entity() for x in items[:1]]):
         return cache, entry[3]
     return cache, None
 

@@ -62,6 +62,8 @@ class ScrewContact:
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests
+        # bristle displacements of the stick-slip law (used when stick_length > 0), m, world
+        self.stick = np.zeros((n, self.points.points_per_screw, 3))
 
     def pre_update(self, info, ecm):
         if info.paused:
@@ -73,7 +75,7 @@ class ScrewContact:
         # anchor each screw's ring of points on the terrain side of its axis
         _, normal = self.terrain.query(self.pos)
         out = screw_wrenches(self.points, self.params, self.pos, self.rot, self.lin, self.ang,
-                             self.terrain.query, -normal)
+                             self.terrain.query, -normal, self.stick, info.dt.total_seconds())
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)
 

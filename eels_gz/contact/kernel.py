@@ -25,6 +25,7 @@ from numpy.typing import ArrayLike
 from eels_gz.contact.laws import EV_NORM_MIN
 from eels_gz.contact.params import ContactParams
 from eels_gz.contact.screw_points import ScrewPointSet
+from eels_gz.contact.stick import stick_wrench_kernel
 from eels_gz.errors import ContactError
 
 TerrainQuery = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -137,6 +138,8 @@ def screw_wrenches(
     ang_vel: ArrayLike,
     terrain_query: TerrainQuery,
     down: ArrayLike = (0.0, 0.0, -1.0),
+    stick: np.ndarray | None = None,
+    dt: float = 0.0,
 ) -> ScrewWrenches:
     """Contact wrenches on S screw links from their poses and twists.
 
@@ -146,6 +149,11 @@ def screw_wrenches(
     e.g. ``DistanceField.query``; down: ring anchor direction ((3,) or (S, 3)).
     The wrench of each screw is applied at its link origin
     (``Link.add_world_wrench(force, torque)``).
+
+    With ``params.stick_length > 0`` friction follows the bristle law of
+    ``stick.py``: ``stick`` (S, N, 3) holds the bristles (m, world; zeros to
+    start), updated in place, and ``dt`` (s) is the step the slip acts over.
+    Otherwise ``stick`` and ``dt`` are unused (the regulator is stateless).
     """
     s, n = point_set.n_screws, point_set.points_per_screw
     lin = _vectors("lin_vel", lin_vel, (s, 3))
@@ -161,6 +169,18 @@ def screw_wrenches(
         )
     force, torque = np.empty((s, 3)), np.empty((s, 3))
     normal_force, point_force = np.empty((s, n)), np.empty((s, n, 3))
+    if params.stick_length > 0.0:
+        if stick is None or stick.shape != (s, n, 3) or stick.dtype != np.float64 or not stick.flags.c_contiguous:
+            raise ContactError(f"screw_wrenches: stick_length = {params.stick_length} m needs 'stick', a C-ordered "
+                               f"float64 array of shape {(s, n, 3)} kept between calls, got "
+                               f"{None if stick is None else (stick.shape, stick.dtype)}")
+        if not (dt >= 0.0 and math.isfinite(dt)):
+            raise ContactError(f"screw_wrenches: 'dt' must be a finite step >= 0 s, got {dt!r}")
+        stick_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
+                            np.ascontiguousarray(nrm.reshape(s, n, 3)), ev,
+                            params.mu, params.ev_a, params.ev_b, params.k, params.c, params.stick_length,
+                            float(dt), stick, force, torque, normal_force, point_force)
+        return ScrewWrenches(force, torque, normal_force, point_force, points)
     contact_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
                           np.ascontiguousarray(nrm.reshape(s, n, 3)), ev,
                           params.mu, params.ev_a, params.ev_b, params.k, params.c, params.v_eps,

@@ -30,6 +30,8 @@ class ContactParams:
     v_eps: friction regulator speed (m/s); 0 is the unregulated Eq. 6.
     points_axial: stations along each screw; points_ring: points around each
     station (the first one faces "down"); points_per_screw is their product.
+    stick_length: bristle length z0 of the stick-slip law (m, ``stick.py``);
+    0 (the default, and the key may be left out) uses the regulator instead.
     """
 
     mu: float
@@ -40,6 +42,7 @@ class ContactParams:
     v_eps: float
     points_axial: int
     points_ring: int
+    stick_length: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -67,8 +70,10 @@ _RANGES: dict[str, tuple[bool, float, bool, str]] = {
     "v_eps": (False, 0.0, True, "a regulator speed >= 0 in m/s"),
     "points_axial": (True, 1, True, "an integer >= 1"),
     "points_ring": (True, 1, True, "an integer >= 1"),
+    "stick_length": (False, 0.0, True, "a bristle length >= 0 in m (0: the regulator)"),
 }
 KEYS = tuple(_RANGES)
+OPTIONAL = {"stick_length": 0.0}  # keys a file may leave out, with their defaults
 
 
 def _check(key: str, value: object, source: str) -> None:
@@ -107,12 +112,12 @@ def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
     unknown = [str(k) for k in data if k not in _RANGES]
     if unknown:
         raise ConfigError(f"{source}: unknown contact key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}")
-    missing = [k for k in KEYS if k not in data]
+    missing = [k for k in KEYS if k not in data and k not in OPTIONAL]
     if missing:
         raise ConfigError(f"{source}: missing contact key(s) {', '.join(missing)}")
     values = {}
     for key in KEYS:
-        value = data[key]
+        value = data.get(key, OPTIONAL.get(key))
         if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
             value = float(value)  # YAML 1.1 reads "2.5e4" as a string
         _check(key, value, source)

@@ -1,0 +1,131 @@
+"""Stick-slip friction for the screw contact: a bristle per contact point.
+
+Why. The regulator ``u = v / sqrt(|v|^2 + v_eps^2)`` (``laws.py``) makes
+friction a viscous damper near zero slip: a screw that holds a load at rest
+must creep at ``v = v_eps * load / capacity``; with ``v_eps = 0.05 m/s`` a
+robot holding its weight between walls with twice the needed friction slides
+at about 3 cm/s. Making ``v_eps`` small does not help: the damper
+``mu |e_v| F_n / v_eps`` is integrated explicitly and exceeds the step's
+stability bound on the light screw spin DOF (``dt c / I > 2``), the chatter
+seen under large normal loads.
+
+The bristle. Each point in contact carries a tangential displacement ``z``
+(world, m), the elastic deflection of the blade-ice contact. Every step
+
+1. ``z`` is carried into the current tangent plane (its normal part removed)
+   and advanced by the point's slip: ``z <- z + v_t dt``;
+2. if ``|z| > z0`` (``stick_length``) the point slides: ``z <- z0 z / |z|``;
+3. friction is Eq. 6 with the unit slip direction replaced by
+   ``u = (z + tau v_t) / z0`` (a damper of time ``tau`` =
+   ``STICK_DAMPING_TIME`` beside the spring), scaled back to ``|u| = 1``
+   when longer: ``F_t = -F_n mu (u + (|e_v| - 1)(u . e_v) e_v)``.
+
+While sliding steadily, ``z`` lines up with the slip and ``|u| = 1``: the
+force is Eq. 6 exactly, unregulated. At rest ``|u| < 1`` and the force is a
+spring ``-(mu F_n / z0)(z + (|e_v| - 1)(z . e_v) e_v)``: it holds any load
+within the friction limit with a deflection below ``z0`` and no creep (an
+elasto-plastic, Dahl-type law). The set of forces it can give is exactly the
+set Eq. 6 gives, so ``|e_v| = 1`` is still the isotropic law. The force is
+bounded by Eq. 6 whatever the slip speed, so there is no ``1/v_eps`` gain;
+the stick spring's stability bound is ``dt^2 k_t / m < 4`` with
+``k_t = mu |e_v| F_n / z0`` per point (config/contact/ice.yaml sizes it).
+
+A point that leaves contact forgets its bristle (``z = 0``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from eels_gz.contact.laws import EV_NORM_MIN
+
+# Damping time of the bristle (s): u = (z + tau v) / z0, a damper tau k_t beside the
+# stick spring k_t, so that a held load does not ring on it for ever. With tau = 2 ms
+# a 5 kg screw on its four points' spring (k_t ~ 5e4 N/m) gets zeta ~ 0.1 and
+# the explicit step stays far inside its bound (dt tau k_t / m ~ 0.02 << 2);
+# the screw spin (I ~ 4e-3 kg m^2, k ~ 300 N m/rad): dt tau k / I ~ 0.15.
+STICK_DAMPING_TIME = 0.002
+
+
+@njit(cache=True)
+def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir,
+                        mu, ev_a, ev_b, k, c, stick_length, dt, stick,
+                        force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
+    """As ``kernel.contact_wrench_kernel`` with the bristle law (module docstring).
+
+    stick_length (m) > 0: bristle length z0; dt (s) >= 0: the step the
+    slip acts over; stick (S, N, 3): bristle displacements (m, world), read
+    and updated in place.
+    """
+    n_screws, n_points = signed_distance.shape
+    for s in range(n_screws):
+        vx, vy, vz = lin_vel[s, 0], lin_vel[s, 1], lin_vel[s, 2]
+        wx, wy, wz = ang_vel[s, 0], ang_vel[s, 1], ang_vel[s, 2]
+        load = 0.0
+        for p in range(n_points):
+            depth = -signed_distance[s, p]
+            fn = 0.0
+            if depth > 0.0:
+                rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
+                nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
+                px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
+                fn = k * depth - c * (px * nx + py * ny + pz * nz)
+                if fn < 0.0:
+                    fn = 0.0
+            normal_out[s, p] = fn
+            load += fn
+        ev_norm = ev_a + ev_b * load
+        if ev_norm < EV_NORM_MIN:
+            ev_norm = EV_NORM_MIN
+        fx_s = fy_s = fz_s = 0.0
+        tx_s = ty_s = tz_s = 0.0
+        for p in range(n_points):
+            fn = normal_out[s, p]
+            if fn <= 0.0:
+                point_force_out[s, p, 0] = point_force_out[s, p, 1] = point_force_out[s, p, 2] = 0.0
+                stick[s, p, 0] = stick[s, p, 1] = stick[s, p, 2] = 0.0
+                continue
+            rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
+            nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
+            px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
+            vn = px * nx + py * ny + pz * nz
+            tx, ty, tz = px - vn * nx, py - vn * ny, pz - vn * nz
+            en = ev_dir[s, p, 0] * nx + ev_dir[s, p, 1] * ny + ev_dir[s, p, 2] * nz
+            ex, ey, ez = ev_dir[s, p, 0] - en * nx, ev_dir[s, p, 1] - en * ny, ev_dir[s, p, 2] - en * nz
+            e_len = math.sqrt(ex * ex + ey * ey + ez * ez)
+            if e_len > 1e-12:
+                ex, ey, ez = ex / e_len, ey / e_len, ez / e_len
+            else:
+                ex = ey = ez = 0.0
+            # bristle: into the tangent plane, advanced by the slip, saturated at z0
+            zx, zy, zz = stick[s, p, 0], stick[s, p, 1], stick[s, p, 2]
+            zn = zx * nx + zy * ny + zz * nz
+            zx, zy, zz = zx - zn * nx + tx * dt, zy - zn * ny + ty * dt, zz - zn * nz + tz * dt
+            z_len = math.sqrt(zx * zx + zy * zy + zz * zz)
+            if z_len > stick_length:
+                scale = stick_length / z_len
+                zx, zy, zz = zx * scale, zy * scale, zz * scale
+            stick[s, p, 0], stick[s, p, 1], stick[s, p, 2] = zx, zy, zz
+            # the bristle's damper: u = (z + tau v_t) / z0, never past |u| = 1 (Eq. 6's bound)
+            ux = (zx + STICK_DAMPING_TIME * tx) / stick_length
+            uy = (zy + STICK_DAMPING_TIME * ty) / stick_length
+            uz = (zz + STICK_DAMPING_TIME * tz) / stick_length
+            u_len = math.sqrt(ux * ux + uy * uy + uz * uz)
+            if u_len > 1.0:
+                ux, uy, uz = ux / u_len, uy / u_len, uz / u_len
+            skew = (ev_norm - 1.0) * (ux * ex + uy * ey + uz * ez)
+            f_t = -fn * mu
+            fx = fn * nx + f_t * (ux + skew * ex)
+            fy = fn * ny + f_t * (uy + skew * ey)
+            fz = fn * nz + f_t * (uz + skew * ez)
+            point_force_out[s, p, 0], point_force_out[s, p, 1], point_force_out[s, p, 2] = fx, fy, fz
+            fx_s += fx
+            fy_s += fy
+            fz_s += fz
+            tx_s += ry * fz - rz * fy
+            ty_s += rz * fx - rx * fz
+            tz_s += rx * fy - ry * fx
+        force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
+        torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s

@@ -1,0 +1,293 @@
+"""``wall_climb``: EELS 1.5 between ``parallel_walls`` pushes into both walls,
+holds its own weight for ``hold_time``, then climbs with its screws
+(EELS-DARTS §4.3.1: make contact, hold a static position for a set time,
+track the vertical distance before a mobility failure).
+
+Shape. The robot stands tail down (tail axis vertical) with its bend plane
+across the gap (the walls face +-y). Its bend joints follow the sign pattern
+``shape_1 .. shape_8`` (relative bends, dimensionless) times one amplitude,
+fitted so that the robot's collision envelope spans the gap less
+``fit_clearance`` on each side: a planar zig-zag whose outermost screws face
+the walls. Module ``crossbar_roll_module`` and the next are twisted by
++pi/2 and -pi/2, so that the 0.6 m cross bar between them lies along the
+walls instead of poking into them (the bend between those two modules, out
+of the plane, is held at 0).
+
+WORK IN PROGRESS: with this step shape the robot does not hold yet (two
+screws end up in contact, diagonally, and the shape turns in the gap); see
+the issue 8 report.
+
+Run:
+
+1. placement (setup): the fitted shape is laid centred in the gap with the
+   tail at ``tail_z``, gravity on, two stiff tethers (``tether_stiffness``)
+   holding the tail origin and the head's screw where they were laid; the
+   bends then go to the fitted angles plus ``press_bend`` (rad, away from
+   straight): the bend controllers push the screws into the walls. Screws
+   are held still. After ``engage_time`` s the tethers are let go;
+2. hold, ``hold_time`` s: every joint held; the hold drift is the largest
+   displacement of the tail from where it was when gravity came on;
+3. climb: each screw spins at the rate that advances it at ``climb_speed``
+   (m/s) straight up with no slip across its blade,
+   ``omega = V (a . z) / (h r tan(alpha))`` for a screw whose spin axis ``a``
+   lies in a plane containing the vertical and its wall's normal (the
+   zig-zag's plane).
+
+A run ends with ``slip_failure`` when the tail has dropped ``slip_limit`` m
+below its height when gravity came on, or ``mobility_failure`` (tail axis
+past ``mobility_threshold`` from the gravity line).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from eels_gz.errors import ConfigError
+from eels_gz.host.tethers import Tether, TetherSet
+from eels_gz.registry import eels_variants
+from eels_gz.scenarios import RunEnd, ScenarioController, param
+from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
+from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.snake.chain import SnakeChain
+from eels_gz.terrain.writers import find_terrain_field
+
+SLIP_FAILURE = "slip_failure"
+UP = np.array([0.0, 0.0, 1.0])
+# tail frame in the world: x up, y across the gap (world y), z along the walls (-x)
+TAIL_UP = np.column_stack([UP, [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
+RATE_EVERY = 10  # steps between updates of the climb screw rates (the axes turn slowly)
+
+
+def wall_span(terrain, z: float, reach: float = 1.5, step: float = 0.01) -> tuple[float, float]:
+    """(y_low, y_high) m: the inner faces of two walls facing each other across
+    y = 0 (along the line x = 0 at height ``z``), from the nearest-surface
+    points of the field: below y = 0 the faces whose normal points to +y, above
+    it those pointing to -y, each from the point nearest it."""
+    ys = np.arange(-reach, reach + step / 2, step)
+    pts = np.column_stack([np.zeros_like(ys), ys, np.full_like(ys, z)])
+    d, n = terrain.query(pts)
+    near = pts - d[:, None] * n
+    low = (d > 0.0) & (ys <= 0.0) & (n[:, 1] > 0.9)
+    high = (d > 0.0) & (ys >= 0.0) & (n[:, 1] < -0.9)
+    if not low.any() or not high.any():
+        raise ConfigError(f"wall_climb: no pair of walls facing each other across y = 0 at x = 0, z = {z} m in "
+                          f"the terrain (the scenario is made for the world parallel_walls)")
+    # from the points nearest each face (a field may be clipped far from the surface)
+    i_low = np.flatnonzero(low)[np.argmin(d[low])]
+    i_high = np.flatnonzero(high)[np.argmin(d[high])]
+    return float(near[i_low, 1]), float(near[i_high, 1])
+
+
+def envelope_y(chain: SnakeChain, q: dict[str, float], base_pose: np.ndarray) -> tuple[float, float, dict]:
+    """(y_min, y_max, per-link (y_min, y_max)) of the robot's collision cylinders (m, world)."""
+    poses = chain.link_poses(q, base_pose)
+    per: dict[str, tuple[float, float]] = {}
+    for cyl in chain.cylinders:
+        T = poses[cyl.link] @ cyl.pose
+        d, o = T[:3, 2], T[:3, 3]
+        half = 0.5 * cyl.length * abs(d[1]) + cyl.radius * math.sqrt(max(0.0, 1.0 - d[1] ** 2))
+        lo, hi = per.get(cyl.link, (math.inf, -math.inf))
+        per[cyl.link] = (min(lo, o[1] - half), max(hi, o[1] + half))
+    return min(v[0] for v in per.values()), max(v[1] for v in per.values()), per
+
+
+def zigzag(chain: SnakeChain, pattern: list[float], amplitude: float, roll_module: int) -> dict[str, float]:
+    """Bend ``amplitude * pattern[i]`` (rad) per bend joint, twists 0 except +-pi/2 at the rolled pair."""
+    q = {n: 0.0 for n in chain.bend_joints() + chain.twist_joints()}
+    for name, s in zip(chain.bend_joints(), pattern):
+        q[name] = amplitude * s
+    if roll_module:
+        q[f"module_{roll_module}_twist"] = math.pi / 2
+        q[f"module_{roll_module + 1}_twist"] = -math.pi / 2
+        q[f"module_{roll_module + 1}_bend"] = 0.0
+    return q
+
+
+def tail_pose(pattern: list[float], amplitude: float) -> np.ndarray:
+    """Tail frame (4x4, at the origin) turned in the bend plane by minus half the total bend, so
+    that the robot's chord stands vertical (0 for a pattern whose bends cancel)."""
+    half = -0.5 * amplitude * float(sum(pattern))
+    c, s = math.cos(half), math.sin(half)
+    T = np.eye(4)
+    T[:3, :3] = TAIL_UP @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return T
+
+
+def fit_amplitude(chain: SnakeChain, pattern: list[float], roll_module: int, width: float) -> float:
+    """Bend amplitude (rad) whose envelope is ``width`` (m) across y, by bisection
+    within the bend limits; ConfigError if the pattern cannot reach it."""
+    limit = min(chain.joint(n).upper for n in chain.bend_joints())
+
+    def span(a: float) -> float:
+        lo, hi, _ = envelope_y(chain, zigzag(chain, pattern, a, roll_module), tail_pose(pattern, a))
+        return hi - lo
+
+    if span(limit) < width:
+        raise ConfigError(f"wall_climb: the shape pattern {pattern} spans only {span(limit):.3f} m at the bend "
+                          f"limit {limit:.3f} rad; the walls need {width:.3f} m")
+    lo, hi = 0.0, limit
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if span(mid) < width else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+class WallClimb(ScenarioController):
+    def __init__(self, scenario: dict):
+        self.scenario = scenario
+        self.t: list[float] = []
+        self.p: list[np.ndarray] = []
+        self.loads: list[float] = []
+        self.end: RunEnd | None = None
+        self.climb_start: np.ndarray | None = None
+
+    # --- setup: placement by the shape controllers --------------------------------------
+    def setup(self, sim, params):
+        where = "wall_climb"
+        self.params = params
+        get = lambda name: param(params, name, where)  # noqa: E731
+        self.snake = snake = SnakeHost(sim, where)
+        chain = snake.chain
+        pattern = [float(params.get(f"shape_{i}", 0.0)) for i in range(1, chain.n_modules + 1)]
+        roll = int(get("crossbar_roll_module"))
+        terrain = find_terrain_field(sim.spec)
+        tail_z = get("tail_z")
+        y_lo, y_hi = wall_span(terrain, tail_z + 1.0)
+        self.gap = y_hi - y_lo
+        self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"))
+        q_fit = zigzag(chain, pattern, self.amplitude, roll)
+        base = tail_pose(pattern, self.amplitude)
+        lo, hi, _ = envelope_y(chain, q_fit, base)
+        base[:3, 3] = (0.0, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
+        snake.place(base, q_fit)
+        hold_screws = {j: 0.0 for j in snake.screw_actuators}
+        self.q_press = zigzag(chain, pattern, self.amplitude + get("press_bend"), roll)
+        snake.command(positions=self.q_press, velocities=hold_screws)
+        ropes = self._ropes(sim, get("tether_stiffness"))
+        for _ in range(int(round(get("engage_time") / sim.dt))):
+            ropes.pre_update(None, None)
+            sim.step()
+        self.tether_forces = [float(np.linalg.norm(f)) for f in ropes.forces()]
+        self.watch = MobilityWatch(sim, threshold_from(params))
+        self.t0 = sim.time
+        self.p0 = self._tail()
+        self.hold_time = get("hold_time")
+        self.climb_speed = get("climb_speed")
+        self.slip_limit = get("slip_limit")
+        self.geometry = self._screw_geometry(sim)
+        self.steps = 0
+        self.rates = hold_screws
+
+    def _ropes(self, sim, stiffness: float) -> TetherSet:
+        """Two stiff tethers (rest length 0) from the tail origin and the head's screw to where
+        they are placed: they carry the weight and keep the robot from turning in the gap while
+        the bends push."""
+        mass = sim.robot_skeleton.getMass()
+        damping = 2.0 * math.sqrt(stiffness * mass / 2.0)  # about critical for half the robot on each
+        axes = self.snake.chain.screw_axes()
+        links = (self.snake.chain.root, axes[max(axes)].link)
+        return TetherSet(sim, [Tether(link, (0.0, 0.0, 0.0), None, stiffness, damping) for link in links],
+                         "wall_climb")
+
+    @staticmethod
+    def sim_point(sim, link: str) -> np.ndarray:
+        return sim.frame_world_pose(link)[:3, 3].copy()
+
+    def _screw_geometry(self, sim) -> dict[str, tuple[float, float, int]]:
+        """(r, tan(alpha), handedness) per screw link: the screw contact plugin's, or the variant's under stock
+        contact (which has no plugin)."""
+        if self.snake.screws:
+            return {k: (g.radius, math.tan(g.lead_angle), g.handedness) for k, g in self.snake.screws.items()}
+        variants = eels_variants()
+        name = sim.robot_description.name
+        if name not in variants or not variants[name].get("screw"):
+            raise ConfigError(f"wall_climb: robot '{name}' is not an EELS variant with screws")
+        v = variants[name]["screw"]
+        return {a.link: (v["radius"], math.tan(v["lead_angle"]), int(v["handedness"]))
+                for a in self.snake.chain.screw_axes().values()}
+
+    def _tail(self) -> np.ndarray:
+        return self.snake.base_pose()[:3, 3].copy()
+
+    # --- run ----------------------------------------------------------------------------
+    def climbing(self, sim) -> bool:
+        return sim.time - self.t0 >= self.hold_time
+
+    def climb_rates(self) -> dict[str, float]:
+        """Screw joint rates (rad/s) for ``climb_speed`` straight up (module docstring)."""
+        axes = self.snake.chain.screw_axes(self.snake.angles(), self.snake.base_pose())
+        rates = {}
+        for link, ax in axes.items():
+            r, tan_a, h = self.geometry[link]
+            rates[ax.actuated] = self.climb_speed * float(ax.axis @ UP) / (h * r * tan_a) / ax.multiplier
+        return rates
+
+    def pre_step(self, sim):
+        if self.climbing(sim):
+            if self.climb_start is None:
+                self.climb_start = self._tail()
+            if self.steps % RATE_EVERY == 0:
+                self.rates = self.climb_rates()
+        self.steps += 1
+        self.snake.command(positions=self.q_press, velocities=self.rates)
+
+    def post_step(self, sim):
+        p = self._tail()
+        self.t.append(sim.time - self.t0)
+        self.p.append(p)
+        self.loads.append(float(sum(self.snake.screw_loads().values())))
+        if self.end is None and self.p0[2] - p[2] > self.slip_limit:
+            self.end = RunEnd(SLIP_FAILURE, f"slip failure at t = {sim.time - self.t0:.3f} s after gravity came on: "
+                                            f"the tail dropped {self.p0[2] - p[2]:.3f} m (limit {self.slip_limit} m)")
+        return self.end or self.watch.check()
+
+    # --- outputs ------------------------------------------------------------------------
+    def hold_drift(self) -> float:
+        """Largest tail displacement (m) from its position when gravity came on, over the hold."""
+        t = np.array(self.t)
+        if not len(t):
+            return 0.0
+        pts = np.array(self.p)[t <= self.hold_time + 1e-9]
+        return float(np.max(np.linalg.norm(pts - self.p0, axis=1))) if len(pts) else 0.0
+
+    def metrics(self):
+        t = np.array(self.t) if self.t else np.array([0.0])
+        end = self.p[-1] if self.p else self.p0
+        climbed = float(end[2] - self.climb_start[2]) if self.climb_start is not None else 0.0
+        held = float(min(t[-1], self.hold_time))
+        return {
+            "gap_m": self.gap,
+            "bend_amplitude_rad": self.amplitude,
+            "hold_time_s": self.hold_time,
+            "held_s": held,
+            "hold_drift_m": self.hold_drift(),
+            "hold_drop_m": float(self.p0[2] - min(p[2] for p in self.p[: max(1, len(self.p))])) if self.p else 0.0,
+            "climbed_m": climbed,
+            "climb_time_s": float(max(0.0, t[-1] - self.hold_time)),
+            "mean_screw_load_n": float(np.mean(self.loads)) if self.loads else 0.0,
+            **self.watch.metrics(),
+        }
+
+    def plot(self, path):
+        from eels_gz.plots import plt
+
+        t = np.array(self.t)
+        z = np.array([p[2] for p in self.p]) - self.p0[2] if self.p else np.zeros(0)
+        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, constrained_layout=True)
+        a.plot(t, z * 1e3)
+        a.axvline(self.hold_time, color="k", ls=":", label="climb starts")
+        a.set_ylabel("tail height change [mm]")
+        a.legend(loc="best")
+        b.plot(t, self.loads)
+        b.set_ylabel("screw contact load [N]")
+        b.set_xlabel("time after gravity on [s]")
+        fig.suptitle(f"wall_climb: drift {self.hold_drift() * 1e3:.2f} mm over the hold")
+        fig.savefig(Path(path), dpi=100)
+        plt.close(fig)
+
+
+def make_controller(scenario: dict) -> WallClimb:
+    return WallClimb(scenario)

@@ -1,0 +1,61 @@
+"""Scenario ``wall_climb`` (work in progress).
+
+Geometry, closed form: the walls of ``parallel_walls`` are found at
+y = -+gap/2 with the gap of model://parallel_walls/terrain.json, within
+1 mm (the distance field is exact to interpolation near a plane face);
+the fitted bend amplitude gives the requested envelope width to 1 um (40
+bisection steps on 0.7 rad leave 6e-13 rad).
+
+The issue's contract (hold < 1 cm over 10 s with screw contact, stock
+contact fails or slides) is not met yet: the test is a strict xfail that
+starts to fail (XPASS) the day it is.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from eels_gz import config
+from eels_gz.config import load_yaml
+from eels_gz.description.assemble import robot_description
+from eels_gz import registry
+from eels_gz.host.runner import run
+from eels_gz.paths import asset
+from eels_gz.scenarios.wall_climb import envelope_y, fit_amplitude, tail_pose, wall_span, zigzag
+from eels_gz.snake.chain import SnakeChain
+from eels_gz.terrain.writers import find_terrain_field
+
+DRIFT_MAX = 0.01  # m over the 10 s hold, the issue's bound
+
+
+def test_walls_are_found_at_half_the_gap():
+    gap = load_yaml(asset("models", "parallel_walls", "terrain.json"))["parameters"]["gap"]
+    lo, hi = wall_span(find_terrain_field(str(registry.world_path("parallel_walls"))), 1.0)
+    assert lo == pytest.approx(-gap / 2, abs=1e-3) and hi == pytest.approx(gap / 2, abs=1e-3)
+
+
+def test_fitted_amplitude_spans_the_requested_width():
+    desc = robot_description(registry.robot("eels_1_5"), gazebo=False)
+    chain = SnakeChain.from_urdf(desc.urdf, desc.source)
+    scenario = load_yaml(registry.scenario_path("wall_climb"))["params"]
+    pattern = [scenario[f"shape_{i}"] for i in range(1, chain.n_modules + 1)]
+    a = fit_amplitude(chain, pattern, 3, 0.75)
+    lo, hi, _ = envelope_y(chain, zigzag(chain, pattern, a, 3), tail_pose(pattern, a))
+    assert hi - lo == pytest.approx(0.75, abs=1e-6)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 8 work in progress: the step shape does not hold yet")
+def test_screw_contact_holds_and_stock_contact_does_not(tmp_path):
+    out = {}
+    for model in ("screw", "stock"):
+        cfg = config.resolve(overrides={"scenario": {"name": "wall_climb"}, "duration": 10.0,
+                                        "contact": {"model": model}, "sensors": {"enabled": False},
+                                        "log": {"mcap": False, "plot": False}})
+        run(cfg, tmp_path / model)
+        out[model] = json.loads((tmp_path / model / "metrics.json").read_text())
+    screw, stock = out["screw"], out["stock"]
+    assert screw["status"] == "ok" and screw["held_s"] >= 10.0 - 1e-9
+    assert screw["hold_drift_m"] < DRIFT_MAX
+    assert stock["status"] != "ok" or stock["hold_drift_m"] > 5.0 * screw["hold_drift_m"]

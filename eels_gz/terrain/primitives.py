@@ -84,6 +84,7 @@ class Plane(_Analytic):
     def __post_init__(self) -> None:
         object.__setattr__(self, "point", _point(self.point, "point", "Plane"))
         object.__setattr__(self, "normal", _unit(self.normal, "normal", "Plane"))
+        object.__setattr__(self, "_offset", float(self.point @ self.normal))  # d = p . n - offset
 
     def raycast(self, origins: np.ndarray, dirs: np.ndarray, t_min: float, t_max: float
                 ) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +105,7 @@ class Plane(_Analytic):
     def _eval(self, p):
         normal = np.empty_like(p)
         normal[:] = self.normal
-        return (p - self.point) @ self.normal, normal
+        return p @ self.normal - self._offset, normal
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,10 +15,19 @@ chord points starting at the path point closest to the current tail point.
 The fit ``(R, t)`` maps ``P`` onto ``Q``; :func:`se3_log` turns it into the
 constant twist that reaches it in unit time (base-origin velocity and
 angular velocity, world frame); the correction is those times the gains
-``k_position``, ``k_rotation`` (1/s). A feed-forward moves the desired
-placement along the path at ``speed``: the twist of the fit from ``Q(s)``
-to ``Q(s + ds)``, times ``speed / ds`` (exact on lines, circles and
-helices, whose chord placements move by screw motions).
+``k_position``, ``k_rotation`` (1/s).
+
+Feed-forward. The desired placement moves along the path at ``speed``; the
+base (tail) frame of the leader-follower shape
+(:func:`~eels_gz.snake.leader_follower.lay_on_path`) then moves by
+``log(T(s)^-1 T(s + ds)) speed / ds`` (body twist), and the shape joints by
+``d angles / ds * speed``. These two together move every module point along
+the path; the motion controller needs the base's own twist because it
+takes the shape rates separately (Eq. 3). The rigid fit from ``Q(s)`` to
+``Q(s + ds)`` equals it only where the shape does not change (lines,
+circles, helices: screw motions); on a path of varying curvature (an
+S-curve) it is the average motion of the whole robot, not the tail's, and
+with the shape rates on top it drives the robot off the path.
 The twist is returned as the base's body twist ``(v, w)`` in the base frame
 (the convention of :mod:`eels_gz.snake.motion_control`).
 """
@@ -33,6 +42,7 @@ import numpy as np
 
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.leader_follower import lay_on_path
 from eels_gz.snake.params import PathTrackerParams
 from eels_gz.snake.paths import Path3, chord_points
 
@@ -133,8 +143,9 @@ class TrackerCommand:
 class PathTracker:
     """Proportional rigid-body path tracking for a chain on a path (module docstring)."""
 
-    def __init__(self, chain: SnakeChain, path: Path3, params: PathTrackerParams):
+    def __init__(self, chain: SnakeChain, path: Path3, params: PathTrackerParams, up=(0.0, 0.0, 1.0)):
         self.chain, self.path, self.params = chain, path, params
+        self.up = tuple(float(x) for x in up)  # world, the roll of a straight start (lay_on_path)
         self.lengths = chain.segment_lengths()
 
     def command(self, q: Mapping[str, float] | None, base_pose: np.ndarray) -> TrackerCommand:
@@ -146,18 +157,23 @@ class PathTracker:
         R, t = horn_svd(P, Q)
         b = base_pose[:3, 3]
         v_b, phi = se3_log(R, t, b)
-        v_w = self.params.k_position * v_b
-        w_w = self.params.k_rotation * phi
-        if self.params.speed > 0.0:
-            ds = min(FEED_FORWARD_DS, self.path.length - s)
-            if ds > 0.0:
-                _, Q2 = chord_points(self.path, s + ds, self.lengths)
-                v_ff, w_ff = se3_log(*horn_svd(Q, Q2), b)
-                v_w = v_w + self.params.speed / ds * v_ff
-                w_w = w_w + self.params.speed / ds * w_ff
         Rb = base_pose[:3, :3]
-        twist = np.concatenate([Rb.T @ v_w, Rb.T @ w_w])
+        twist = np.concatenate([Rb.T @ (self.params.k_position * v_b), Rb.T @ (self.params.k_rotation * phi)])
+        if self.params.speed > 0.0:
+            twist = twist + self.feed_forward(s)
         return TrackerCommand(twist, s, Q, np.linalg.norm(P - Q, axis=1), R, t)
+
+    def feed_forward(self, s: float) -> np.ndarray:
+        """Body twist (6,) of the leader-follower base frame moving along the path
+        from arc length ``s`` (m) at ``speed`` (module docstring); 0 at the path's end."""
+        ds = min(FEED_FORWARD_DS, self.path.length - s)
+        if not ds > 0.0:
+            return np.zeros(6)
+        T0 = lay_on_path(self.chain, self.path, s, self.up).base_pose
+        T1 = lay_on_path(self.chain, self.path, s + ds, self.up).base_pose
+        rel = np.linalg.solve(T0, T1)
+        v, w = se3_log(rel[:3, :3], rel[:3, 3], np.zeros(3))
+        return np.concatenate([v, w]) * (self.params.speed / ds)
 
 
 def tracking_stats(errors: np.ndarray) -> dict[str, np.ndarray]:

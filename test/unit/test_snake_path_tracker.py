@@ -121,3 +121,44 @@ def test_stats_and_bad_input():
         horn_quaternion(np.full((3, 3), np.nan), np.zeros((3, 3)))
     with pytest.raises(SnakeModelError, match="tracking_stats"):
         tracking_stats(np.zeros(3))
+
+
+def test_feed_forward_with_shape_rates_moves_every_point_along_an_s_curve(chain):
+    """On a path of varying curvature the shape changes as the robot moves, and the
+    motion controller takes the shape rates apart from the base twist (Eq. 3): the
+    feed-forward must be the twist of the leader-follower base frame itself, so that
+    base twist + shape rates move every module point at the path's own rate.
+
+    S-curve y = A sin(2 pi x / lam) (curvature up to A (2 pi / lam)^2 = 1.3 /m), as a
+    polyline of 1 mm steps. Over a time h the base moves by the commanded body twist
+    and the joints by (d angles / ds) u h; the module points' velocities are compared
+    with those of the chord points. Tolerance: the chord points' velocity is piecewise
+    constant on a polyline and turns by up to kappa * step = 1.3e-3 rad at a vertex,
+    i.e. u * 1.3e-3 = 7e-5 m/s; first-order integration over h adds u^2 h kappa ~ 1e-7.
+    So 2e-4 m/s. The rigid fit of Q(s) onto Q(s + ds) (the average motion of the
+    whole robot, used before) is off by centimetres per second here.
+    """
+    from eels_gz.snake.paths import PolylinePath, chord_points
+
+    A, lam, step, u = 0.3, 3.0, 1e-3, 0.05
+    x = np.arange(0.0, 8.0, step)
+    path = PolylinePath(np.column_stack([x, A * np.sin(2 * math.pi * x / lam), np.zeros_like(x)]))
+    tracker = PathTracker(chain, path, PathTrackerParams(0.5, 0.5, u))
+    lengths = chain.segment_lengths()
+    for s in (0.3, 0.9, 1.6):
+        laid = lay_on_path(chain, path, s)
+        cmd = tracker.command(laid.angles, laid.base_pose)
+        ds, h = 1e-4, 1e-3  # m of arc for the shape rates, s of motion
+        ahead = lay_on_path(chain, path, s + ds).angles
+        q1 = {k: v + (ahead[k] - v) / ds * u * h for k, v in laid.angles.items()}
+        v, w = cmd.twist[:3], cmd.twist[3:]
+        T1 = laid.base_pose.copy()
+        T1[:3, 3] += laid.base_pose[:3, :3] @ v * h
+        T1[:3, :3] = laid.base_pose[:3, :3] @ axis_rotation(w / np.linalg.norm(w), np.linalg.norm(w) * h)
+        moved = (chain.module_points(q1, T1) - laid.points) / h
+        along = (chord_points(path, s + u * h, lengths)[1] - laid.points) / h
+        np.testing.assert_allclose(moved, along, atol=2e-4)
+        # the whole-robot rigid fit differs from the base's own motion on this path
+        _, Q2 = chord_points(path, s + ds, lengths)
+        R_fit, _ = horn_svd(laid.points, Q2)
+        assert abs(rotation_vector(R_fit)[2] * u / ds - (laid.base_pose[:3, :3] @ w)[2]) > 5e-3

@@ -3,35 +3,42 @@ holds its own weight for ``hold_time``, then climbs with its screws
 (EELS-DARTS §4.3.1: make contact, hold a static position for a set time,
 track the vertical distance before a mobility failure).
 
-Shape. The robot stands tail down (tail axis vertical) with its bend plane
-across the gap (the walls face +-y). Its bend joints follow the sign pattern
-``shape_1 .. shape_8`` (relative bends, dimensionless) times one amplitude,
-fitted so that the robot's collision envelope spans the gap less
-``fit_clearance`` on each side: a planar zig-zag whose outermost screws face
-the walls. Module ``crossbar_roll_module`` and the next are twisted by
-+pi/2 and -pi/2, so that the 0.6 m cross bar between them lies along the
-walls instead of poking into them (the bend between those two modules, out
-of the plane, is held at 0).
+Shape. The robot stands tail down with its bend plane across the gap (the
+walls face +-y). Its bend joints are ``shape_1 .. shape_8`` (rad) times one
+amplitude fitted so that the collision envelope spans the gap less
+``fit_clearance`` on each side, the tail turned by ``tail_tilt`` in the bend
+plane: screws 1 and 8 touch one wall and screw 5 the other (near-upright
+axes). Three contacts, not two: two contacts at heights h apart on walls d
+apart form a ladder, whose normal forces make a couple N h that only
+friction across the gap can balance, F > N h / d, impossible for h / d ~ 3
+(the earlier step shape). Module ``crossbar_roll_module`` and the next are
+twisted by +pi/2 and -pi/2, so that the 0.6 m cross bar between them lies
+along the walls instead of poking into them (the bend between those two
+modules, out of the plane, is held at 0).
 
-WORK IN PROGRESS: with this step shape the robot does not hold yet (two
-screws end up in contact, diagonally, and the shape turns in the gap); see
-the issue 8 report.
+WORK IN PROGRESS: the robot does not hold yet. With every screw locked, a
+right-handed screw carrying a vertical load on a wall pushes along the wall
+(Eq. 6's strong direction e_v is at the lead angle from the screw axis), in
+opposite directions on the two walls: the robot yaws in the gap and
+descends like a nut. Without that yaw the screws can carry at most
+mu / sin(alpha) = 0.44 of their normal load upward (0.15 for stock
+contact); see the issue 8 report.
 
 Run:
 
 1. placement (setup): the fitted shape is laid centred in the gap with the
-   tail at ``tail_z``, gravity on, two stiff tethers (``tether_stiffness``)
-   holding the tail origin and the head's screw where they were laid; the
-   bends then go to the fitted angles plus ``press_bend`` (rad, away from
-   straight): the bend controllers push the screws into the walls. Screws
-   are held still. After ``engage_time`` s the tethers are let go;
+   tail at ``tail_z``, gravity on, a stiff tether (``tether_stiffness``)
+   holding the tail origin where it was laid; the bends then go to the
+   fitted angles times ``1 + press_bend``: the bend controllers push the
+   screws into the walls. Screws are held still. After ``engage_time`` s the
+   tether's pull goes down linearly to zero over ``release_time`` s;
 2. hold, ``hold_time`` s: every joint held; the hold drift is the largest
-   displacement of the tail from where it was when gravity came on;
+   displacement of the tail from where it was when the tether began to let
+   go;
 3. climb: each screw spins at the rate that advances it at ``climb_speed``
    (m/s) straight up with no slip across its blade,
    ``omega = V (a . z) / (h r tan(alpha))`` for a screw whose spin axis ``a``
-   lies in a plane containing the vertical and its wall's normal (the
-   zig-zag's plane).
+   lies in a plane containing the vertical and its wall's normal.
 
 A run ends with ``slip_failure`` when the tail has dropped ``slip_limit`` m
 below its height when gravity came on, or ``mobility_failure`` (tail axis
@@ -106,33 +113,43 @@ def zigzag(chain: SnakeChain, pattern: list[float], amplitude: float, roll_modul
     return q
 
 
-def tail_pose(pattern: list[float], amplitude: float) -> np.ndarray:
-    """Tail frame (4x4, at the origin) turned in the bend plane by minus half the total bend, so
-    that the robot's chord stands vertical (0 for a pattern whose bends cancel)."""
-    half = -0.5 * amplitude * float(sum(pattern))
-    c, s = math.cos(half), math.sin(half)
+def tail_pose(tilt: float) -> np.ndarray:
+    """Tail frame (4x4, at the origin): tail axis up, turned by ``tilt`` (rad) in the bend plane."""
+    c, s = math.cos(tilt), math.sin(tilt)
     T = np.eye(4)
     T[:3, :3] = TAIL_UP @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
     return T
 
 
-def fit_amplitude(chain: SnakeChain, pattern: list[float], roll_module: int, width: float) -> float:
-    """Bend amplitude (rad) whose envelope is ``width`` (m) across y, by bisection
-    within the bend limits; ConfigError if the pattern cannot reach it."""
+def fit_amplitude(chain: SnakeChain, pattern: list[float], roll_module: int, width: float,
+                  tilt: float = 0.0) -> float:
+    """Amplitude (the factor on ``pattern``) whose envelope is ``width`` (m) across y, by
+    bisection up to the one that takes the largest bend to the bend limit; ConfigError if the
+    pattern cannot reach it there."""
     limit = min(chain.joint(n).upper for n in chain.bend_joints())
+    peak = max(abs(p) for p in pattern)
+    if not peak > 0.0:
+        raise ConfigError(f"wall_climb: the shape pattern {pattern} has no bend")
 
     def span(a: float) -> float:
-        lo, hi, _ = envelope_y(chain, zigzag(chain, pattern, a, roll_module), tail_pose(pattern, a))
+        lo, hi, _ = envelope_y(chain, zigzag(chain, pattern, a, roll_module), tail_pose(tilt))
         return hi - lo
 
-    if span(limit) < width:
-        raise ConfigError(f"wall_climb: the shape pattern {pattern} spans only {span(limit):.3f} m at the bend "
+    top = limit / peak
+    if span(top) < width:
+        raise ConfigError(f"wall_climb: the shape pattern {pattern} spans only {span(top):.3f} m at the bend "
                           f"limit {limit:.3f} rad; the walls need {width:.3f} m")
-    lo, hi = 0.0, limit
+    lo, hi = 0.0, top
     for _ in range(40):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if span(mid) < width else (lo, mid)
     return 0.5 * (lo + hi)
+
+
+def pull(ropes: TetherSet, scale: float) -> None:
+    """Add ``scale`` times each tether's force for the coming step."""
+    for (_, body, p_body, _), f in zip(ropes.attached, ropes.forces()):
+        body.addExtForce(scale * f, p_body, False, True)
 
 
 class WallClimb(ScenarioController):
@@ -157,20 +174,26 @@ class WallClimb(ScenarioController):
         tail_z = get("tail_z")
         y_lo, y_hi = wall_span(terrain, tail_z + 1.0)
         self.gap = y_hi - y_lo
-        self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"))
+        tilt = get("tail_tilt")
+        self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"), tilt)
         q_fit = zigzag(chain, pattern, self.amplitude, roll)
-        base = tail_pose(pattern, self.amplitude)
+        base = tail_pose(tilt)
         lo, hi, _ = envelope_y(chain, q_fit, base)
         base[:3, 3] = (0.0, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
         snake.place(base, q_fit)
         hold_screws = {j: 0.0 for j in snake.screw_actuators}
-        self.q_press = zigzag(chain, pattern, self.amplitude + get("press_bend"), roll)
+        self.q_press = zigzag(chain, pattern, self.amplitude * (1.0 + get("press_bend")), roll)
         snake.command(positions=self.q_press, velocities=hold_screws)
         ropes = self._ropes(sim, get("tether_stiffness"))
         for _ in range(int(round(get("engage_time") / sim.dt))):
             ropes.pre_update(None, None)
             sim.step()
         self.tether_forces = [float(np.linalg.norm(f)) for f in ropes.forces()]
+        self.p_engaged = self._tail()
+        n_release = int(round(get("release_time") / sim.dt))
+        for k in range(n_release):  # the tethers' pull goes down linearly to 0: the walls take the weight
+            pull(ropes, 1.0 - (k + 1) / n_release)
+            sim.step()
         self.watch = MobilityWatch(sim, threshold_from(params))
         self.t0 = sim.time
         self.p0 = self._tail()
@@ -182,13 +205,12 @@ class WallClimb(ScenarioController):
         self.rates = hold_screws
 
     def _ropes(self, sim, stiffness: float) -> TetherSet:
-        """Two stiff tethers (rest length 0) from the tail origin and the head's screw to where
-        they are placed: they carry the weight and keep the robot from turning in the gap while
-        the bends push."""
+        """A stiff tether (rest length 0) from the tail origin to where it is placed: it carries
+        the weight while the bends push (a second one at the head would fight the bends, whose
+        push shortens the robot's chord)."""
         mass = sim.robot_skeleton.getMass()
-        damping = 2.0 * math.sqrt(stiffness * mass / 2.0)  # about critical for half the robot on each
-        axes = self.snake.chain.screw_axes()
-        links = (self.snake.chain.root, axes[max(axes)].link)
+        damping = 2.0 * math.sqrt(stiffness * mass)  # critical for the robot on the tether
+        links = (self.snake.chain.root,)
         return TetherSet(sim, [Tether(link, (0.0, 0.0, 0.0), None, stiffness, damping) for link in links],
                          "wall_climb")
 
@@ -202,7 +224,7 @@ class WallClimb(ScenarioController):
         if self.snake.screws:
             return {k: (g.radius, math.tan(g.lead_angle), g.handedness) for k, g in self.snake.screws.items()}
         variants = eels_variants()
-        name = sim.robot_description.name
+        name = str(self.scenario.get("robot", sim.robot_description.name))  # the URDF calls every EELS "eels"
         if name not in variants or not variants[name].get("screw"):
             raise ConfigError(f"wall_climb: robot '{name}' is not an EELS variant with screws")
         v = variants[name]["screw"]
@@ -246,12 +268,14 @@ class WallClimb(ScenarioController):
 
     # --- outputs ------------------------------------------------------------------------
     def hold_drift(self) -> float:
-        """Largest tail displacement (m) from its position when gravity came on, over the hold."""
+        """Largest tail displacement (m) over the hold from where the tail was when the tethers
+        began to let go (a robot that slides down while they let go and ends on the floor has
+        drifted, not held)."""
         t = np.array(self.t)
         if not len(t):
             return 0.0
         pts = np.array(self.p)[t <= self.hold_time + 1e-9]
-        return float(np.max(np.linalg.norm(pts - self.p0, axis=1))) if len(pts) else 0.0
+        return float(np.max(np.linalg.norm(pts - self.p_engaged, axis=1))) if len(pts) else 0.0
 
     def metrics(self):
         t = np.array(self.t) if self.t else np.array([0.0])
@@ -264,6 +288,7 @@ class WallClimb(ScenarioController):
             "hold_time_s": self.hold_time,
             "held_s": held,
             "hold_drift_m": self.hold_drift(),
+            "release_drop_m": float(self.p_engaged[2] - self.p0[2]),
             "hold_drop_m": float(self.p0[2] - min(p[2] for p in self.p[: max(1, len(self.p))])) if self.p else 0.0,
             "climbed_m": climbed,
             "climb_time_s": float(max(0.0, t[-1] - self.hold_time)),

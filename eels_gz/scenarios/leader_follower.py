@@ -14,13 +14,23 @@ Loop, every ``control_period`` s:
 1. path tracker (:class:`~eels_gz.snake.path_tracker.PathTracker`, gains of
    config/snake.yaml, feed-forward ``speed`` m/s): the tail's closest arc
    length ``s``, the rigid fit of the module points onto their places at
-   ``s``, and the body twist that corrects it and moves on;
+   ``s``, and the body twist that corrects it plus the laid tail frame's own
+   twist along the path (the shape rates of step 2 move the rest);
 2. shape (leader-follower, :func:`~eels_gz.snake.leader_follower.lay_on_path`):
    bend and twist set points that lay the robot on the path from ``s``, with
    their rates (``d/ds`` times ``speed``) as the shape term of Eq. 3;
 3. screws (:class:`~eels_gz.scenarios.screw_drive.ScrewDrive`, NEO Eq. 5):
    rates for the tracker's twist projected on the planar subspace (vx, vy,
    wz; on flat ice the other three belong to the ground).
+
+Contact. Run with the screw contact and ``config/contact/ice_grip.yaml``
+(``--set contact.model=screw --set contact.params=ice_grip``): |e_v| = 300,
+screws that cannot slip across their threads, as NEO's kinematic model
+assumes. With ``ice.yaml``'s |e_v| of 3-12 the screws slip across by
+~1/|e_v| of the blade speed, which the S-shape's conditioning (scaled
+condition number ~25) turns into twist errors of tens of per cent; and its
+v_eps = 0.05 m/s puts the 210 N tail screw past the explicit step's
+stability bound (ice_grip.yaml derives both).
 
 The run ends (status ``ok``) when the tail has travelled ``travel`` m of
 arc length. Metrics: each module point's distance to the path (tail end,

@@ -1,18 +1,20 @@
 """``leader_follower`` on ice (issue 8): EELS 1.0 front-only follows an
 S-curve head first, path tracker + leader-follower shape + screw motion
-control.
+control, over the whole 5 m path of config/scenarios/leader_follower.yaml.
 
-CI leg: TRAVEL m of path at a commanded SPEED (raised from NEO's 1-7.6 cm/s
-for CI), default config/contact/ice.yaml. What works is asserted: the run
-ends when the tail has travelled the leg, the metrics are in NEO Table II
-form for all 12 module points (mean <= max, std >= 0) and the plot is written.
+CI run: the full TRAVEL = 5 m (the scenario's ``travel``, read from the
+file) at SPEED = 0.1 m/s commanded, twice the scenario's 0.05 m/s (NEO's
+field speeds: 1-7.6 cm/s) so that the run takes 50 s simulated (~35 s wall
+on one core). Contact: the screw model with config/contact/ice_grip.yaml
+(|e_v| = 300, screws that cannot slip across their threads; the file
+derives its stability), the set the scenario documents.
 
-The issue's bound (mean <= 3 cm, max <= 10 cm over 5 m) is NOT met yet and
-is kept, unloosened, as a strict xfail. Measured: on default ice at 0.2 m/s
-over 0.5 m (this leg), mean 24 cm and max 66 cm (achieved speed 3.6 cm/s:
-the screws slip); over 1 m, mean 26 cm and max 72 cm; with |e_v| = 300 at 0.05 m/s over 0.5 m, mean 6.3 cm and max 28 cm,
-the error growing from tail to head. See the report: the shape's
-time-varying term and the tail-anchored fit are the suspects.
+The issue's bound is asserted as it is: mean <= 3 cm and max <= 10 cm over
+every module point (tail end, bend joints, head end) and every control
+period of the run. Measured (2 cores, shared): at 0.1 m/s mean 1.3 cm, max
+5.9 cm (tail); at the scenario's 0.05 m/s mean 0.69 cm, max 3.3 cm; at
+0.2 m/s mean 2.5 cm, max 10.7 cm (the proportional gains of
+config/snake.yaml lag a faster path), hence 0.1 m/s here.
 """
 
 from __future__ import annotations
@@ -22,17 +24,25 @@ import json
 import pytest
 
 from eels_gz import config
+from eels_gz.config import load_yaml
 from eels_gz.host.runner import run
+from eels_gz.paths import asset
 
-SPEED = 0.2  # m/s commanded along the path
-TRAVEL = 0.5  # m of tail travel in CI
+SPEED = 0.1  # m/s commanded along the path (module docstring)
+CONTACT = "ice_grip"  # config/contact/ice_grip.yaml
+MEAN_MAX, MAX_MAX = 0.03, 0.10  # m, the issue's bound
+
+
+def scenario_travel() -> float:
+    return float(load_yaml(asset("config", "scenarios", "leader_follower.yaml"))["params"]["travel"])
 
 
 @pytest.fixture(scope="module")
 def metrics(tmp_path_factory):
     out = tmp_path_factory.mktemp("leader_follower")
-    cfg = config.resolve(overrides={"scenario": {"name": "leader_follower", "speed": SPEED, "travel": TRAVEL},
-                                    "contact": {"model": "screw"}, "sensors": {"enabled": False},
+    cfg = config.resolve(overrides={"scenario": {"name": "leader_follower", "speed": SPEED},
+                                    "contact": {"model": "screw", "params": CONTACT},
+                                    "sensors": {"enabled": False},
                                     "log": {"mcap": False, "plot": True}})
     summary = run(cfg, out)
     m = json.loads((out / "metrics.json").read_text())
@@ -41,9 +51,13 @@ def metrics(tmp_path_factory):
     return m
 
 
-def test_run_follows_the_leg_and_reports_table_ii_form(metrics):
+def test_run_follows_the_whole_path_and_reports_table_ii_form(metrics):
+    travel = scenario_travel()
+    assert travel == pytest.approx(5.0)  # the issue's 5 m path
     assert metrics["status"] == "ok" and "travelled" in metrics["summary"]["message"]
-    assert metrics["travelled_m"] >= TRAVEL
+    assert metrics["travelled_m"] >= travel
+    # the screws drive the robot at the commanded speed (no slip): within 5 % on average
+    assert metrics["average_speed_m_s"] == pytest.approx(SPEED, rel=0.05)
     points = metrics["tracking_error_per_point"]
     assert list(points)[0] == "tail" and list(points)[-1] == "head" and len(points) == 12
     for v in points.values():
@@ -51,7 +65,9 @@ def test_run_follows_the_leg_and_reports_table_ii_form(metrics):
     assert metrics["png"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 8 bound not met yet: measured mean 6-26 cm, max 28-72 cm (module doc)")
 def test_issue_bound_mean_3cm_max_10cm(metrics):
-    assert metrics["tracking_error"]["mean_m"] <= 0.03
-    assert metrics["tracking_error"]["max_m"] <= 0.10
+    e = metrics["tracking_error"]
+    assert e["mean_m"] <= MEAN_MAX, e
+    assert e["max_m"] <= MAX_MAX, e
+    for name, v in metrics["tracking_error_per_point"].items():
+        assert v["max_m"] <= MAX_MAX, (name, v)

@@ -39,6 +39,7 @@ import math
 
 from numba import njit
 
+from eels_gz.contact.point_terms import point_slip_frame, screw_normal_forces
 from eels_gz.contact.laws import EV_NORM_MIN
 
 # Damping time of the bristle (s): u = (z + tau v) / z0, a damper tau k_t beside the
@@ -61,21 +62,7 @@ def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_d
     """
     n_screws, n_points = signed_distance.shape
     for s in range(n_screws):
-        vx, vy, vz = lin_vel[s, 0], lin_vel[s, 1], lin_vel[s, 2]
-        wx, wy, wz = ang_vel[s, 0], ang_vel[s, 1], ang_vel[s, 2]
-        load = 0.0
-        for p in range(n_points):
-            depth = -signed_distance[s, p]
-            fn = 0.0
-            if depth > 0.0:
-                rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
-                nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
-                px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
-                fn = k * depth - c * (px * nx + py * ny + pz * nz)
-                if fn < 0.0:
-                    fn = 0.0
-            normal_out[s, p] = fn
-            load += fn
+        load = screw_normal_forces(s, lin_vel, ang_vel, offsets, signed_distance, normal, k, c, normal_out)
         ev_norm = ev_a + ev_b * load
         if ev_norm < EV_NORM_MIN:
             ev_norm = EV_NORM_MIN
@@ -89,16 +76,7 @@ def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_d
                 continue
             rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
             nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
-            px, py, pz = vx + wy * rz - wz * ry, vy + wz * rx - wx * rz, vz + wx * ry - wy * rx
-            vn = px * nx + py * ny + pz * nz
-            tx, ty, tz = px - vn * nx, py - vn * ny, pz - vn * nz
-            en = ev_dir[s, p, 0] * nx + ev_dir[s, p, 1] * ny + ev_dir[s, p, 2] * nz
-            ex, ey, ez = ev_dir[s, p, 0] - en * nx, ev_dir[s, p, 1] - en * ny, ev_dir[s, p, 2] - en * nz
-            e_len = math.sqrt(ex * ex + ey * ey + ez * ez)
-            if e_len > 1e-12:
-                ex, ey, ez = ex / e_len, ey / e_len, ez / e_len
-            else:
-                ex = ey = ez = 0.0
+            tx, ty, tz, ex, ey, ez = point_slip_frame(s, p, lin_vel, ang_vel, offsets, normal, ev_dir)
             # bristle: into the tangent plane, advanced by the slip, saturated at z0
             zx, zy, zz = stick[s, p, 0], stick[s, p, 1], stick[s, p, 2]
             zn = zx * nx + zy * ny + zz * nz

@@ -22,6 +22,7 @@ import textwrap
 import time
 
 import numpy as np
+from rtf import emit
 
 RECEIVER = textwrap.dedent("""
     import json, sys, time
@@ -103,12 +104,7 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=3.0, help="simulated s of the --ros cost runs")
     args = ap.parse_args()
     result = {"loopback": loopback(args.messages, 1000.0, 36), "ros_cost": ros_cost(args.duration)}
-    text = json.dumps(result, indent=2)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ with icr_steering and wheel_odometry in the loop.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
+from rtf import emit
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description
@@ -49,12 +49,7 @@ def main() -> None:
     wall = time.perf_counter() - t0
     result["drive"] = {"path": "straight x0.25 at 2.4 rad/s", "sim_time_s": rec["sim_time"], "wall_s": wall,
                        "real_time_factor": rec["sim_time"] / wall, "segments": len(path_segments("straight"))}
-    text = json.dumps(result, indent=2)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
-    else:
-        print(text)
+    emit(result, args.out)
 
 
 if __name__ == "__main__":

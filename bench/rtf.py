@@ -38,6 +38,15 @@ def make(gazebo: bool, detector: str | None, dt: float) -> Simulation:
                       dt=dt, collision_detector=detector)
 
 
+def emit(result: dict, out: str | Path | None) -> None:
+    """The benchmarks' output: JSON to ``out`` when given, else to stdout."""
+    text = json.dumps(result, indent=2)
+    if out:
+        Path(out).write_text(text)
+    else:
+        print(text)
+
+
 def time_loop(step, n: int) -> float:
     t0 = time.perf_counter()
     for _ in range(n):

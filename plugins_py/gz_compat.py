@@ -97,16 +97,11 @@ def iter_elements(sdf, name):
         el = el.get_next_element(name)
 
 
-def _quat_matrix(q):
-    w, x, y, z = q.w(), q.x(), q.y(), q.z()
-    return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
-
-
 def link_world_states_each(ecm, links):
     """``link_world_states`` through the gz-sim Link API, one link at a time."""
     import numpy as np
+
+    from eels_gz.contact.frames import rotation_matrix
 
     n = len(links)
     pos, rot, lin, ang = np.zeros((n, 3)), np.zeros((n, 3, 3)), np.zeros((n, 3)), np.zeros((n, 3))
@@ -117,7 +112,8 @@ def link_world_states_each(ecm, links):
             return None  # velocities report from the step after their check was enabled
         p = pose.pos()
         pos[k] = (p.x(), p.y(), p.z())
-        rot[k] = _quat_matrix(pose.rot())
+        q = pose.rot()
+        rot[k] = rotation_matrix(q.w(), q.x(), q.y(), q.z())
         lin[k] = (v.x(), v.y(), v.z())
         ang[k] = (w.x(), w.y(), w.z())
     return pos, rot, lin, ang

@@ -27,6 +27,8 @@ NULLABLE = {
     "physics.dt": float,
     "physics.collision_detector": str,
     "ros.rate": float,
+    "contact.model": str,
+    "contact.params": str,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")

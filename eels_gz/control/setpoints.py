@@ -40,7 +40,9 @@ import yaml
 from eels_gz.errors import ConfigError
 
 # tethers: eels_gz/host/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py)
-SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller"}
+SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller",
+                 "contact"}
+CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
 
@@ -185,6 +187,11 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
         raise ConfigError(f"{path}: unknown scenario keys {sorted(unknown)}; expected {sorted(SCENARIO_KEYS)}")
     if not isinstance(data.get("setpoints", []), list):
         raise ConfigError(f"{path}: 'setpoints' must be a list of keyframes")
+    contact = data.get("contact")
+    if contact is not None and (not isinstance(contact, dict) or set(contact) - CONTACT_KEYS
+                                or not all(isinstance(v, str) and v for v in contact.values())):
+        raise ConfigError(f"{path}: 'contact' must map {sorted(CONTACT_KEYS)} to names "
+                          f"(e.g. {{model: screw, params: ice_grip}}), got {contact!r}")
     values = _resolve_params(data.get("params"), dict(params or {}), path)
     data["params"] = values
     frames = []

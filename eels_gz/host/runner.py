@@ -111,14 +111,23 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     return Prepared(sim, duration, settings, scenario, scenario_file)
 
 
+CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
+
+
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
-    """A scenario's ``robot`` and ``world`` apply where the configuration keeps the run defaults."""
+    """A scenario's ``robot`` and ``world`` apply where the configuration keeps
+    the run defaults; its ``contact`` model and params fill the configuration's
+    null ones (then stock contact with the ``ice`` parameters)."""
+    contact = dict(cfg["contact"])
+    for key, fallback in CONTACT_FALLBACK.items():
+        if contact.get(key) is None:
+            contact[key] = ((scenario or {}).get("contact") or {}).get(key) or fallback
+    out = dict(cfg, contact=contact)
     if not scenario:
-        return cfg
+        return out
     from eels_gz.config import defaults
 
     base = defaults()
-    out = dict(cfg)
     if scenario.get("robot") and cfg["robot"]["name"] == base["robot"]["name"]:
         out["robot"] = {**cfg["robot"], "name": scenario["robot"]}
     if scenario.get("world") and cfg["world"] == base["world"]:

@@ -23,8 +23,8 @@ Loop, every ``control_period`` s:
    rates for the tracker's twist projected on the planar subspace (vx, vy,
    wz; on flat ice the other three belong to the ground).
 
-Contact. Run with the screw contact and ``config/contact/ice_grip.yaml``
-(``--set contact.model=screw --set contact.params=ice_grip``): |e_v| = 300,
+Contact. The scenario defaults to the screw contact with
+``config/contact/ice_grip.yaml`` (its ``contact:``): |e_v| = 300,
 screws that cannot slip across their threads, as NEO's kinematic model
 assumes. With ``ice.yaml``'s |e_v| of 3-12 the screws slip across by
 ~1/|e_v| of the blade speed, which the S-shape's conditioning (scaled

@@ -320,3 +320,29 @@ def test_scenario_section_merges_name_and_parameters(tmp_path):
 def test_shipped_scenario_parameters_resolve():
     data = load_scenario(asset("config", "scenarios", "screw_spin.yaml"), {"screw_rate": 2.0})
     assert data["setpoints"][0]["velocity"] == {"module_[0-9]+_screw": 2.0}
+
+
+def test_scenario_contact_fills_what_the_run_leaves_null():
+    """contact.model / contact.params are null by default: the scenario's
+    `contact:` fills them, else stock contact with the `ice` parameters; a
+    run that names them (--contact, --set, or compare) keeps its own."""
+    from eels_gz.host.runner import scenario_defaults
+
+    scen = {"contact": {"model": "screw", "params": "ice_grip"}}
+    cfg = config.resolve()
+    assert cfg["contact"] == {"model": None, "params": None}
+    assert scenario_defaults(cfg, scen)["contact"] == {"model": "screw", "params": "ice_grip"}
+    assert scenario_defaults(cfg, None)["contact"] == {"model": "stock", "params": "ice"}
+    assert scenario_defaults(cfg, {"contact": {"params": "ice_grip"}})["contact"] == {"model": "stock",
+                                                                                     "params": "ice_grip"}
+    named = config.resolve(None, {"contact": {"model": "stock"}}, ["contact.params=ice"])
+    assert scenario_defaults(named, scen)["contact"] == {"model": "stock", "params": "ice"}
+
+
+@pytest.mark.parametrize("text", ["contact: screw\n", "contact: {model: screw, friction: 2}\n",
+                                  "contact: {model: 3}\n"])
+def test_bad_scenario_contact_is_named(tmp_path, text):
+    path = tmp_path / "s.yaml"
+    path.write_text("setpoints: []\n" + text)
+    with pytest.raises(ConfigError, match=re.escape(f"{path}: 'contact' must map ['model', 'params'] to names")):
+        load_scenario(path)

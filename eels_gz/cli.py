@@ -186,11 +186,8 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
     try:
         cfg = configuration.resolve(config_file, overrides, sets)
         with click.progressbar(length=2, label="stock + screw", file=sys.stderr, show_eta=True) as bar:
-            totals: dict = {}
-
             def progress(model: str, delta: int, total: int) -> None:
-                totals[model] = total
-                bar.length = 2 * total
+                bar.length = 2 * total  # both runs have the same number of steps
                 bar.update(delta)
 
             result = run_compare(cfg, out_dir, progress)

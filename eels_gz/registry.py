@@ -118,7 +118,7 @@ WORLDS: dict[str, WorldEntry] = {
                    ("primitive", "slope", "--angle", "10")),
         WorldEntry("tube", "tube.sdf", "horizontal ice tube along x, bore radius 0.6 m with 2 cm rms roughness",
                    ("primitive", "tube")),
-        WorldEntry("parallel_walls", "parallel_walls.sdf", "two vertical ice walls 0.8 m apart on an ice floor",
+        WorldEntry("parallel_walls", "parallel_walls.sdf", "two parallel vertical ice walls on an ice floor, a stemming gap for EELS 1.5",
                    ("primitive", "parallel_walls")),
         WorldEntry("u_channel", "u_channel.sdf", "ice U-channel along x, half-round bottom of radius 0.5 m",
                    ("primitive", "u_channel")),

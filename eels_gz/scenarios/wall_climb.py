@@ -7,34 +7,37 @@ Shape. The robot stands tail down with its bend plane across the gap (the
 walls face +-y). Its bend joints are ``shape_1 .. shape_8`` (rad) times one
 amplitude fitted so that the collision envelope spans the gap less
 ``fit_clearance`` on each side, the tail turned by ``tail_tilt`` in the bend
-plane: screws 1 and 8 touch one wall and screw 5 the other (near-upright
-axes). Three contacts, not two: two contacts at heights h apart on walls d
-apart form a ladder, whose normal forces make a couple N h that only
-friction across the gap can balance, F > N h / d, impossible for h / d ~ 3
-(the earlier step shape). Module ``crossbar_roll_module`` and the next are
-twisted by +pi/2 and -pi/2, so that the 0.6 m cross bar between them lies
-along the walls instead of poking into them (the bend between those two
-modules, out of the plane, is held at 0).
+plane. In the narrow stemming gap of ``parallel_walls`` the zigzag crosses from wall
+to wall in one inclined module, so five screws touch, on alternating walls
+(1 and 6 on one, 3, 4 and 8 on the other), and the bend motors press them
+with short levers. Module ``crossbar_roll_module`` and the next are twisted
+by +pi/2 and -pi/2, so that the 0.6 m cross bar between them lies along the
+walls instead of poking into them (the bend between those two modules, out
+of the plane, is held at 0).
 
-WORK IN PROGRESS: the robot does not hold yet. With every screw locked, a
-right-handed screw carrying a vertical load on a wall pushes along the wall
-(Eq. 6's strong direction e_v is at the lead angle from the screw axis), in
-opposite directions on the two walls: the robot yaws in the gap and
-descends like a nut. Without that yaw the screws can carry at most
-mu / sin(alpha) = 0.44 of their normal load upward (0.15 for stock
-contact); see the issue 8 report.
+Why the model matters here. A locked screw on a wall resists sliding across
+its threads with mu |e_v| F_n and along them with mu F_n only; the threads of
+an upright screw run nearly horizontal, so its weight share is mostly across
+them. Stock contact has mu F_n in every direction, so the same push that
+holds under screw contact lets the robot slide (the test checks both).
+
+Limits found (issue 8 notes). In the wider 0.8 m gap of earlier versions only
+three screws could touch, and the robot turned about the line through the
+two on one wall and descended like a nut. Climbing with every screw
+right-handed drives the two walls' contacts sideways in opposite directions:
+the robot yaws along the walls and climbs only millimetres.
 
 Run:
 
 1. placement (setup): the fitted shape is laid centred in the gap with the
-   tail at ``tail_z``, gravity on, a stiff tether (``tether_stiffness``)
-   holding the tail origin where it was laid; the bends then go to the
-   fitted angles times ``1 + press_bend``: the bend controllers push the
-   screws into the walls. Screws are held still. After ``engage_time`` s the
-   tether's pull goes down linearly to zero over ``release_time`` s;
+   tail at ``tail_z``, gravity on, a rope (``tether_stiffness``) from
+   ``rope_length`` straight above the tail carrying the weight; the bends
+   then go to the fitted angles times ``1 + press_bend``: the bend
+   controllers push the screws into the walls. Screws are locked. After
+   ``engage_time`` s the rope's pull goes down linearly to zero over
+   ``release_time`` s;
 2. hold, ``hold_time`` s: every joint held; the hold drift is the largest
-   displacement of the tail from where it was when the tether began to let
-   go;
+   displacement of the tail from where it was when the hold began;
 3. climb: each screw spins at the rate that advances it at ``climb_speed``
    (m/s) straight up with no slip across its blade,
    ``omega = V (a . z) / (h r tan(alpha))`` for a screw whose spin axis ``a``
@@ -181,17 +184,20 @@ class WallClimb(ScenarioController):
         lo, hi, _ = envelope_y(chain, q_fit, base)
         base[:3, 3] = (0.0, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
         snake.place(base, q_fit)
-        hold_screws = {j: 0.0 for j in snake.screw_actuators}
         self.q_press = zigzag(chain, pattern, self.amplitude * (1.0 + get("press_bend")), roll)
-        snake.command(positions=self.q_press, velocities=hold_screws)
-        ropes = self._ropes(sim, get("tether_stiffness"))
+        self.lock_gain = get("screw_lock_gain")
+        angles = snake.angles()
+        self.q_lock = {j: angles[j] for j in snake.screw_actuators}
+        ropes = self._ropes(sim, get("tether_stiffness"), get("rope_length"))
         for _ in range(int(round(get("engage_time") / sim.dt))):
+            self._hold()
             ropes.pre_update(None, None)
             sim.step()
         self.tether_forces = [float(np.linalg.norm(f)) for f in ropes.forces()]
         self.p_engaged = self._tail()
         n_release = int(round(get("release_time") / sim.dt))
-        for k in range(n_release):  # the tethers' pull goes down linearly to 0: the walls take the weight
+        for k in range(n_release):  # the rope's pull goes down linearly to 0: the walls take the weight
+            self._hold()
             pull(ropes, 1.0 - (k + 1) / n_release)
             sim.step()
         self.watch = MobilityWatch(sim, threshold_from(params))
@@ -202,16 +208,23 @@ class WallClimb(ScenarioController):
         self.slip_limit = get("slip_limit")
         self.geometry = self._screw_geometry(sim)
         self.steps = 0
-        self.rates = hold_screws
+        self.rates: dict[str, float] | None = None
 
-    def _ropes(self, sim, stiffness: float) -> TetherSet:
-        """A stiff tether (rest length 0) from the tail origin to where it is placed: it carries
-        the weight while the bends push (a second one at the head would fight the bends, whose
-        push shortens the robot's chord)."""
+    def _ropes(self, sim, stiffness: float, rope_length: float) -> TetherSet:
+        """A rope from straight above the tail origin (``rope_length`` m up), pre-tensioned to
+        carry the robot's weight where it was laid: it holds the weight while the bends push but,
+        being long, hardly resists the sideways shift by which the robot balances the push
+        between the two walls (lateral stiffness = tension / length, 200 N/m for 3 m)."""
         mass = sim.robot_skeleton.getMass()
-        damping = 2.0 * math.sqrt(stiffness * mass)  # critical for the robot on the tether
-        links = (self.snake.chain.root,)
-        return TetherSet(sim, [Tether(link, (0.0, 0.0, 0.0), None, stiffness, damping) for link in links],
+        g = float(np.linalg.norm(sim.world.getGravity()))
+        damping = 2.0 * math.sqrt(stiffness * mass)  # critical for the robot on the rope
+        root = self.snake.chain.root
+        anchor = tuple(float(v) for v in self._tail() + rope_length * UP)
+        stretch = mass * g / stiffness
+        if not rope_length > stretch:
+            raise ConfigError(f"wall_climb: rope_length = {rope_length} m must exceed the rope's stretch under the "
+                              f"robot's weight ({stretch:.4f} m at tether_stiffness = {stiffness} N/m)")
+        return TetherSet(sim, [Tether(root, (0.0, 0.0, 0.0), anchor, stiffness, damping, rope_length - stretch)],
                          "wall_climb")
 
     @staticmethod
@@ -247,12 +260,23 @@ class WallClimb(ScenarioController):
             rates[ax.actuated] = self.climb_speed * float(ax.axis @ UP) / (h * r * tan_a) / ax.multiplier
         return rates
 
+    def _hold(self) -> None:
+        """Bends at the press set points; screws locked at ``q_lock``: a position loop of gain
+        ``screw_lock_gain`` (1/s) closed around the screws' velocity controllers, whose integral
+        then carries the load torque with no creep (a plain zero-velocity set point lets the
+        screws turn slowly under the walls' torque, and the robot creep along their threads)."""
+        angles = self.snake.angles()
+        hold = {j: -self.lock_gain * (angles[j] - q) for j, q in self.q_lock.items()}
+        self.snake.command(positions=self.q_press, velocities=hold)
+
     def pre_step(self, sim):
-        if self.climbing(sim):
-            if self.climb_start is None:
-                self.climb_start = self._tail()
-            if self.steps % RATE_EVERY == 0:
-                self.rates = self.climb_rates()
+        if not self.climbing(sim):
+            self._hold()
+            return
+        if self.climb_start is None:
+            self.climb_start = self._tail()
+        if self.steps % RATE_EVERY == 0:
+            self.rates = self.climb_rates()
         self.steps += 1
         self.snake.command(positions=self.q_press, velocities=self.rates)
 
@@ -268,14 +292,15 @@ class WallClimb(ScenarioController):
 
     # --- outputs ------------------------------------------------------------------------
     def hold_drift(self) -> float:
-        """Largest tail displacement (m) over the hold from where the tail was when the tethers
-        began to let go (a robot that slides down while they let go and ends on the floor has
-        drifted, not held)."""
+        """Largest tail displacement (m) over the hold from where the tail was when it began, that
+        is when the rope had let go and the walls carried the weight (the settling while the load
+        moved from the rope to the walls is ``release_drop_m``; a robot that slides off during it
+        ends in ``slip_failure``)."""
         t = np.array(self.t)
         if not len(t):
             return 0.0
         pts = np.array(self.p)[t <= self.hold_time + 1e-9]
-        return float(np.max(np.linalg.norm(pts - self.p_engaged, axis=1))) if len(pts) else 0.0
+        return float(np.max(np.linalg.norm(pts - self.p0, axis=1))) if len(pts) else 0.0
 
     def metrics(self):
         t = np.array(self.t) if self.t else np.array([0.0])

@@ -98,8 +98,12 @@ class TubeParams:
 
 @dataclass(frozen=True)
 class ParallelWallsParams:
-    gap: float = 0.8  # m between the walls
-    height: float = 3.0  # m above the floor
+    # m between the walls: a stemming gap for EELS 1.5 (scenario wall_climb). Its bend motors
+    # (0.7 rad limit) cross it from wall to wall in one inclined module, so that five screws
+    # on alternating walls press with short levers; 0.8 m took four bends per crossing and
+    # left three contacts, too few to hold (issue 8 notes).
+    gap: float = 0.35
+    height: float = 4.0  # m above the floor: over the 3.2 m robot standing 0.3 m up, with room to climb
     length: float = 8.0  # m along x
     wall: float = 0.3  # m, wall and floor thickness
     voxel: float = 0.04  # m

@@ -193,7 +193,7 @@ class WallClimb(ScenarioController):
             self._hold()
             ropes.pre_update(None, None)
             sim.step()
-        self.tether_forces = [float(np.linalg.norm(f)) for f in ropes.forces()]
+        self.rope_force = float(sum(np.linalg.norm(f) for f in ropes.forces()))  # N, at the end of the push
         self.p_engaged = self._tail()
         n_release = int(round(get("release_time") / sim.dt))
         for k in range(n_release):  # the rope's pull goes down linearly to 0: the walls take the weight
@@ -313,6 +313,7 @@ class WallClimb(ScenarioController):
             "hold_time_s": self.hold_time,
             "held_s": held,
             "hold_drift_m": self.hold_drift(),
+            "rope_force_n": self.rope_force,
             "release_drop_m": float(self.p_engaged[2] - self.p0[2]),
             "hold_drop_m": float(self.p0[2] - min(p[2] for p in self.p[: max(1, len(self.p))])) if self.p else 0.0,
             "climbed_m": climbed,

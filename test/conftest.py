@@ -9,11 +9,21 @@ no ``__init__.py`` (``test`` is also the name of CPython's own test package).
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run ("repeatable", the
+# default, so a CI result does not depend on the day's random seed); set
+# HYPOTHESIS_PROFILE=explore to search with fresh random examples. A failure
+# found while exploring is kept as an @example next to its test.
+settings.register_profile("repeatable", derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", derandomize=False, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

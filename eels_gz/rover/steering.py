@@ -56,6 +56,10 @@ MODES = ("car_like", "symmetric_ackermann", "in_place", "lateral", "parallel",
 # |wz| <= this x |v|: a pure translation (ICR beyond 1e9 m, where every steer
 # angle is within 1e-9 rad of the translation's)
 TRANSLATION_RATIO = 1e-9
+# m: an ICR beyond this is not projected. Axles more than ANGLE_TOL (1e-12 rad)
+# from parallel meet within ~1e12 x the wheel spacing; beyond, a translation is
+# the only admissible motion (and squared distances stay far from overflow).
+_FAR_ICR = 1e15
 # m/s: below this a wheel is at the ICR and keeps its last steer angle
 _AT_ICR = 1e-12
 
@@ -192,7 +196,9 @@ class IcrSteering:
             if dist <= tol_m:
                 continue
             delta = math.atan2(d[1], d[0]) - math.pi / 2  # axle through q: rolling direction
-            tol = tol_m / dist
+            # tol_m off the axle is tol_m / dist rad; the 1e-6 relative margin (1e-15 m) keeps
+            # a point exactly tol_m off, which the polygon pieces accept, in despite round-off
+            tol = tol_m / dist * (1.0 + 1e-6)
             if not any(w.steer_min - tol <= delta + k * math.pi <= w.steer_max + tol for k in range(-3, 4)):
                 return False
         return True
@@ -219,11 +225,15 @@ class IcrSteering:
         if abs(wz) <= TRANSLATION_RATIO * v:
             theta = math.atan2(vy, vx)
             best = self.directions.nearest(theta)
-            if best is None:
+            if best is not None:
+                twist = (speed * math.cos(best), speed * math.sin(best), 0.0)
+                return self._finish(twist, None, None, projected=best != theta)
+            if wz == 0.0 or v > _FAR_ICR * abs(wz):
                 log.info("mode %s admits no translation: stopping", self.mode)
                 return self._stop(projected=True)
-            twist = (speed * math.cos(best), speed * math.sin(best), 0.0)
-            return self._finish(twist, None, None, projected=best != theta)
+            # No translation is admitted, but the command has an ICR (beyond 1/TRANSLATION_RATIO
+            # m): project it. This method returns such far ICRs for axles within a few
+            # ANGLE_TOL of parallel, and a command it returned is then reproduced when re-sent.
         icr = np.array([-vy / wz, vx / wz])
         if not self.pieces:
             best = self.directions.nearest(math.atan2(vy, vx)) if v > 0 else None
@@ -257,24 +267,32 @@ class IcrSteering:
         vel = np.stack([vx - wz * self.p[:, 1], vy + wz * self.p[:, 0]], axis=1)
         angles = self.last_angles.copy()
         rates = np.zeros(len(self.wheels))
+        # An ICR counts as admissible within tolerance(icr) metres of each wheel's
+        # wedge (as in admissible()), so a wheel's rigid velocity may point off its
+        # limits by up to slack = 2 |wz| tolerance m/s (twice: the projection's own
+        # round-off at that boundary). Such a wheel is clamped to its limit and rolls
+        # at the velocity's component along it; the lateral rest, at most slack, is
+        # the only slip commanded: 1e-9 of the wheel speeds' scale |wz| max(1, |icr|).
+        slack = 2.0 * abs(wz) * float(tolerance(np.asarray(icr, dtype=float))) if icr is not None else 0.0
         for j, (ux, uy) in enumerate(vel):
             s = math.hypot(ux, uy)
             if s <= _AT_ICR:
                 continue  # the wheel is at the ICR: any angle, zero rate
+            allowed = max(1e-6, math.asin(slack / s) if slack < s else math.pi)
             base = math.atan2(uy, ux)
             best = None
             for k in (-2, -1, 0, 1, 2):
                 a = base + k * math.pi
                 out = max(self.lo[j] - a, a - self.hi[j], 0.0)
-                key = (out > 1e-6, out, abs(a - self.last_angles[j]))
+                key = (out > allowed, out, abs(a - self.last_angles[j]))
                 if best is None or key < best[0]:
-                    best = (key, a, -1.0 if k % 2 else 1.0)
-            (_, violation, _), a, sign = best
-            if violation > 1e-6:
+                    best = (key, a)
+            (_, violation, _), a = best
+            if violation > allowed:
                 raise RoverError(f"internal: wheel '{self.wheels[j].name}' cannot take {a:.6f} rad within "
                                  f"[{self.lo[j]:.6f}, {self.hi[j]:.6f}] for twist {twist}")
             angles[j] = min(max(a, self.lo[j]), self.hi[j])
-            rates[j] = sign * s / self.radius[j]
+            rates[j] = (ux * math.cos(angles[j]) + uy * math.sin(angles[j])) / self.radius[j]
         self.last_angles = angles
         self.last_region = region
         return SteeringCommand(tuple(angles.tolist()), tuple(rates.tolist()), icr,

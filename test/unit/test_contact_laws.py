@@ -59,9 +59,12 @@ finite = dict(allow_nan=False, allow_infinity=False)
 vec = st.tuples(*[st.floats(-1e3, 1e3, **finite)] * 3)
 
 
+# mu and fn are 0 or at least 1e-6: below ~1e-150 the force's squared norm
+# underflows into subnormals and np.linalg.norm itself is off by tens of percent.
 @settings(max_examples=300, deadline=None)
-@given(v=vec, e=vec.filter(lambda x: np.linalg.norm(x) > 1e-3), mu=st.floats(0.0, 2.0),
-       ev=st.floats(EV_NORM_MIN, 50.0), fn=st.floats(0.0, 1e4), v_eps=st.sampled_from([0.0, 1e-3, 0.05]))
+@given(v=vec, e=vec.filter(lambda x: np.linalg.norm(x) > 1e-3), mu=st.just(0.0) | st.floats(1e-6, 2.0),
+       ev=st.floats(EV_NORM_MIN, 50.0), fn=st.just(0.0) | st.floats(1e-6, 1e4),
+       v_eps=st.sampled_from([0.0, 1e-3, 0.05]))
 def test_never_positive_work_and_bounded(v, e, mu, ev, fn, v_eps):
     v, e = np.array(v), unit(np.array(e))
     f = friction_force(v, e, mu, ev, fn, v_eps)

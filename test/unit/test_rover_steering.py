@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from scipy import ndimage
 
@@ -99,9 +99,13 @@ def steering(wheels, mode="general_ackermann"):
 def check_consistent(wheels, result):
     """R rate (cos d, sin d) equals the rigid velocity of each axis; angles in limits."""
     v = wheel_velocities(wheels, result.twist)
+    # The returned ICR is admissible to tolerance(icr) m, which moves a wheel's
+    # rigid velocity off its limits by |wz| x that; twice for the projection's
+    # round-off at the boundary (1e-9 of the speed scale |wz| max(1, |icr|)).
+    slack = 2 * abs(result.twist[2]) * float(tolerance(np.array(result.icr))) if result.icr is not None else 0.0
     for w, d, rate, vj in zip(wheels, result.steer_angles, result.wheel_rates, v):
         assert w.steer_min <= d <= w.steer_max
-        np.testing.assert_allclose(w.radius * rate * np.array([math.cos(d), math.sin(d)]), vj, atol=KIN_TOL)
+        np.testing.assert_allclose(w.radius * rate * np.array([math.cos(d), math.sin(d)]), vj, atol=KIN_TOL + slack)
 
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.filter_too_much,
@@ -121,6 +125,10 @@ def test_projected_icr_is_admissible_and_consistent(wheels, cmd):
 
 @SETTINGS
 @given(wheel_sets(), commands)
+# Found by exploring: two fixed axles 1e-9 rad from parallel meet 1e9 m away, at
+# the translation threshold; the re-sent twist was taken for a translation that
+# no wheel admits, and stopped.
+@example([Wheel("w0", 0.0, 0.0, 0.1, 0.0, 0.0, False), Wheel("w1", 1.0, 0.0, 0.1, 1e-9, 1e-9, False)], (0.0, 1.0, 1.0))
 def test_projection_is_idempotent(wheels, cmd):
     s = steering(wheels)
     r = s.command(*cmd)
@@ -159,6 +167,10 @@ def test_admissible_command_is_unchanged(setup):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
 @given(wheel_sets(), st.tuples(st.floats(-3, 3), st.floats(-3, 3)))
+# Found by CI: two fixed wheels whose axles meet 1e-12 m from w1, so the
+# projected ICR sits on w1 and its heading is the round-off of a 1e-12 m/s
+# velocity; it used to be refused as outside w1's (zero-width) limits.
+@example([Wheel("w0", 1e-12, 0.0, 0.1, 0.0, 0.0, False), Wheel("w1", 0.0, 1.0, 0.1, 1.0, 1.0, False)], (0.0, 0.0))
 def test_no_sampled_admissible_point_is_nearer(wheels, icr):
     """Dense polar sampling (240 radii x 720 angles) of the disc around the
     commanded ICR up to the returned distance finds no admissible point
@@ -246,8 +258,9 @@ def test_archimede_regions_in_place():
 
 def along(twist, axis: int) -> bool:
     """A translation along body axis 0 (x) or 1 (y), to the direction
-    tolerance ANGLE_TOL (a direction that close counts as admissible)."""
-    return twist[2] == 0.0 and abs(twist[1 - axis]) <= ANGLE_TOL * abs(twist[axis])
+    tolerance ANGLE_TOL (a direction that close counts as admissible) plus
+    the round-off of sin/cos near pi (1.2e-16 from pi's own rounding)."""
+    return twist[2] == 0.0 and abs(twist[1 - axis]) <= (ANGLE_TOL + 1e-15) * abs(twist[axis])
 
 
 @functools.cache

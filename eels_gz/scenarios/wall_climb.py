@@ -25,7 +25,16 @@ Limits found (issue 8 notes). In the wider 0.8 m gap of earlier versions only
 three screws could touch, and the robot turned about the line through the
 two on one wall and descended like a nut. Climbing with every screw
 right-handed drives the two walls' contacts sideways in opposite directions:
-the robot yaws along the walls and climbs only millimetres.
+the robot yaws along the walls and climbs only millimetres. A screw driven
+along a wall slides along its threads (Coulomb friction mu F_n, mostly
+horizontal for a near-upright screw), and same-handed screws facing opposite
+walls slide in opposite directions: a couple about the vertical that nothing
+resists. The only vertical motion without that sliding is rolling on
+horizontal screw axes (wall sides spun in opposite senses); but lying so, the
+weight runs along the threads, where the model is weakest: tried with the
+same zigzag laid horizontal, the robot slid off within 0.3 s at pushes of
+1.45 and 1.8 x. Climbing needs screws of both hands (or a gait), which EELS
+1.5 as described does not have.
 
 Run:
 

@@ -59,6 +59,7 @@ test: venv
 bench: venv
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
 	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
+	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

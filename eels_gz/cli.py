@@ -117,7 +117,9 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
         click.echo(json.dumps(summary, indent=2))
     else:
         pose = summary["final_base_pose"]["position"]
-        click.echo(f"simulated {summary['sim_time']:.3f} s in {summary['wall_time']:.2f} s "
+        setup = summary["setup_sim_time"]
+        click.echo((f"setup simulated {setup:.3f} s; " if setup else "")
+                   + f"simulated {summary['sim_time'] - setup:.3f} s in {summary['wall_time']:.2f} s "
                    f"(real-time factor {summary['real_time_factor']:.2f})")
         click.echo(f"final base position: x={pose[0]:.4f} y={pose[1]:.4f} z={pose[2]:.4f} m")
         for name, path in summary["files"].items():

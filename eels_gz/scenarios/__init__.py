@@ -32,6 +32,10 @@ from eels_gz.errors import ConfigError
 _NAME = re.compile(r"[a-z_][a-z0-9_]*")
 
 
+# status of a run whose robot lost its hold and slid or fell (wall_climb, moulin_descent)
+SLIP_FAILURE = "slip_failure"
+
+
 @dataclass(frozen=True)
 class RunEnd:
     """Why a controller ends a run: ``status`` (e.g. ``mobility_failure``) and a message for people."""

@@ -8,7 +8,16 @@ settled with gravity off; gravity then comes back on with the shape held.
 Run: every screw at ``screw_rate`` rad/s, the mobility check on each step.
 Metrics: the placement report, the vertical distance descended by the tail
 (m) and its rate, the mobility angle. A placement that times out ends the run
-at once with status ``placement_failed`` and the report's message.
+at once with status ``placement_failed`` and the report's message. A tail
+that descends faster than ``fall_speed`` m/s over ``FALL_WINDOW`` s is not
+climbing down but falling: the run ends with ``slip_failure`` (the distance
+it fell is still reported).
+
+Measured (issue 8 notes): the robot falls. Placement leaves it touching the
+wall with no push into it, and once gravity is on nothing holds it: under
+stock contact and under screw contact alike it slides down the shaft within
+a second. Down-climbing needs the helix pressed into the wall first, as
+``wall_climb`` presses its zigzag.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.host.placement import bore_center, settle
-from eels_gz.scenarios import RunEnd, ScenarioController
+from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.params import load_snake_params
@@ -28,6 +37,7 @@ from eels_gz.snake.placement import helix_shape
 from eels_gz.terrain.writers import find_terrain_field
 
 PLACEMENT_FAILED = "placement_failed"
+FALL_WINDOW = 0.1  # s, over which the descent speed is compared with fall_speed
 
 
 def place_in_bore(sim, snake: SnakeHost, terrain, params: dict, center, axis, ref):
@@ -61,6 +71,7 @@ class MoulinDescent(ScenarioController):
             self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
         self.watch = MobilityWatch(sim, threshold_from(params))
         self.rate = params["screw_rate"]
+        self.fall_speed = param(params, "fall_speed", "moulin_descent")
         self.z0 = float(self.snake.base_pose()[2, 3])
         self.t0 = sim.time
 
@@ -72,6 +83,15 @@ class MoulinDescent(ScenarioController):
         self.z.append(float(self.snake.base_pose()[2, 3]))
         if self.end is not None:
             return self.end
+        t = self.t[-1]
+        k = int(np.searchsorted(self.t, t - FALL_WINDOW))
+        if self.t[k] < t and t >= FALL_WINDOW:
+            speed = (self.z[k] - self.z[-1]) / (t - self.t[k])
+            if speed > self.fall_speed:
+                self.end = RunEnd(SLIP_FAILURE, f"the robot fell: its tail descended at {speed:.3f} m/s over the "
+                                                f"last {FALL_WINDOW} s (fall_speed {self.fall_speed} m/s), "
+                                                f"{self.z0 - self.z[-1]:.3f} m in all, {t:.3f} s after gravity came on")
+                return self.end
         return self.watch.check()
 
     def metrics(self):

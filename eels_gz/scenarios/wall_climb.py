@@ -67,13 +67,12 @@ import numpy as np
 from eels_gz.errors import ConfigError
 from eels_gz.host.tethers import Tether, TetherSet
 from eels_gz.registry import eels_variants
-from eels_gz.scenarios import RunEnd, ScenarioController, param
+from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.terrain.writers import find_terrain_field
 
-SLIP_FAILURE = "slip_failure"
 UP = np.array([0.0, 0.0, 1.0])
 # tail frame in the world: x up, y across the gap (world y), z along the walls (-x)
 TAIL_UP = np.column_stack([UP, [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])

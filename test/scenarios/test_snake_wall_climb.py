@@ -90,3 +90,19 @@ def test_a_rope_shorter_than_its_stretch_is_refused(tmp_path):
                                     "sensors": {"enabled": False}, "log": {"mcap": False, "plot": False}})
     with pytest.raises(ConfigError, match="rope_length = 0.001 m must exceed the rope's stretch"):
         run(cfg, tmp_path / "run")
+
+
+def test_the_setup_is_timed_apart_from_the_run(tmp_path):
+    """summary.json: setup_sim_time is the push and the rope's release the
+    setup stepped (engage_time + release_time, to one step), and the
+    real-time factor is that of the run after it (the setup's simulated
+    seconds are not in wall_time)."""
+    params = load_yaml(registry.scenario_path("wall_climb"))["params"]
+    cfg = config.resolve(overrides={"scenario": {"name": "wall_climb"}, "duration": 0.05,
+                                    "sensors": {"enabled": False}, "log": {"mcap": False, "plot": False}})
+    summary = run(cfg, tmp_path / "run")
+    dt = summary["settings"]["resolved"]["dt"]
+    assert summary["setup_sim_time"] == pytest.approx(params["engage_time"] + params["release_time"], abs=dt)
+    assert summary["sim_time"] - summary["setup_sim_time"] == pytest.approx(0.05, abs=dt)
+    run_part = summary["sim_time"] - summary["setup_sim_time"]
+    assert summary["real_time_factor"] == pytest.approx(run_part / summary["wall_time"], rel=1e-12)

@@ -16,8 +16,20 @@ it fell is still reported).
 Measured (issue 8 notes): the robot falls. Placement leaves it touching the
 wall with no push into it, and once gravity is on nothing holds it: under
 stock contact and under screw contact alike it drops in free fall (5 cm in
-the first 0.1 s). Down-climbing needs the helix pressed into the wall first, as
-``wall_climb`` presses its zigzag.
+the first 0.1 s). Metric ``hold_analysis`` (:mod:`eels_gz.snake.holding`,
+from the settled pose) says why pressing the helix does not cure it:
+
+- the default helix (radius 0.45 m, pitch 1.5 m: 28 deg) puts 0.6-0.8 of the
+  weight along the screw threads, where only ``mu`` = 0.15 holds: it needs
+  about 3 kN of total normal force, several times what the bend and twist
+  motors (400 / 200 N m) can squeeze;
+- its settled contacts span about one turn and are not self-balanced
+  (``squeeze_balance`` 0.13): a push of the joints moves the robot off the
+  wall instead of squeezing it (tried: bends straightened, a larger-radius
+  helix, a least-squares "pressed" shape, joint torques from the contacts'
+  statics; each left the wall within 1 s with gravity still off).
+  Steeper helices, whose weight runs across the threads, span half a turn
+  or lean on one side of the shaft (balance 0.85-0.96).
 """
 
 from __future__ import annotations
@@ -33,12 +45,42 @@ from eels_gz.host.placement import bore_center, settle
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.snake.holding import along_thread_share, holding_normal_force, screw_wall_contacts, squeeze_balance
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape
 from eels_gz.terrain.writers import find_terrain_field
 
 PLACEMENT_FAILED = "placement_failed"
 FALL_WINDOW = 0.1  # s, over which the descent speed is compared with fall_speed
+CONTACT_REACH = 0.005  # m: a screw within this of the ice after placement counts as touching it
+
+
+def hold_analysis(sim, snake: SnakeHost, terrain, robot_name: str) -> dict:
+    """Can the placed robot hold its weight on its screws (eels_gz.snake.holding)? From the pose
+    placement left: the screws touching the ice, the weight's share along their threads, the least
+    total normal force that carries it on Coulomb friction (under screw contact, with its ``mu``), the
+    normal force on them at placement's last step, and the squeeze balance of their contacts."""
+    geometry = snake.screw_geometry(robot_name)
+    contacts = screw_wall_contacts(snake.chain, snake.angles(), snake.base_pose(), terrain, list(geometry),
+                                   CONTACT_REACH)
+    out: dict = {"screws_in_contact": len(contacts)}
+    if not contacts:
+        return out
+    g = np.asarray(sim.world.getGravity(), float)
+    share = along_thread_share(g, contacts, geometry)
+    mean_share = float(np.mean(list(share.values())))
+    length = float(snake.chain.segment_lengths().sum())
+    balance, _ = squeeze_balance([c.point for c in contacts], [c.normal for c in contacts], length)
+    out.update({
+        "along_thread_share": {k: round(v, 4) for k, v in share.items()},
+        "along_thread_share_mean": mean_share,
+        "squeeze_balance": balance,
+        "normal_force_n": float(sum(snake.screw_loads().values())),
+    })
+    if snake.screw_contact is not None:
+        mu = snake.screw_contact.params.mu
+        out["holding_normal_force_n"] = holding_normal_force(sim.robot_skeleton.getMass(), g, mean_share, mu)
+    return out
 
 
 def place_in_bore(sim, snake: SnakeHost, terrain, params: dict, center, axis, ref):
@@ -59,6 +101,7 @@ class MoulinDescent(ScenarioController):
         self.t: list[float] = []
         self.z: list[float] = []
         self.report = None
+        self.hold: dict = {}
         self.end: RunEnd | None = None
 
     def setup(self, sim, params):
@@ -70,6 +113,8 @@ class MoulinDescent(ScenarioController):
         self.report = place_in_bore(sim, self.snake, terrain, params, c, (0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
         if not self.report.converged:
             self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
+        self.hold = hold_analysis(sim, self.snake, terrain,
+                                  str(self.scenario.get("robot", sim.robot_description.name)))
         self.watch = MobilityWatch(sim, threshold_from(params))
         self.rate = params["screw_rate"]
         self.fall_speed = param(params, "fall_speed", "moulin_descent")
@@ -102,6 +147,7 @@ class MoulinDescent(ScenarioController):
         return {
             "placement": {"converged": self.report.converged, "time": self.report.time,
                           "penetration_m": self.report.penetration, "message": self.report.message},
+            "hold_analysis": self.hold,
             "descended_m": descended,
             "descent_rate_m_s": descended / t[-1] if t[-1] > 0 else None,
             "duration_s": float(t[-1]),

@@ -91,6 +91,21 @@ class SnakeHost:
             return {}
         return dict(zip(plugin.points.names, plugin.last.normal_force.sum(axis=1).tolist()))
 
+    def screw_geometry(self, robot_name: str) -> dict:
+        """ScrewGeometry per screw link: the screw contact plugin's, or under stock contact (no
+        plugin) the geometry of EELS variant ``robot_name`` in urdf/eels_variants.yaml."""
+        if self.screws:
+            return dict(self.screws)
+        from eels_gz.contact.screw_points import ScrewGeometry
+        from eels_gz.registry import eels_variants
+
+        variants = eels_variants()
+        if robot_name not in variants or not variants[robot_name].get("screw"):
+            raise ConfigError(f"{self.where}: robot '{robot_name}' is not an EELS variant with screws")
+        v = variants[robot_name]["screw"]
+        return {a.link: ScrewGeometry(v["radius"], v["length"], v["lead_angle"], int(v["handedness"]), name=a.link)
+                for a in self.chain.screw_axes().values()}
+
     # --- commands -------------------------------------------------------------------------
     def command(self, positions: Mapping[str, float] | None = None,
                 velocities: Mapping[str, float] | None = None) -> None:

@@ -66,7 +66,6 @@ import numpy as np
 
 from eels_gz.errors import ConfigError
 from eels_gz.host.tethers import Tether, TetherSet
-from eels_gz.registry import eels_variants
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
@@ -242,15 +241,9 @@ class WallClimb(ScenarioController):
     def _screw_geometry(self, sim) -> dict[str, tuple[float, float, int]]:
         """(r, tan(alpha), handedness) per screw link: the screw contact plugin's, or the variant's under stock
         contact (which has no plugin)."""
-        if self.snake.screws:
-            return {k: (g.radius, math.tan(g.lead_angle), g.handedness) for k, g in self.snake.screws.items()}
-        variants = eels_variants()
         name = str(self.scenario.get("robot", sim.robot_description.name))  # the URDF calls every EELS "eels"
-        if name not in variants or not variants[name].get("screw"):
-            raise ConfigError(f"wall_climb: robot '{name}' is not an EELS variant with screws")
-        v = variants[name]["screw"]
-        return {a.link: (v["radius"], math.tan(v["lead_angle"]), int(v["handedness"]))
-                for a in self.snake.chain.screw_axes().values()}
+        return {k: (g.radius, math.tan(g.lead_angle), g.handedness)
+                for k, g in self.snake.screw_geometry(name).items()}
 
     def _tail(self) -> np.ndarray:
         return self.snake.base_pose()[:3, 3].copy()

@@ -65,3 +65,9 @@ def test_a_run_ends_with_status_mobility_failure(tmp_path):
     metrics = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert metrics["status"] == "mobility_failure"
     assert metrics["max_axis_gravity_angle_deg"] > math.degrees(1e-3)
+    # the placed helix's hold analysis (eels_gz.snake.holding): screws on the wall, and the normal
+    # force their Coulomb grip along the threads would need far above what placement leaves (it falls)
+    hold = metrics["hold_analysis"]
+    assert hold["screws_in_contact"] >= 3
+    assert 0.0 < hold["along_thread_share_mean"] <= 1.0 and 0.0 <= hold["squeeze_balance"]
+    assert hold["holding_normal_force_n"] > 2.0 * hold["normal_force_n"]

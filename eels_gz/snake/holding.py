@@ -111,6 +111,7 @@ def screw_wall_contacts(chain: SnakeChain, q: Mapping[str, float], base_pose: np
     """Screws of ``links`` whose envelope comes within ``reach`` m of the terrain, each at its
     point nearest the terrain (``stations`` along its length)."""
     poses = chain.link_poses(q, base_pose)
+    spins = chain.screw_axes(q, base_pose)
     f = (np.arange(stations) + 0.5) / stations - 0.5
     out = []
     for cyl in chain.cylinders:
@@ -126,6 +127,5 @@ def screw_wall_contacts(chain: SnakeChain, q: Mapping[str, float], base_pose: np
         d, n = terrain.query(surface)
         k = int(np.argmin(d))
         if d[k] <= reach:
-            spin = chain.screw_axes(q, base_pose)[cyl.link].axis
-            out.append(ScrewWallContact(cyl.link, surface[k], n[k], float(d[k]), np.asarray(spin, float)))
+            out.append(ScrewWallContact(cyl.link, surface[k], n[k], float(d[k]), np.asarray(spins[cyl.link].axis, float)))
     return out

@@ -127,5 +127,6 @@ def screw_wall_contacts(chain: SnakeChain, q: Mapping[str, float], base_pose: np
         d, n = terrain.query(surface)
         k = int(np.argmin(d))
         if d[k] <= reach:
-            out.append(ScrewWallContact(cyl.link, surface[k], n[k], float(d[k]), np.asarray(spins[cyl.link].axis, float)))
+            spin = np.asarray(spins[cyl.link].axis, float)
+            out.append(ScrewWallContact(cyl.link, surface[k], n[k], float(d[k]), spin))
     return out

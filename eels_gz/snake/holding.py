@@ -41,6 +41,7 @@ from scipy.optimize import nnls
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.placement import sample_points
 from eels_gz.terrain.fields import DistanceField
 
 
@@ -109,24 +110,19 @@ def squeeze_balance(points, normals, length: float) -> tuple[float, np.ndarray]:
 def screw_wall_contacts(chain: SnakeChain, q: Mapping[str, float], base_pose: np.ndarray, terrain: DistanceField,
                         links, reach: float, stations: int = 5) -> list[ScrewWallContact]:
     """Screws of ``links`` whose envelope comes within ``reach`` m of the terrain, each at its
-    point nearest the terrain (``stations`` along its length)."""
-    poses = chain.link_poses(q, base_pose)
+    terrain-facing point (placement's :func:`~eels_gz.snake.placement.sample_points`, ``stations``
+    along its length) nearest the terrain."""
+    sp = sample_points(chain, q, base_pose, terrain, stations)
+    d, n = terrain.query(sp.points)
+    owners = np.array(sp.links)
     spins = chain.screw_axes(q, base_pose)
-    f = (np.arange(stations) + 0.5) / stations - 0.5
     out = []
-    for cyl in chain.cylinders:
-        if cyl.link not in links:
+    for link in dict.fromkeys(sp.links):  # in chain order
+        if link not in links:
             continue
-        T = poses[cyl.link] @ cyl.pose
-        a = T[:3, 2]
-        axis_pts = T[:3, 3] + f[:, None] * cyl.length * a
-        _, n = terrain.query(axis_pts)
-        side = n - (n @ a)[:, None] * a
-        side /= np.maximum(np.linalg.norm(side, axis=1), 1e-12)[:, None]
-        surface = axis_pts - cyl.radius * side
-        d, n = terrain.query(surface)
-        k = int(np.argmin(d))
+        idx = np.flatnonzero(owners == link)
+        k = idx[int(np.argmin(d[idx]))]
         if d[k] <= reach:
-            spin = np.asarray(spins[cyl.link].axis, float)
-            out.append(ScrewWallContact(cyl.link, surface[k], n[k], float(d[k]), spin))
+            spin = np.asarray(spins[link].axis, float)
+            out.append(ScrewWallContact(link, sp.points[k], n[k], float(d[k]), spin))
     return out

@@ -6,6 +6,8 @@ all read from here.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,6 +63,19 @@ def eels_variants() -> dict:
     """The EELS variant records of urdf/eels_variants.yaml (geometry, mass, defaults)."""
     with open(asset("urdf", "eels_variants.yaml")) as f:
         return yaml.safe_load(f)["variants"]
+
+
+def screw_handedness(record: dict, link: str) -> int:
+    """Hand (+1 right, -1 left) of screw link ``module_<i>_screw_link`` or ``module_<i>_screw_rear_link``
+    of EELS variant ``record``, as urdf/eels.gazebo.xacro writes it: ``screw.handedness`` times
+    ``screw_hands`` cycled from module 1, the rear screw of a pair of the opposite hand."""
+    m = re.fullmatch(r"module_(\d+)_screw(_rear)?_link", link)
+    if m is None or not record.get("screw"):
+        raise RegistryError(f"'{link}' is not a screw link of an EELS variant with screws "
+                            "(expected module_<i>_screw_link or module_<i>_screw_rear_link)")
+    hands = record.get("screw_hands") or [1]
+    hand = int(record["screw"]["handedness"]) * int(hands[(int(m[1]) - 1) % len(hands)])
+    return -hand if m[2] else hand
 
 
 def _eels_entries() -> list[RobotEntry]:

@@ -97,13 +97,15 @@ class SnakeHost:
         if self.screws:
             return dict(self.screws)
         from eels_gz.contact.screw_points import ScrewGeometry
-        from eels_gz.registry import eels_variants
+        from eels_gz.registry import eels_variants, screw_handedness
 
         variants = eels_variants()
         if robot_name not in variants or not variants[robot_name].get("screw"):
             raise ConfigError(f"{self.where}: robot '{robot_name}' is not an EELS variant with screws")
-        v = variants[robot_name]["screw"]
-        return {a.link: ScrewGeometry(v["radius"], v["length"], v["lead_angle"], int(v["handedness"]), name=a.link)
+        rec = variants[robot_name]
+        v = rec["screw"]
+        return {a.link: ScrewGeometry(v["radius"], v["length"], v["lead_angle"], screw_handedness(rec, a.link),
+                                      name=a.link)
                 for a in self.chain.screw_axes().values()}
 
     # --- commands -------------------------------------------------------------------------

@@ -21,20 +21,17 @@ an upright screw run nearly horizontal, so its weight share is mostly across
 them. Stock contact has mu F_n in every direction, so the same push that
 holds under screw contact lets the robot slide (the test checks both).
 
-Limits found (issue 8 notes). In the wider 0.8 m gap of earlier versions only
-three screws could touch, and the robot turned about the line through the
-two on one wall and descended like a nut. Climbing with every screw
-right-handed drives the two walls' contacts sideways in opposite directions:
-the robot yaws along the walls and climbs only millimetres. A screw driven
-along a wall slides along its threads (Coulomb friction mu F_n, mostly
-horizontal for a near-upright screw), and same-handed screws facing opposite
-walls slide in opposite directions: a couple about the vertical that nothing
-resists. The only vertical motion without that sliding is rolling on
-horizontal screw axes (wall sides spun in opposite senses); but lying so, the
-weight runs along the threads, where the model is weakest: tried with the
-same zigzag laid horizontal, the robot slid off within 0.3 s at pushes of
-1.45 and 1.8 x. Climbing needs screws of both hands (or a gait), which EELS
-1.5 as described does not have.
+Hands. EELS 1.5's screws alternate hands module to module (urdf/eels_variants.yaml
+``screw_hands``). Same-handed screws failed to climb here (issue 8 notes): a
+screw driven along a wall slides along its threads (Coulomb friction mu F_n,
+mostly horizontal for a near-upright screw), and same-handed screws facing
+opposite walls slide in opposite directions, a couple about the vertical
+that nothing resists; the robot yawed along the walls and climbed 8 mm in
+4 s. Of the contact screws here, 1 (right) and 6 (left) share one wall, 3
+(right), 4 and 8 (left) the other, so most of those sliding forces cancel on
+each wall. Rolling on horizontal screw axes also avoids the sliding, but
+lying so the weight runs along the threads, where the model is weakest
+(tried: the robot slid off within 0.3 s).
 
 Run:
 
@@ -308,6 +305,7 @@ class WallClimb(ScenarioController):
         end = self.p[-1] if self.p else self.p0
         climbed = float(end[2] - self.climb_start[2]) if self.climb_start is not None else 0.0
         held = float(min(t[-1], self.hold_time))
+        climb_time = float(max(0.0, t[-1] - self.hold_time))
         return {
             "gap_m": self.gap,
             "bend_amplitude_rad": self.amplitude,
@@ -318,7 +316,8 @@ class WallClimb(ScenarioController):
             "release_drop_m": float(self.p_engaged[2] - self.p0[2]),
             "hold_drop_m": float(self.p0[2] - min(p[2] for p in self.p[: max(1, len(self.p))])) if self.p else 0.0,
             "climbed_m": climbed,
-            "climb_time_s": float(max(0.0, t[-1] - self.hold_time)),
+            "climb_time_s": climb_time,
+            "climb_ratio": climbed / (self.climb_speed * climb_time) if climb_time > 0 else None,
             "mean_screw_load_n": float(np.mean(self.loads)) if self.loads else 0.0,
             **self.watch.metrics(),
         }

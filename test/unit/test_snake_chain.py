@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from eels_gz.description.assemble import robot_description
-from eels_gz.errors import DescriptionError, SnakeModelError
-from eels_gz.registry import eels_variants, robot
+from eels_gz.errors import DescriptionError, RegistryError, SnakeModelError
+from eels_gz.registry import eels_variants, robot, screw_handedness
 from eels_gz.snake.chain import SnakeChain, axis_rotation, screw_geometries
 
 # Poses are products of ~n_modules 4x4 transforms with entries O(1 m):
@@ -116,6 +116,42 @@ def test_screw_geometry_from_the_xacro_matches_the_variant_record():
     for link, g in geoms.items():
         assert (g.radius, g.length, g.lead_angle) == (rec["radius"], rec["length"], rec["lead_angle"])
         assert g.handedness == (-rec["handedness"] if "rear" in link else rec["handedness"])
+
+
+SCREWED = [name for name, v in eels_variants().items() if v.get("screws")]
+
+
+@pytest.mark.parametrize("variant", SCREWED)
+def test_screw_hands_follow_the_variant_pattern(variant):
+    """Module i's screw has screw.handedness * screw_hands[(i - 1) % len], its rear screw the other hand
+    (urdf/eels.gazebo.xacro), and registry.screw_handedness (the geometry under stock contact) agrees."""
+    rec = eels_variants()[variant]
+    hands = rec["screw_hands"]
+    assert set(hands) <= {1, -1} and hands
+    n = 2 * len(hands) + 1  # every entry of the pattern used twice, and the cycle's restart
+    geoms = screw_geometries(description(variant, n_modules=n).gazebo)
+    for i in range(1, n + 1):
+        front = rec["screw"]["handedness"] * hands[(i - 1) % len(hands)]
+        assert geoms[f"module_{i}_screw_link"].handedness == front == screw_handedness(rec, f"module_{i}_screw_link")
+        if rec["screws"] == 2:
+            rear = f"module_{i}_screw_rear_link"
+            assert geoms[rear].handedness == -front == screw_handedness(rec, rear)
+
+
+def test_eels_1_5_screws_alternate_hands():
+    geoms = screw_geometries(description("eels_1_5", n_modules=4).gazebo)
+    assert [geoms[f"module_{i}_screw_link"].handedness for i in range(1, 5)] == [1, -1, 1, -1]
+
+
+@pytest.mark.parametrize("link", ["module_x_screw_link", "module_1_shell", "module_2_screw"])
+def test_screw_handedness_refuses_a_link_that_is_not_a_screw(link):
+    with pytest.raises(RegistryError, match=f"'{link}' is not a screw link"):
+        screw_handedness(eels_variants()["eels_1_5"], link)
+
+
+def test_screw_handedness_refuses_a_variant_without_screws():
+    with pytest.raises(RegistryError, match="is not a screw link of an EELS variant with screws"):
+        screw_handedness(eels_variants()["mini_eels_1_0"], "module_1_screw_link")
 
 
 def test_fts_bodies_lengthen_their_segments():

@@ -47,11 +47,14 @@ Run:
 3. climb: each screw spins at the rate that advances it at ``climb_speed``
    (m/s) straight up with no slip across its blade,
    ``omega = V (a . z) / (h r tan(alpha))`` for a screw whose spin axis ``a``
-   lies in a plane containing the vertical and its wall's normal.
+   lies in a plane containing the vertical and its wall's normal. A negative
+   ``climb_speed`` down-climbs.
 
-A run ends with ``slip_failure`` when the tail has dropped ``slip_limit`` m
-below its height when gravity came on, or ``mobility_failure`` (tail axis
-past ``mobility_threshold`` from the gravity line).
+A run ends with ``slip_failure`` when the tail is more than ``slip_limit`` m
+below its height when gravity came on, less the descent commanded so far when
+down-climbing (falling behind an upward climb is not a slip), or
+``mobility_failure`` (tail axis past ``mobility_threshold`` from the gravity
+line).
 """
 
 from __future__ import annotations
@@ -283,10 +286,17 @@ class WallClimb(ScenarioController):
         self.t.append(sim.time - self.t0)
         self.p.append(p)
         self.loads.append(float(sum(self.snake.screw_loads().values())))
-        if self.end is None and self.p0[2] - p[2] > self.slip_limit:
+        below = self.commanded_height(sim.time - self.t0) - p[2]
+        if self.end is None and below > self.slip_limit:
             self.end = RunEnd(SLIP_FAILURE, f"slip failure at t = {sim.time - self.t0:.3f} s after gravity came on: "
-                                            f"the tail dropped {self.p0[2] - p[2]:.3f} m (limit {self.slip_limit} m)")
+                                            f"the tail is {below:.3f} m below its commanded height "
+                                            f"(limit {self.slip_limit} m)")
         return self.end or self.watch.check()
+
+    def commanded_height(self, t: float) -> float:
+        """The tail height (m) that ``slip_limit`` is measured down from, ``t`` s after gravity came on:
+        its height then, less the descent commanded so far by a negative ``climb_speed``."""
+        return float(self.p0[2]) + min(0.0, self.climb_speed) * max(0.0, t - self.hold_time)
 
     # --- outputs ------------------------------------------------------------------------
     def hold_drift(self) -> float:
@@ -314,7 +324,8 @@ class WallClimb(ScenarioController):
             "hold_drift_m": self.hold_drift(),
             "rope_force_n": self.rope_force,
             "release_drop_m": float(self.p_engaged[2] - self.p0[2]),
-            "hold_drop_m": float(self.p0[2] - min(p[2] for p in self.p[: max(1, len(self.p))])) if self.p else 0.0,
+            "hold_drop_m": float(self.p0[2] - min(p[2] for p, tk in zip(self.p, self.t) if tk <= self.hold_time + 1e-9))
+            if self.t and self.t[0] <= self.hold_time + 1e-9 else 0.0,
             "climbed_m": climbed,
             "climb_time_s": climb_time,
             "climb_ratio": climbed / (self.climb_speed * climb_time) if climb_time > 0 else None,

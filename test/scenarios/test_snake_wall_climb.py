@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from eels_gz import config
@@ -30,7 +31,7 @@ from eels_gz import registry
 from eels_gz.errors import ConfigError
 from eels_gz.host.runner import run
 from eels_gz.paths import asset
-from eels_gz.scenarios.wall_climb import envelope_y, fit_amplitude, tail_pose, wall_span, zigzag
+from eels_gz.scenarios.wall_climb import WallClimb, envelope_y, fit_amplitude, tail_pose, wall_span, zigzag
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.terrain.writers import find_terrain_field
 
@@ -89,24 +90,36 @@ CLIMB_TIME = 4.0  # s of climbing after a 1 s hold
 CLIMB_RATIO_MIN = 0.5
 
 
-def test_it_climbs_on_screws_of_alternating_hands(tmp_path):
-    """The screws spin at the rates that advance each at climb_speed straight up with no slip across
-    its blade. The tail must rise at least CLIMB_RATIO_MIN of that: the rest is slip across the
-    blades at the finite |e_v| of ice_stick (3-9 at these loads, where 1 is isotropic Coulomb) and
-    the pressed shape flexing as loads move. Same-handed screws (issue 8 notes) managed 0.1 of it,
-    yawing along the walls; the tail axis must stay within 30 deg of vertical over the climb."""
-    params = load_yaml(registry.scenario_path("wall_climb"))["params"]
-    cfg = config.resolve(overrides={"scenario": {"name": "wall_climb", "hold_time": 1.0},
+@pytest.mark.parametrize("direction", [1.0, -1.0], ids=["up", "down"])
+def test_it_climbs_up_and_down_on_screws_of_alternating_hands(tmp_path, direction):
+    """The screws spin at the rates that advance each at climb_speed straight up (down: the speed
+    negated) with no slip across its blade. The tail must move at least CLIMB_RATIO_MIN of that, the
+    commanded way: the rest is slip across the blades at the finite |e_v| of ice_stick (3-9 at these
+    loads, where 1 is isotropic Coulomb) and the pressed shape flexing as loads move. Same-handed
+    screws (issue 8 notes) managed 0.1 of it upward, yawing along the walls. A down-climb is not a
+    slip (status ok), and the tail axis stays within 30 deg of vertical."""
+    speed = direction * load_yaml(registry.scenario_path("wall_climb"))["params"]["climb_speed"]
+    cfg = config.resolve(overrides={"scenario": {"name": "wall_climb", "hold_time": 1.0, "climb_speed": speed},
                                     "duration": 1.0 + CLIMB_TIME, "sensors": {"enabled": False},
                                     "log": {"mcap": False, "plot": False}})
     run(cfg, tmp_path / "run")
     m = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert m["status"] == "ok"
     assert m["climb_time_s"] == pytest.approx(CLIMB_TIME, abs=1e-6)
-    commanded = params["climb_speed"] * CLIMB_TIME
-    assert m["climbed_m"] >= CLIMB_RATIO_MIN * commanded
+    commanded = speed * CLIMB_TIME
+    assert m["climbed_m"] / commanded >= CLIMB_RATIO_MIN
     assert m["climb_ratio"] == pytest.approx(m["climbed_m"] / commanded, rel=1e-9)
     assert m["max_axis_gravity_angle_deg"] < 30.0
+
+
+@pytest.mark.parametrize("speed, t, expected", [(-0.02, 0.5, 0.3), (-0.02, 3.0, 0.26), (0.02, 3.0, 0.3),
+                                                 (0.02, 0.5, 0.3)])
+def test_slip_is_measured_from_the_commanded_descent_only(speed, t, expected):
+    """Tail 0.3 m up when gravity came on, 1 s hold: a down-climb lowers the height slip is measured from
+    by |V| (t - 1); an upward climb does not raise it (lagging behind the climb is not a slip)."""
+    wc = WallClimb({})
+    wc.p0, wc.climb_speed, wc.hold_time = np.array([0.0, 0.0, 0.3]), speed, 1.0
+    assert wc.commanded_height(t) == pytest.approx(expected, abs=1e-12)
 
 
 def test_a_rope_shorter_than_its_stretch_is_refused(tmp_path):

@@ -20,9 +20,14 @@ the first 0.1 s). Metric ``hold_analysis`` (:mod:`eels_gz.snake.holding`,
 from the settled pose) says why pressing the helix does not cure it:
 
 - the default helix (radius 0.45 m, pitch 1.5 m: 28 deg) puts 0.6-0.8 of the
-  weight along the screw threads, where only ``mu`` = 0.15 holds: it needs
-  about 3 kN of total normal force, several times what the bend and twist
-  motors (400 / 200 N m) can squeeze;
+  weight along the threads of its right-handed screws and 0.96-0.99 along
+  those of its left-handed ones (EELS 1.5's hands alternate), where only
+  ``mu`` = 0.15 holds: friction along the threads would need about 3.4 kN of
+  total normal force, several times what the bend and twist motors (400 /
+  200 N m) can squeeze. With both hands there is no motion that slides along
+  every thread at once, so the across-thread grip could carry some of the
+  weight, but only under a normal force, and without the settling springs
+  there is none: the robot drops in free fall with either hand pattern;
 - its settled contacts span about one turn and are not self-balanced
   (``squeeze_balance`` 0.13): a push of the joints moves the robot off the
   wall instead of squeezing it (tried: bends straightened, a larger-radius

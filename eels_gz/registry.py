@@ -139,8 +139,9 @@ WORLDS: dict[str, WorldEntry] = {
                    ("primitive", "u_channel")),
         WorldEntry("rock_field", "rock_field.sdf", "ROAMS field of hemispherical rocks on flat ice, seed 0",
                    ("primitive", "rock_field")),
-        WorldEntry("moulin", "moulin.sdf", "rough vertical ice shaft 10 m deep, synthetic stand-in for a scan",
-                   ("primitive", "moulin")),
+        WorldEntry("moulin", "moulin.sdf", "rough vertical ice shaft 10 m deep, synthetic stand-in for a scan; "
+                   "lower down it narrows into a slot a snake can stem across",
+                   ("primitive", "moulin", "--param", "slot_top=4.5", "--param", "slot_width=0.35")),
         WorldEntry("mars_dem", "mars_dem.sdf", "synthetic Mars-like DEM (fractal relief and craters) as a heightmap",
                    ("primitive", "mars_dem")),
     )

@@ -160,6 +160,14 @@ class MoulinParams:
     wall: float = 0.6  # m, ice around the shaft (the top annulus is the glacier surface)
     seed: int = 0
     voxel: float = 0.07  # m
+    # Below slot_top m under the opening the bore flattens, over slot_transition m, into an
+    # elliptical slot slot_width m across (along y) and 2 radius long (along x), with wall
+    # roughness slot_roughness (rms, m) and no sideways wander across it: the crevasse-like
+    # section that a snake can stem across. slot_top = 0: round all the way down.
+    slot_top: float = 0.0  # m
+    slot_width: float = 0.4  # m
+    slot_transition: float = 1.0  # m
+    slot_roughness: float = 0.004  # m
 
     def __post_init__(self):
         k = "moulin"
@@ -168,6 +176,24 @@ class MoulinParams:
         _check(0 <= self.meander <= self.radius, k, "meander", self.meander, "0 to radius")
         _check(self.wall > 4 * self.roughness + self.meander, k, "wall", self.wall, "> 4 x roughness + meander")
         _check(self.voxel > 0, k, "voxel", self.voxel, "> 0 m")
+        _check(0 <= self.slot_top < self.depth, k, "slot_top", self.slot_top, "0 (no slot) to depth m")
+        _check(0 < self.slot_width <= 2 * self.radius, k, "slot_width", self.slot_width, "0 to 2 x radius m")
+        _check(self.slot_transition > 0, k, "slot_transition", self.slot_transition, "> 0 m")
+        _check(0 <= self.slot_roughness < 0.2 * self.slot_width, k, "slot_roughness", self.slot_roughness,
+               "0 to 0.2 x slot_width m")
+
+    def slot_blend(self, z: np.ndarray) -> np.ndarray:
+        """0 above the slot, 1 in it, a smoothstep over the transition, at heights ``z`` (m, 0 at the
+        opening); 0 everywhere without a slot."""
+        if self.slot_top == 0.0:
+            return np.zeros(np.shape(z))
+        s = np.clip((-np.asarray(z, float) - self.slot_top) / self.slot_transition, 0.0, 1.0)
+        return s * s * (3 - 2 * s)
+
+    def half_width(self, z: np.ndarray) -> np.ndarray:
+        """The bore's half-width along y (m) at heights ``z``: the radius above the slot,
+        slot_width / 2 in it."""
+        return self.radius + self.slot_blend(z) * (0.5 * self.slot_width - self.radius)
 
 
 @dataclass(frozen=True)
@@ -404,11 +430,21 @@ def moulin(p: MoulinParams) -> Terrain:
     wander = p.meander * np.column_stack([np.sin(2 * np.pi * z / p.depth + phase[0]),
                                           np.sin(3 * np.pi * z / p.depth + phase[1])])
     wander -= wander[-1]  # the opening is centred on the origin
+    blend = p.slot_blend(z)
+    if p.slot_top > 0:  # across the slot (y) the centre line stays where the slot begins
+        wander[:, 1] += blend * (np.interp(-p.slot_top, z, wander[:, 1]) - wander[:, 1])
     centre = np.column_stack([wander, z])
-    r_in = p.radius + _rough_field(rng, (ns, nt), p.roughness)
+    b = p.half_width(z)[:, None]  # the ellipse's semi-axes: radius along x, b along y
+    theta = np.linspace(0, 2 * np.pi, nt, endpoint=False)[None, :]
+    bore = p.radius * b / np.sqrt((b * np.cos(theta)) ** 2 + (p.radius * np.sin(theta)) ** 2)
+    rms = p.roughness + blend[:, None] * (p.slot_roughness - p.roughness)
+    r_in = bore + (rms / p.roughness if p.roughness > 0 else 0.0) * _rough_field(rng, (ns, nt), p.roughness)
     mesh = _solid(annulus(centre, np.array([1.0, 0, 0]), np.array([0.0, 1, 0]), r_in, p.radius + p.wall), "moulin")
     desc = (f"rough vertical moulin shaft, radius {p.radius:g} m (rms {p.roughness:g} m), {p.depth:g} m deep "
             "from z = 0, synthetic stand-in for a scan")
+    if p.slot_top > 0:
+        desc += (f"; from {p.slot_top:g} m down a slot {p.slot_width:g} m across (y) and {2 * p.radius:g} m long"
+                 f" (x)")
     return Terrain("moulin", desc, mesh, mesh, field_spacing=p.voxel, parameters=dataclasses.asdict(p))
 
 

@@ -24,7 +24,7 @@ from eels_gz.host.sdf_world import resolve_uri
 from eels_gz.host.simulation import Simulation
 from eels_gz.paths import asset
 from eels_gz.terrain.fields import HeightField
-from eels_gz.terrain.worldgen import RockFieldParams, rocks
+from eels_gz.terrain.worldgen import MoulinParams, RockFieldParams, rocks
 from eels_gz.terrain.writers import FIELD_FILE, find_terrain_field
 
 IGN = shutil.which("ign")
@@ -210,7 +210,8 @@ T_PUSH = 0.5  # s
 def test_probe_pushed_against_wall_stays_inside(name, gravity_on):
     """Probes start on the bore's axis and are pushed sideways in 8 directions; they
     reach the wall (their centre one radius from the surface, by the distance field)
-    and stay inside the bore, within the roughness of its nominal radius."""
+    and stay inside the bore, within the roughness of its nominal radius. The moulin's
+    probes are in its round part, above the slot (test_probes_pushed_across_the_slot)."""
     meta = terrain_meta(name)
     p = meta["parameters"]
     R, rough = p["radius"], p["roughness"]
@@ -223,7 +224,7 @@ def test_probe_pushed_against_wall_stays_inside(name, gravity_on):
         plane = (1, 2)
         dirs = [np.array([0.0, math.cos(t), math.sin(t)]) for t in angles]
     else:  # vertical shaft; push horizontally at several depths
-        starts = [np.array([0.0, 0.0, -z]) for z in np.linspace(2, 8, 8)]
+        starts = [np.array([0.0, 0.0, -z]) for z in np.linspace(2.0, p["slot_top"] - 0.5, 8)]
         plane = (0, 1)
         dirs = [np.array([math.cos(t), math.sin(t), 0.0]) for t in angles]
     field = find_terrain_field(sim.spec)
@@ -248,6 +249,48 @@ def test_probe_pushed_against_wall_stays_inside(name, gravity_on):
     assert (d >= PROBE_RADIUS - 0.01).all(), f"{name}: probe sank into the wall, distances {np.round(d, 4)}"
     # and was really pressed against it: within 1 cm of touching
     assert (d <= PROBE_RADIUS + 0.01).all(), f"{name}: probe not at the wall, distances {np.round(d, 4)}"
-    moved = np.linalg.norm(centres - np.array(starts), axis=1)
+    # across the bore (the plane of the push: a probe may slide along the slanting wall of the
+    # meandering moulin, which is not leaving it)
+    moved = np.linalg.norm((centres - np.array(starts))[:, list(plane)], axis=1)
     bound = R + 4 * rough
     assert (moved < bound).all(), f"{name}: probe left the bore (moved {np.round(moved, 3)} m)"
+
+
+def test_probes_pushed_across_the_slot_stay_inside():
+    """The moulin's slot (from slot_top + slot_transition down): probes start on its mid-line, found
+    by following the shaft's centre line down from the opening (the air around the ice block is
+    farther from ice than the narrow slot's mid-line, so a wide search would leave the shaft), and
+    are pushed across it (+-y), where a snake stems. They reach the wall, within 1 cm of touching,
+    no deeper than 1 cm in (the nominal 1 cm of the round part; the slot's roughness is
+    slot_roughness), and stay within the slot's half-width plus 4 rms of it from the mid-line."""
+    p = terrain_meta("moulin")["parameters"]
+    mp = MoulinParams(**p)
+    sim = Simulation(registry.world_path("moulin"))
+    sim.world.setGravity(np.zeros(3))
+    field = find_terrain_field(sim.spec)
+    depths = np.linspace(mp.slot_top + mp.slot_transition + 0.3, mp.depth - 0.3, 6)
+    g = np.linspace(-mp.radius / 2, mp.radius / 2, 41)
+    last, starts = np.zeros(3), []
+    for z in np.concatenate([np.arange(0.5, depths[0], 0.5), depths]):  # down the centre line
+        grid = np.zeros((g.size**2, 3))
+        grid[:, 0] = last[0] + np.repeat(g, g.size)
+        grid[:, 1] = last[1] + np.tile(g, g.size)
+        grid[:, 2] = -z
+        last = grid[np.argmax(field.query(grid)[0])]
+        if z in depths:
+            starts.append(last)
+    d0, _ = field.query(np.array(starts))
+    half = 0.5 * mp.slot_width
+    assert (np.abs(d0 - half) < 4 * mp.slot_roughness + 0.02).all(), f"not on the slot's mid-line: {d0}"
+    dirs = [np.array([0.0, 1.0 if k % 2 else -1.0, 0.0]) for k in range(len(starts))]
+    bodies = [add_free_probe(sim.world, f"slot_probe_{k}", s) for k, s in enumerate(starts)]
+    for _ in range(int(round(T_PUSH / sim.dt))):
+        for body, u in zip(bodies, dirs):
+            body.addExtForce(PUSH_FORCE * u)
+        sim.world.step()
+    centres = np.array([b.getWorldTransform().translation() for b in bodies])
+    d, _ = field.query(centres)
+    assert (d >= PROBE_RADIUS - 0.01).all(), f"slot: probe sank into the wall, distances {np.round(d, 4)}"
+    assert (d <= PROBE_RADIUS + 0.01).all(), f"slot: probe not at the wall, distances {np.round(d, 4)}"
+    moved = np.abs(centres[:, 1] - np.array(starts)[:, 1])
+    assert (moved < half + 4 * mp.slot_roughness).all(), f"slot: probe left it (moved {np.round(moved, 3)} m)"

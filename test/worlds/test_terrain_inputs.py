@@ -256,6 +256,48 @@ def test_unknown_primitive_arguments():
         make_primitive("tube", seed="abc")
 
 
+@pytest.mark.parametrize("kwargs, name, expected", [
+    (dict(slot_top=10.0), "slot_top", "0 (no slot) to depth m"),
+    (dict(slot_top=4.0, slot_width=1.7), "slot_width", "0 to 2 x radius m"),
+    (dict(slot_top=4.0, slot_width=0.0), "slot_width", "0 to 2 x radius m"),
+    (dict(slot_top=4.0, slot_transition=0.0), "slot_transition", "> 0 m"),
+    (dict(slot_top=4.0, slot_width=0.35, slot_roughness=0.1), "slot_roughness", "0 to 0.2 x slot_width m"),
+])
+def test_moulin_slot_arguments_are_checked(kwargs, name, expected):
+    message = rf"primitive 'moulin': {name} = .* is invalid; expected {re.escape(expected)}"
+    with pytest.raises(TerrainError, match=message):
+        make_primitive("moulin", **kwargs)
+
+
+def test_moulin_slot_geometry():
+    """Half-width: the radius above slot_top, slot_width / 2 below slot_top + slot_transition, a
+    smoothstep between (its midpoint half way). In the mesh, the bore's rings in the slot reach
+    slot_width / 2 across (y) and the radius along (x) from their centre, within 4 rms of
+    slot_roughness; the slot does not wander across (y)."""
+    from eels_gz.terrain.worldgen import MoulinParams
+
+    p = MoulinParams(slot_top=4.0, slot_width=0.4, slot_transition=1.0, voxel=0.2)
+    assert p.half_width(np.array([-1.0, -4.0]))[0] == pytest.approx(0.8) == p.half_width(np.array([-4.0]))[0]
+    assert p.half_width(np.array([-4.5]))[0] == pytest.approx(0.5 * (0.8 + 0.2))
+    assert p.half_width(np.array([-5.0, -9.0])) == pytest.approx([0.2, 0.2])
+    assert MoulinParams().half_width(np.array([-9.0]))[0] == 0.8  # no slot by default
+    mesh = make_primitive("moulin", slot_top=4.0, slot_width=0.4, slot_transition=1.0, voxel=0.2).collision
+    v = mesh.vertices
+    tol = 4 * p.slot_roughness + 1e-9
+    centres = []
+    for z in np.unique(np.round(v[:, 2], 6)):
+        if not -p.depth < z < -(p.slot_top + p.slot_transition):
+            continue
+        at = v[np.isclose(v[:, 2], z)]
+        # the bore's ring, not the outer wall's (radius + wall from the same centre line)
+        ring = at[np.linalg.norm(at - at.mean(axis=0), axis=1) < p.radius + 0.5 * p.wall]
+        c = 0.5 * (ring.max(axis=0) + ring.min(axis=0))
+        assert 0.5 * np.ptp(ring[:, 1]) == pytest.approx(0.2, abs=tol)
+        assert 0.5 * np.ptp(ring[:, 0]) == pytest.approx(0.8, abs=tol)
+        centres.append(c[1])
+    assert len(centres) > 10 and np.ptp(centres) < 2 * tol
+
+
 def test_rock_field_is_deterministic_per_seed():
     a = make_primitive("rock_field", seed=3, size=6.0)
     b = make_primitive("rock_field", seed=3, size=6.0)

@@ -1,19 +1,30 @@
 """``moulin_descent``: EELS 1.5 placed in ``moulin`` by the placement
 algorithm (EELS-DARTS §2.2.6), then down-climbing with its screws.
 
-Setup: the shaft's centre at the start height ``z_start`` (m) is found from
-the terrain's distance field; the robot is laid on a helix about the shaft's
-axis (radius ``helix_radius`` m, 0: config/snake.yaml), tail on top, and
-settled with gravity off; gravity then comes back on with the shape held.
-Run: every screw at ``screw_rate`` rad/s, the mobility check on each step.
-Metrics: the placement report, the vertical distance descended by the tail
-(m) and its rate, the mobility angle. A placement that times out ends the run
-at once with status ``placement_failed`` and the report's message. A tail
-that descends faster than ``fall_speed`` m/s over ``FALL_WINDOW`` s is not
-climbing down but falling: the run ends with ``slip_failure`` (the distance
-it fell is still reported).
+Slot (the default, ``helix`` = 0, :class:`StemmingDescent`). The moulin narrows
+lower down into a slot (``MoulinParams.slot_top``); its mid-line at the tail's
+height ``z_start`` is found from the distance field, and the stemming zigzag of
+``wall_climb`` (config/scenarios/wall_climb.yaml: bend pattern, tail tilt,
+cross bar roll, push; one copy of them) is fitted across it and laid there.
+The placement algorithm settles it against the ice (gravity off, springs to
+the nearest ice); then, as in wall_climb, a rope from above carries the
+weight while the bends push the screws into the walls, lets go, the robot
+holds for ``hold_time`` and down-climbs at ``climb_speed`` (negative) on its
+screws of alternating hands. Metrics: the placement report, hold_analysis,
+``descended_m`` and its rate, and wall_climb's hold drift, climb ratio and
+screw loads. Measured: README. A placement that times out ends the run with
+``placement_failed``.
 
-Measured (issue 8 notes): the robot falls. Placement leaves it touching the
+Helix (``helix`` = 1, :class:`MoulinDescent`), in the round shaft above: the
+shaft's centre at ``z_start`` (m) is found from the distance field; the robot
+is laid on a helix about the shaft's axis (radius ``helix_radius`` m, 0:
+config/snake.yaml), tail on top, and settled with gravity off; gravity then
+comes back on with the shape held. Run: every screw at ``screw_rate`` rad/s, the
+mobility check on each step. A tail that descends faster than ``fall_speed``
+m/s over ``FALL_WINDOW`` s is not climbing down but falling: the run ends with
+``slip_failure`` (the distance it fell is still reported).
+
+Measured on the helix (issue 8 notes): the robot falls. Placement leaves it touching the
 wall with no push into it, and once gravity is on nothing holds it: under
 stock contact and under screw contact alike it drops in free fall (5 cm in
 the first 0.1 s). Metric ``hold_analysis`` (:mod:`eels_gz.snake.holding`,
@@ -46,10 +57,14 @@ from pathlib import Path
 
 import numpy as np
 
+from eels_gz.config import load_yaml
+from eels_gz.errors import ConfigError
 from eels_gz.host.placement import bore_center, settle
+from eels_gz.registry import scenario_path
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.scenarios.wall_climb import WallClimb
 from eels_gz.snake.holding import along_thread_share, holding_normal_force, screw_wall_contacts, squeeze_balance
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape
@@ -175,5 +190,57 @@ class MoulinDescent(ScenarioController):
         plt.close(fig)
 
 
-def make_controller(scenario: dict) -> MoulinDescent:
-    return MoulinDescent(scenario)
+class StemmingDescent(WallClimb):
+    """The slot: wall_climb's stemming zigzag laid across the moulin's slot, settled by the placement
+    algorithm, pushed into the walls, held, then down-climbing (module docstring)."""
+
+    NAME = "moulin_descent"
+
+    def setup(self, sim, params):
+        self.own = dict(params)
+        stemming = dict(load_yaml(scenario_path("wall_climb"))["params"])  # the zigzag: wall_climb's one copy
+        stemming.update({k: v for k, v in params.items() if k in stemming})
+        stemming["tail_z"] = params["z_start"]
+        self.report, self.hold = None, {}
+        super().setup(sim, stemming)
+        self.hold = hold_analysis(sim, self.snake, self.terrain,
+                                  str(self.scenario.get("robot", sim.robot_description.name)))
+        if self.report is not None and not self.report.converged:
+            self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
+
+    def gap_center(self, terrain, z: float) -> tuple[float, float]:
+        """The slot's mid-line at height ``z``: along the y line through x = 0, the point farthest from
+        the ice within ``slot_search`` m."""
+        reach = param(self.own, "slot_search", self.NAME)
+        ys = np.arange(-reach, reach + 0.005, 0.01)
+        d, _ = terrain.query(np.column_stack([np.zeros_like(ys), ys, np.full_like(ys, z)]))
+        if not (d > 0).any():
+            raise ConfigError(f"{self.NAME}: no free space along y within {reach} m of x = 0 at z = {z} m: "
+                              f"z_start is not inside the shaft")
+        return 0.0, float(ys[int(np.argmax(d))])
+
+    def laid(self, sim, terrain) -> None:
+        """The placement algorithm (gravity off, springs to the nearest ice) from the fitted zigzag."""
+        self.terrain = terrain
+        base = load_snake_params().placement
+        timeout = self.own.get("placement_timeout", 0.0) or base.timeout
+        self.report = settle(sim, self.snake, terrain, replace(base, timeout=timeout))
+
+    def metrics(self):
+        out = super().metrics()
+        descended = -out["climbed_m"]
+        return {
+            "placement": {"converged": self.report.converged, "time": self.report.time,
+                          "penetration_m": self.report.penetration, "message": self.report.message},
+            "hold_analysis": self.hold,
+            "descended_m": descended,
+            "descent_rate_m_s": descended / out["climb_time_s"] if out["climb_time_s"] > 0 else None,
+            "duration_s": float(self.t[-1]) if self.t else 0.0,
+            **out,
+        }
+
+
+def make_controller(scenario: dict) -> ScenarioController:
+    """The helix (``helix`` = 1: it falls, with the hold analysis of why) or the slot stemming."""
+    params = scenario.get("params", {})
+    return MoulinDescent(scenario) if params.get("helix", 0.0) else StemmingDescent(scenario)

@@ -78,20 +78,21 @@ TAIL_UP = np.column_stack([UP, [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])
 RATE_EVERY = 10  # steps between updates of the climb screw rates (the axes turn slowly)
 
 
-def wall_span(terrain, z: float, reach: float = 1.5, step: float = 0.01) -> tuple[float, float]:
+def wall_span(terrain, z: float, reach: float = 1.5, step: float = 0.01, x: float = 0.0,
+              y: float = 0.0) -> tuple[float, float]:
     """(y_low, y_high) m: the inner faces of two walls facing each other across
-    y = 0 (along the line x = 0 at height ``z``), from the nearest-surface
-    points of the field: below y = 0 the faces whose normal points to +y, above
+    ``y`` (along the line through ``x`` at height ``z``), from the nearest-surface
+    points of the field: below ``y`` the faces whose normal points to +y, above
     it those pointing to -y, each from the point nearest it."""
-    ys = np.arange(-reach, reach + step / 2, step)
-    pts = np.column_stack([np.zeros_like(ys), ys, np.full_like(ys, z)])
+    ys = y + np.arange(-reach, reach + step / 2, step)
+    pts = np.column_stack([np.full_like(ys, x), ys, np.full_like(ys, z)])
     d, n = terrain.query(pts)
     near = pts - d[:, None] * n
-    low = (d > 0.0) & (ys <= 0.0) & (n[:, 1] > 0.9)
-    high = (d > 0.0) & (ys >= 0.0) & (n[:, 1] < -0.9)
+    low = (d > 0.0) & (ys <= y) & (n[:, 1] > 0.9)
+    high = (d > 0.0) & (ys >= y) & (n[:, 1] < -0.9)
     if not low.any() or not high.any():
-        raise ConfigError(f"wall_climb: no pair of walls facing each other across y = 0 at x = 0, z = {z} m in "
-                          f"the terrain (the scenario is made for the world parallel_walls)")
+        raise ConfigError(f"wall_climb: no pair of walls facing each other across y = {y:g} at x = {x:g}, z = {z} m "
+                          f"in the terrain (the scenario is made for the world parallel_walls)")
     # from the points nearest each face (a field may be clipped far from the surface)
     i_low = np.flatnonzero(low)[np.argmin(d[low])]
     i_high = np.flatnonzero(high)[np.argmin(d[high])]
@@ -163,6 +164,8 @@ def pull(ropes: TetherSet, scale: float) -> None:
 
 
 class WallClimb(ScenarioController):
+    NAME = "wall_climb"
+
     def __init__(self, scenario: dict):
         self.scenario = scenario
         self.t: list[float] = []
@@ -173,7 +176,7 @@ class WallClimb(ScenarioController):
 
     # --- setup: placement by the shape controllers --------------------------------------
     def setup(self, sim, params):
-        where = "wall_climb"
+        where = self.NAME
         self.params = params
         get = lambda name: param(params, name, where)  # noqa: E731
         self.snake = snake = SnakeHost(sim, where)
@@ -182,15 +185,17 @@ class WallClimb(ScenarioController):
         roll = int(get("crossbar_roll_module"))
         terrain = find_terrain_field(sim.spec)
         tail_z = get("tail_z")
-        y_lo, y_hi = wall_span(terrain, tail_z + 1.0)
+        x_c, y_c = self.gap_center(terrain, tail_z + 1.0)
+        y_lo, y_hi = wall_span(terrain, tail_z + 1.0, x=x_c, y=y_c)
         self.gap = y_hi - y_lo
         tilt = get("tail_tilt")
         self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"), tilt)
         q_fit = zigzag(chain, pattern, self.amplitude, roll)
         base = tail_pose(tilt)
         lo, hi, _ = envelope_y(chain, q_fit, base)
-        base[:3, 3] = (0.0, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
+        base[:3, 3] = (x_c, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
         snake.place(base, q_fit)
+        self.laid(sim, terrain)
         self.q_press = zigzag(chain, pattern, self.amplitude * (1.0 + get("press_bend")), roll)
         self.lock_gain = get("screw_lock_gain")
         angles = snake.angles()
@@ -217,6 +222,13 @@ class WallClimb(ScenarioController):
         self.steps = 0
         self.rates: dict[str, float] | None = None
 
+    def gap_center(self, terrain, z: float) -> tuple[float, float]:
+        """(x, y) m of a point between the walls at height ``z``: the origin between parallel_walls."""
+        return 0.0, 0.0
+
+    def laid(self, sim, terrain) -> None:
+        """Called once the fitted shape is laid in the gap, before the push: nothing here."""
+
     def _ropes(self, sim, stiffness: float, rope_length: float) -> TetherSet:
         """A rope from straight above the tail origin (``rope_length`` m up), pre-tensioned to
         carry the robot's weight where it was laid: it holds the weight while the bends push but,
@@ -229,10 +241,10 @@ class WallClimb(ScenarioController):
         anchor = tuple(float(v) for v in self._tail() + rope_length * UP)
         stretch = mass * g / stiffness
         if not rope_length > stretch:
-            raise ConfigError(f"wall_climb: rope_length = {rope_length} m must exceed the rope's stretch under the "
+            raise ConfigError(f"{self.NAME}: rope_length = {rope_length} m must exceed the rope's stretch under the "
                               f"robot's weight ({stretch:.4f} m at tether_stiffness = {stiffness} N/m)")
         return TetherSet(sim, [Tether(root, (0.0, 0.0, 0.0), anchor, stiffness, damping, rope_length - stretch)],
-                         "wall_climb")
+                         self.NAME)
 
     @staticmethod
     def sim_point(sim, link: str) -> np.ndarray:
@@ -346,7 +358,7 @@ class WallClimb(ScenarioController):
         b.plot(t, self.loads)
         b.set_ylabel("screw contact load [N]")
         b.set_xlabel("time after gravity on [s]")
-        fig.suptitle(f"wall_climb: drift {self.hold_drift() * 1e3:.2f} mm over the hold")
+        fig.suptitle(f"{self.NAME}: drift {self.hold_drift() * 1e3:.2f} mm over the hold")
         fig.savefig(Path(path), dpi=100)
         plt.close(fig)
 

@@ -51,8 +51,8 @@ def test_mobility_failure_triggers_past_the_threshold_and_not_before():
 def test_a_run_ends_with_status_mobility_failure(tmp_path):
     """moulin_descent with a threshold of 1e-3 rad: the helix's tail axis is
     far from vertical, so the first check ends the run with the status."""
-    cfg = config.resolve(overrides={"scenario": {"name": "moulin_descent", "mobility_threshold": 1e-3,
-                                                 "placement_timeout": 0.05},
+    cfg = config.resolve(overrides={"scenario": {"name": "moulin_descent", "helix": 1.0, "z_start": -2.0,
+                                                 "mobility_threshold": 1e-3, "placement_timeout": 0.05},
                                     "duration": 0.5, "sensors": {"enabled": False},
                                     "log": {"mcap": False, "plot": False}})
     summary = run(cfg, tmp_path)

@@ -76,10 +76,11 @@ CONTACT_REACH = 0.005  # m: a screw within this of the ice after placement count
 
 
 def hold_analysis(sim, snake: SnakeHost, terrain, robot_name: str) -> dict:
-    """Can the placed robot hold its weight on its screws (eels_gz.snake.holding)? From the pose
-    placement left: the screws touching the ice, the weight's share along their threads, the least
-    total normal force that carries it on Coulomb friction (under screw contact, with its ``mu``), the
-    normal force on them at placement's last step, and the squeeze balance of their contacts."""
+    """Can the placed robot hold its weight on its screws (eels_gz.snake.holding)? From its pose now
+    (the helix: as placement left it; the slot: pushed and released): the screws touching the ice,
+    the weight's share along their threads, the least total normal force that carries it on Coulomb
+    friction along the threads (under screw contact, with its ``mu``), the normal force on them at
+    the last step, and the squeeze balance of their contacts."""
     geometry = snake.screw_geometry(robot_name)
     contacts = screw_wall_contacts(snake.chain, snake.angles(), snake.base_pose(), terrain, list(geometry),
                                    CONTACT_REACH)

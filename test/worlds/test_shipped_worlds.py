@@ -206,6 +206,22 @@ PUSH_FORCE = 30.0  # N, about 3 probe weights
 T_PUSH = 0.5  # s
 
 
+def push_to_the_wall(sim, field, starts, dirs, where: str) -> np.ndarray:
+    """Free probes at ``starts``, each pushed along its ``dirs`` for T_PUSH; their final centres, once
+    checked to touch the wall (within 1 cm) and not to have sunk into it (no deeper than 1 cm;
+    contact penetration is sub-mm)."""
+    bodies = [add_free_probe(sim.world, f"probe_{k}", s) for k, s in enumerate(starts)]
+    for _ in range(int(round(T_PUSH / sim.dt))):
+        for body, u in zip(bodies, dirs):
+            body.addExtForce(PUSH_FORCE * u)
+        sim.world.step()
+    centres = np.array([b.getWorldTransform().translation() for b in bodies])
+    d, _ = field.query(centres)
+    assert (d >= PROBE_RADIUS - 0.01).all(), f"{where}: probe sank into the wall, distances {np.round(d, 4)}"
+    assert (d <= PROBE_RADIUS + 0.01).all(), f"{where}: probe not at the wall, distances {np.round(d, 4)}"
+    return centres
+
+
 @pytest.mark.parametrize("name, gravity_on", [("tube", True), ("moulin", False)])
 def test_probe_pushed_against_wall_stays_inside(name, gravity_on):
     """Probes start on the bore's axis and are pushed sideways in 8 directions; they
@@ -236,19 +252,9 @@ def test_probe_pushed_against_wall_stays_inside(name, gravity_on):
         grid[:, plane[0]] += np.repeat(g, g.size)
         grid[:, plane[1]] += np.tile(g, g.size)
         starts[k] = grid[np.argmax(field.query(grid)[0])]
-    bodies = [add_free_probe(sim.world, f"probe_{k}", s) for k, s in enumerate(starts)]
     d0, _ = field.query(np.array(starts))
     assert (d0 > R - 4 * rough - 0.05).all(), f"probes must start in the bore, distances {d0}"
-    for _ in range(int(round(T_PUSH / sim.dt))):
-        for body, u in zip(bodies, dirs):
-            body.addExtForce(PUSH_FORCE * u)
-        sim.world.step()
-    centres = np.array([b.getWorldTransform().translation() for b in bodies])
-    d, _ = field.query(centres)
-    # stays inside: no deeper than 1 cm into the wall (contact penetration is sub-mm)
-    assert (d >= PROBE_RADIUS - 0.01).all(), f"{name}: probe sank into the wall, distances {np.round(d, 4)}"
-    # and was really pressed against it: within 1 cm of touching
-    assert (d <= PROBE_RADIUS + 0.01).all(), f"{name}: probe not at the wall, distances {np.round(d, 4)}"
+    centres = push_to_the_wall(sim, field, starts, dirs, name)
     # across the bore (the plane of the push: a probe may slide along the slanting wall of the
     # meandering moulin, which is not leaving it)
     moved = np.linalg.norm((centres - np.array(starts))[:, list(plane)], axis=1)
@@ -283,14 +289,6 @@ def test_probes_pushed_across_the_slot_stay_inside():
     half = 0.5 * mp.slot_width
     assert (np.abs(d0 - half) < 4 * mp.slot_roughness + 0.02).all(), f"not on the slot's mid-line: {d0}"
     dirs = [np.array([0.0, 1.0 if k % 2 else -1.0, 0.0]) for k in range(len(starts))]
-    bodies = [add_free_probe(sim.world, f"slot_probe_{k}", s) for k, s in enumerate(starts)]
-    for _ in range(int(round(T_PUSH / sim.dt))):
-        for body, u in zip(bodies, dirs):
-            body.addExtForce(PUSH_FORCE * u)
-        sim.world.step()
-    centres = np.array([b.getWorldTransform().translation() for b in bodies])
-    d, _ = field.query(centres)
-    assert (d >= PROBE_RADIUS - 0.01).all(), f"slot: probe sank into the wall, distances {np.round(d, 4)}"
-    assert (d <= PROBE_RADIUS + 0.01).all(), f"slot: probe not at the wall, distances {np.round(d, 4)}"
+    centres = push_to_the_wall(sim, field, starts, dirs, "slot")
     moved = np.abs(centres[:, 1] - np.array(starts)[:, 1])
     assert (moved < half + 4 * mp.slot_roughness).all(), f"slot: probe left it (moved {np.round(moved, 3)} m)"

@@ -7,7 +7,6 @@ all read from here.
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 from pathlib import Path
 

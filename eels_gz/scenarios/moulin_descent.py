@@ -58,7 +58,6 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.config import load_yaml
-from eels_gz.errors import ConfigError
 from eels_gz.host.placement import bore_center, settle
 from eels_gz.registry import scenario_path
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
@@ -202,22 +201,18 @@ class StemmingDescent(WallClimb):
         stemming = dict(load_yaml(scenario_path("wall_climb"))["params"])  # the zigzag: wall_climb's one copy
         stemming.update({k: v for k, v in params.items() if k in stemming})
         stemming["tail_z"] = params["z_start"]
-        self.report, self.hold = None, {}
-        super().setup(sim, stemming)
+        super().setup(sim, stemming)  # its laid() runs the placement: self.report
         self.hold = hold_analysis(sim, self.snake, self.terrain,
                                   str(self.scenario.get("robot", sim.robot_description.name)))
-        if self.report is not None and not self.report.converged:
+        if not self.report.converged:
             self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
 
     def gap_center(self, terrain, z: float) -> tuple[float, float]:
         """The slot's mid-line at height ``z``: along the y line through x = 0, the point farthest from
-        the ice within ``slot_search`` m."""
+        the ice within ``slot_search`` m (outside the shaft, wall_span then finds no walls about it)."""
         reach = param(self.own, "slot_search", self.NAME)
         ys = np.arange(-reach, reach + 0.005, 0.01)
         d, _ = terrain.query(np.column_stack([np.zeros_like(ys), ys, np.full_like(ys, z)]))
-        if not (d > 0).any():
-            raise ConfigError(f"{self.NAME}: no free space along y within {reach} m of x = 0 at z = {z} m: "
-                              f"z_start is not inside the shaft")
         return 0.0, float(ys[int(np.argmax(d))])
 
     def laid(self, sim, terrain) -> None:

@@ -79,7 +79,7 @@ RATE_EVERY = 10  # steps between updates of the climb screw rates (the axes turn
 
 
 def wall_span(terrain, z: float, reach: float = 1.5, step: float = 0.01, x: float = 0.0,
-              y: float = 0.0) -> tuple[float, float]:
+              y: float = 0.0, where: str = "wall_climb") -> tuple[float, float]:
     """(y_low, y_high) m: the inner faces of two walls facing each other across
     ``y`` (along the line through ``x`` at height ``z``), from the nearest-surface
     points of the field: below ``y`` the faces whose normal points to +y, above
@@ -91,8 +91,8 @@ def wall_span(terrain, z: float, reach: float = 1.5, step: float = 0.01, x: floa
     low = (d > 0.0) & (ys <= y) & (n[:, 1] > 0.9)
     high = (d > 0.0) & (ys >= y) & (n[:, 1] < -0.9)
     if not low.any() or not high.any():
-        raise ConfigError(f"wall_climb: no pair of walls facing each other across y = {y:g} at x = {x:g}, z = {z} m "
-                          f"in the terrain (the scenario is made for the world parallel_walls)")
+        raise ConfigError(f"{where}: no pair of walls facing each other across y = {y:g} at x = {x:g}, z = {z} m "
+                          f"in the terrain (the robot stems between two walls about 0.35 m apart there)")
     # from the points nearest each face (a field may be clipped far from the surface)
     i_low = np.flatnonzero(low)[np.argmin(d[low])]
     i_high = np.flatnonzero(high)[np.argmin(d[high])]
@@ -186,7 +186,7 @@ class WallClimb(ScenarioController):
         terrain = find_terrain_field(sim.spec)
         tail_z = get("tail_z")
         x_c, y_c = self.gap_center(terrain, tail_z + 1.0)
-        y_lo, y_hi = wall_span(terrain, tail_z + 1.0, x=x_c, y=y_c)
+        y_lo, y_hi = wall_span(terrain, tail_z + 1.0, x=x_c, y=y_c, where=where)
         self.gap = y_hi - y_lo
         tilt = get("tail_tilt")
         self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"), tilt)

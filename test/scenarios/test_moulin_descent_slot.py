@@ -49,5 +49,5 @@ def test_placed_in_the_slot_it_holds_and_down_climbs(tmp_path):
 def test_a_start_outside_the_shaft_is_refused(tmp_path):
     cfg = config.resolve(overrides={"scenario": {"name": "moulin_descent", "z_start": 5.0}, "duration": 0.01,
                                     "sensors": {"enabled": False}, "log": {"mcap": False, "plot": False}})
-    with pytest.raises(ConfigError, match="no pair of walls facing each other"):
+    with pytest.raises(ConfigError, match="moulin_descent: no pair of walls facing each other"):
         run(cfg, tmp_path)

@@ -54,7 +54,7 @@ def main(verbose: int) -> None:
 
 
 @main.command()
-@click.option("--robot", help="Robot registry name (see README), e.g. eels_1_0_front_only.")
+@click.option("--robot", help="Robot registry name (see docs/robots.md), e.g. eels_1_0_front_only.")
 @click.option("--n-modules", "n_modules", type=str, help="Number of modules of an EELS robot (default: the variant's).")
 @click.option("--urdf", "urdf_file", type=click.Path(dir_okay=False),
               help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")

@@ -184,7 +184,7 @@ def scenario_path(name: str) -> Path:
 
 
 def readme_tables() -> dict[str, str]:
-    """Markdown tables for the README, keyed by their marker name."""
+    """Markdown tables for the README and docs/ pages, keyed by their marker name."""
     from eels_gz.control.setpoints import load_scenario
 
     robots = ["| robot | description | modules (default) | xacro |", "|---|---|---|---|"]

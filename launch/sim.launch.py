@@ -11,7 +11,7 @@ with config/bridge.yaml, whose templated force-torque entries are expanded
 per sensor of the description into a temporary file.
 
 Written against the documented launch/launch_ros/ros_gz APIs; not exercised
-in CI (see README, "ROS 2 interface").
+in CI (see docs/ros.md).
 """
 
 from __future__ import annotations

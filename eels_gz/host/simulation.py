@@ -221,7 +221,7 @@ class Simulation:
                 self.sensor_specs.append((ref, node.get("name", ""), kind, node))
         if self.sensor_specs:
             log.info("robot '%s' declares Gazebo sensors %s; the embedded host does not simulate "
-                     "these yet (see README, 'what is tested where')",
+                     "these yet (see the README, 'What is exercised here')",
                      robot.name, ", ".join(f"{n} ({k})" for _, n, k, _ in self.sensor_specs))
 
     def _collide_bitmask(self, ref: str, node, where: str) -> None:

@@ -12,7 +12,7 @@ weight while the bends push the screws into the walls, lets go, the robot
 holds for ``hold_time`` and down-climbs at ``climb_speed`` (negative) on its
 screws of alternating hands. Metrics: the placement report, hold_analysis,
 ``descended_m`` and its rate, and wall_climb's hold drift, climb ratio and
-screw loads. Measured: README. A placement that times out ends the run with
+screw loads. Measured: docs/scenarios.md. A placement that times out ends the run with
 ``placement_failed``.
 
 Helix (``helix`` = 1, :class:`MoulinDescent`), in the round shaft above: the

@@ -1,6 +1,6 @@
 """Gazebo mode files: launch/sim.launch.py compiles and takes the promised
-arguments; the files it references exist; config/bridge.yaml, the README's
-topic table, the host's gz topics and (when present) the architecture's
+arguments; the files it references exist; config/bridge.yaml, the topic
+table of docs/ros.md, the host's gz topics and (when present) the architecture's
 topic table agree."""
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ def _bridge_rows() -> set[tuple[str, str, str]]:
     return rows
 
 
-def test_bridge_matches_the_readme_table():
-    section = (REPO / "README.md").read_text().split("## ROS 2 interface", 1)[1].split("\n## ", 1)[0]
+def test_bridge_matches_the_docs_table():
+    section = (REPO / "docs" / "ros.md").read_text().split("## ROS 2 interface", 1)[1].split("\n## ", 1)[0]
     assert _table(section) == _bridge_rows()
 
 

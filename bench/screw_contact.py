@@ -61,7 +61,7 @@ def main() -> None:
         for _ in range(a.warmup):
             sim.step()
     plugin = next(s for s in sims["screw"].systems if s.module == "screw_contact").system
-    info, ecm = sims["screw"].info, sims["screw"].ecm
+    info, ecm = sims["screw"]._info(), sims["screw"].ecm
     samples: dict[str, list[float]] = {"stock": [], "screw": [], "screw_contact_pre_update": []}
     for _ in range(a.rounds):
         for name, sim in sims.items():

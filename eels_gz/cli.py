@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.errors import EelsError, SimulationDiverged
+from eels_gz.errors import EelsError, PluginCallbackError, SimulationDiverged
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -18,8 +18,9 @@ def _fail(exc: Exception, code: int = 2) -> None:
     sys.exit(code)
 
 
-def _diverged(exc: SimulationDiverged, out_dir) -> None:
-    click.echo(f"eels-gz: simulation diverged: {exc}", err=True)
+def _diverged(exc: SimulationDiverged | PluginCallbackError, out_dir) -> None:
+    what = "a plugin failed" if isinstance(exc, PluginCallbackError) else "simulation diverged"
+    click.echo(f"eels-gz: {what}: {exc}", err=True)
     click.echo(f"eels-gz: the log up to the last good state is in {Path(out_dir)}", err=True)
     sys.exit(3)
 
@@ -109,7 +110,7 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
                 bar.update(delta)
 
             summary = run_simulation(cfg, out_dir, progress)
-    except SimulationDiverged as exc:
+    except (SimulationDiverged, PluginCallbackError) as exc:
         _diverged(exc, out_dir)
     except EelsError as exc:
         _fail(exc)

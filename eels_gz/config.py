@@ -29,8 +29,10 @@ NULLABLE = {
     "ros.rate": float,
     "contact.model": str,
     "contact.params": str,
+    "sim.reset_at": float,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
+PLUGIN_ERRORS = ("stop", "disable")
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -72,6 +74,10 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         return
     if key == "physics.collision_detector" and value not in DETECTORS:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(DETECTORS)}, got {value!r}")
+    if key == "sim.plugin_errors" and value not in PLUGIN_ERRORS:
+        raise ConfigError(f"{source}: '{key}' must be one of {', '.join(PLUGIN_ERRORS)}, got {value!r}")
+    if key == "sim.reset_at" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
+        raise ConfigError(f"{source}: '{key}' must be a positive time in seconds, got {value!r}")
     if default is None:
         default = NULLABLE[key]()
     if key == "robot.pose":

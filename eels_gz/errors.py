@@ -36,6 +36,20 @@ class PluginError(EelsError):
     """A gz-sim system cannot be found, loaded or configured."""
 
 
+class PluginCallbackError(PluginError):
+    """A system's callback raised during the run (gz-sim would disable the
+    system silently; the host stops and names it, unless ``sim.plugin_errors``
+    is ``disable``)."""
+
+    def __init__(self, plugin: str, callback: str, step: int, time: float, error: BaseException):
+        super().__init__(f"plugin '{plugin}' raised in {callback}() at step {step} (t = {time:.6f} s): "
+                         f"{type(error).__name__}: {error}")
+        self.plugin = plugin
+        self.callback = callback
+        self.step = step
+        self.time = time
+
+
 class SimulationDiverged(EelsError):
     """The simulation blew up: a NaN or a velocity past the bound."""
 

@@ -8,7 +8,9 @@ Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
 (the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
 the robot from /robot_description) and ros_gz_bridge's ``parameter_bridge``
 with config/bridge.yaml, whose templated force-torque entries are expanded
-per sensor of the description into a temporary file.
+per sensor of the description into a temporary file (the host-only
+commands of config/bridge_host.yaml are not bridged: gz-sim has no topics
+for them).
 
 Written against the documented launch/launch_ros/ros_gz APIs; not exercised
 in CI (see docs/ros.md).
@@ -19,7 +21,6 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-import yaml
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -48,19 +49,13 @@ def _fts_sensors(urdf: str) -> list[tuple[str, str]]:
 
 
 def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]]) -> str:
-    """config/bridge.yaml with the {robot}/{sensor} entries expanded; the gz side of a force_torque
-    sensor is gz-sim's default scoped topic /world/W/model/M/joint/J/sensor/S/force_torque."""
-    entries = []
-    for e in yaml.safe_load(BRIDGE_FILE.read_text()):
-        if "{sensor}" in e["ros_topic_name"]:
-            for joint, name in sensors:
-                entries.append(dict(e, ros_topic_name=e["ros_topic_name"].format(robot=robot, sensor=name),
-                                    gz_topic_name=f"/world/{world_name}/model/{robot}/joint/{joint}"
-                                                  f"/sensor/{name}/force_torque"))
-        else:
-            entries.append(e)
+    """config/bridge.yaml with its {world}/{robot}/{joint}/{sensor} entries expanded (the same
+    expansion the embedded host uses); the host-only entries of config/bridge_host.yaml are left out."""
+    from eels_gz.ros.bridge import load_bridge, to_ros_gz_yaml
+
+    entries = load_bridge(BRIDGE_FILE, robot=robot, fts_sensors=sensors, world=world_name)
     out = Path(tempfile.mkdtemp(prefix="eels_gz_bridge_")) / "bridge.yaml"
-    out.write_text(yaml.safe_dump(entries, sort_keys=False))
+    out.write_text(to_ros_gz_yaml(entries))
     return str(out)
 
 

@@ -16,6 +16,18 @@ gz.transport13's Python API) and ``msgs`` (``msgs.Twist``, ``msgs.Odometry``,
 plain-Python gz.msgs classes (eels_gz.host.msgs); under Gazebo the
 gz-transport module and the gz-msgs ``*_pb2`` classes of the same release
 (gz-sim 8: transport13/msgs10, 9: transport14/msgs11, 10: transport/msgs).
+
+Helpers every plugin uses, in both hosts:
+
+- ``param(el, getter, key, plugin)``: a required ``<plugin>`` parameter, read
+  with sdformat's two-argument getter (the one-argument form gives 0 or ""
+  for a missing key); a missing one is a ValueError naming it and the plugin;
+- batched state access (``link_world_states``, ``add_link_world_wrenches``,
+  ``joint_states``, ``set_joint_forces``): under Gazebo one gz-sim call per
+  link or joint (the ``*_each`` functions); in the embedded host one call per
+  skeleton, unless the host withholds its batch helpers (``sim.batch_api:
+  false``), which runs the per-entity path here too. Both give ``None`` until
+  the state they need is reported, so no plugin indexes an empty state.
 """
 
 import importlib
@@ -97,6 +109,24 @@ def iter_elements(sdf, name):
         el = el.get_next_element(name)
 
 
+# the two-argument getters need a default of the getter's type
+_DEFAULTS = {"get_double": 0.0, "get_float": 0.0, "get_int": 0, "get_unsigned_int": 0, "get_bool": False,
+             "get_string": ""}
+
+
+def param(el, getter: str, key: str, plugin: str):
+    """A required parameter ``key`` (attribute or child element) of ``el``, read
+    with ``el.<getter>(key, default)``; ValueError naming it and ``plugin`` when missing."""
+    value, found = getattr(el, getter)(key, _DEFAULTS[getter])
+    if not found:
+        raise ValueError(f"{plugin}: <{el.get_name()}> has no '{key}' (a required {getter[4:]} parameter)")
+    return value
+
+
+def _batched(ecm) -> bool:
+    return HOST == "embedded" and sim.batch_api(ecm)
+
+
 def link_world_states_each(ecm, links):
     """``link_world_states`` through the gz-sim Link API, one link at a time."""
     import numpy as np
@@ -109,7 +139,7 @@ def link_world_states_each(ecm, links):
         pose = link.world_pose(ecm)
         v, w = link.world_linear_velocity(ecm), link.world_angular_velocity(ecm)
         if pose is None or v is None or w is None:
-            return None  # velocities report from the step after their check was enabled
+            return None  # velocity checks not enabled
         p = pose.pos()
         pos[k] = (p.x(), p.y(), p.z())
         q = pose.rot()
@@ -121,12 +151,12 @@ def link_world_states_each(ecm, links):
 
 def link_world_states(ecm, links):
     """World pose and twist of the links' origins as arrays: ``(pos (S, 3),
-    rot (S, 3, 3), lin (S, 3), ang (S, 3))``, or None until every link's
-    velocity check reports. The embedded host reads a skeleton's links in one
-    batch (eels_gz/host/kinematics.py); Gazebo, link by link."""
-    if HOST == "embedded":
+    rot (S, 3, 3), lin (S, 3), ang (S, 3))``, or None while a link's velocity
+    checks are off. Until the first physics update after the checks are
+    enabled the velocities are zero (gz-sim's semantics)."""
+    if _batched(ecm):
         out = sim.link_world_states(ecm, links)
-        if out is not None or not links:
+        if out is not sim.UNBATCHED:
             return out
     return link_world_states_each(ecm, links)
 
@@ -140,31 +170,42 @@ def add_link_world_wrenches_each(ecm, links, forces, torques):
 def add_link_world_wrenches(ecm, links, forces, torques):
     """World forces (at the link origins) and torques, (S, 3) arrays, for one
     step: batched in the embedded host, ``Link.add_world_wrench`` in Gazebo."""
-    if HOST == "embedded" and sim.add_link_world_wrenches(ecm, links, forces, torques):
+    if _batched(ecm) and sim.add_link_world_wrenches(ecm, links, forces, torques):
         return
     add_link_world_wrenches_each(ecm, links, forces, torques)
 
 
-def joint_states(ecm, joints):
-    """Positions and velocities of single-DOF joints as two arrays, or None
-    until their checks report: batched in the embedded host, one call per
-    joint in Gazebo."""
-    if HOST == "embedded":
-        out = sim.joint_states(ecm, joints)
-        if out is not None:
-            return out
+def joint_states_each(ecm, joints):
+    """``joint_states`` through ``Joint.position``/``velocity``, one joint at a time."""
     import numpy as np
 
     pos = [j.position(ecm) for j in joints]
     vel = [j.velocity(ecm) for j in joints]
-    if any(p is None for p in pos) or any(v is None for v in vel):
+    # None: the check is off; []: enabled, not yet filled by a physics update
+    if not all(pos) or not all(vel):
         return None
     return np.array([p[0] for p in pos], float), np.array([v[0] for v in vel], float)
 
 
-def set_joint_forces(ecm, joints, forces):
-    """``Joint.set_force`` on single-DOF joints from one array (batched in the embedded host)."""
-    if HOST == "embedded" and sim.set_joint_forces(ecm, joints, forces):
-        return
+def joint_states(ecm, joints):
+    """Positions and velocities of single-DOF joints as two arrays, or None
+    until every joint's checks report: batched in the embedded host, one call
+    per joint in Gazebo."""
+    if _batched(ecm):
+        out = sim.joint_states(ecm, joints)
+        if out is not sim.UNBATCHED:
+            return out
+    return joint_states_each(ecm, joints)
+
+
+def set_joint_forces_each(ecm, joints, forces):
+    """``set_joint_forces`` through ``Joint.set_force``."""
     for joint, f in zip(joints, forces.tolist()):
         joint.set_force(ecm, [f])
+
+
+def set_joint_forces(ecm, joints, forces):
+    """``Joint.set_force`` on single-DOF joints from one array (batched in the embedded host)."""
+    if _batched(ecm) and sim.set_joint_forces(ecm, joints, forces):
+        return
+    set_joint_forces_each(ecm, joints, forces)

@@ -15,29 +15,36 @@ Parameters (``<plugin>``, written by urdf/rover.gazebo.xacro):
 - ``<cmd_vel_topic>`` (default /cmd_vel).
 
 The subscription callback stores the latest gz.msgs.Twist; ``pre_update``
-turns it into steering and wheel efforts (eels_gz.rover.control).
+turns it into steering and wheel efforts (eels_gz.rover.control). Required
+parameters are read with sdformat's two-argument getters (a missing one is an
+error naming it); joint states are read once they are reported. ``reset``
+(a world reset) restarts the controller; the last command is kept.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import iter_elements, msgs, sim, transport
+from gz_compat import iter_elements, joint_states, msgs, param, set_joint_forces, sim, transport
 
 from eels_gz.rover.control import DriveController, DriveGains, MotorLimits, SteeringGains
 from eels_gz.rover.gz_model import wheel_joints, wheels_from_model
 from eels_gz.rover.steering import IcrSteering
 
 
-def _attrs(sdf, name: str, keys: tuple[str, ...]) -> list[float]:
+PLUGIN = "icr_steering"
+
+
+def _attrs(sdf, name: str, keys: tuple[str, ...], plugin: str = PLUGIN) -> list[float]:
     if not sdf.has_element(name):
-        raise ValueError(f"icr_steering: <{name}> is missing (expected attributes {', '.join(keys)})")
+        raise ValueError(f"{plugin}: <{name}> is missing (expected attributes {', '.join(keys)})")
     el = sdf.find_element(name)
-    return [el.get_double(k) for k in keys]
+    return [param(el, "get_double", k, plugin) for k in keys]
 
 
-def steer_limits(sdf) -> dict[str, tuple[float, float]]:
+def steer_limits(sdf, plugin: str = PLUGIN) -> dict[str, tuple[float, float]]:
     """``<steer joint lower upper/>`` elements of a plugin, by joint name."""
-    return {el.get_string("joint"): (el.get_double("lower"), el.get_double("upper"))
+    return {param(el, "get_string", "joint", plugin): (param(el, "get_double", "lower", plugin),
+                                                        param(el, "get_double", "upper", plugin))
             for el in iter_elements(sdf, "steer")}
 
 
@@ -46,7 +53,7 @@ class IcrSteeringSystem:
         model = sim.Model(entity)
         mode, _ = sdf.get_string("mode", "general_ackermann")
         base, _ = sdf.get_string("base_link", "base_link")
-        radius = sdf.get_double("wheel_radius")
+        radius = param(sdf, "get_double", "wheel_radius", PLUGIN)
         self.wheels = wheels_from_model(sim, model, ecm, base, radius, steer_limits(sdf))
         self.steering = IcrSteering(self.wheels, mode)
         pairs = wheel_joints(sim, model, ecm)
@@ -59,8 +66,8 @@ class IcrSteeringSystem:
         se, ss, de, ds = _attrs(sdf, "motor", ("steer_effort", "steer_speed", "drive_effort", "drive_speed"))
         limits = MotorLimits((se,) * len(self.steered), (ss,) * len(self.steered),
                              (de,) * len(self.wheels), (ds,) * len(self.wheels))
-        tol = sdf.get_double("resteer_tolerance")
-        acc = sdf.get_double("wheel_acceleration")
+        tol = param(sdf, "get_double", "resteer_tolerance", PLUGIN)
+        acc = param(sdf, "get_double", "wheel_acceleration", PLUGIN)
         self.controller = DriveController(
             self.steering, self.steered,
             SteeringGains(*_attrs(sdf, "steering", ("p", "i", "d", "i_max", "ff"))),
@@ -69,7 +76,7 @@ class IcrSteeringSystem:
         topic, _ = sdf.get_string("cmd_vel_topic", "/cmd_vel")
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Twist, topic, self.on_cmd_vel):
-            raise ValueError(f"icr_steering: cannot subscribe to '{topic}'")
+            raise ValueError(f"{PLUGIN}: cannot subscribe to '{topic}'")
 
     def on_cmd_vel(self, msg) -> None:
         self.cmd = (msg.linear.x, msg.linear.y, msg.angular.z)
@@ -78,20 +85,20 @@ class IcrSteeringSystem:
     def resteering(self) -> bool:
         return self.controller.resteering
 
+    def reset(self, info, ecm):
+        self.controller.reset()
+
     def pre_update(self, info, ecm):
         if info.paused:
             return
-        first = self.wheel_joints[0].velocity(ecm)
-        if first is None:
-            return  # state is reported from the step after the checks were enabled
-        wheel_dq = np.array([j.velocity(ecm)[0] for j in self.wheel_joints])
-        steer_q = np.array([j.position(ecm)[0] for j in self.steer_joints])
-        steer_dq = np.array([j.velocity(ecm)[0] for j in self.steer_joints])
-        tau_s, tau_w = self.controller.update(self.cmd, steer_q, steer_dq, wheel_dq, info.dt.total_seconds())
-        for j, f in zip(self.steer_joints, tau_s.tolist()):
-            j.set_force(ecm, [f])
-        for j, f in zip(self.wheel_joints, tau_w.tolist()):
-            j.set_force(ecm, [f])
+        wheels = joint_states(ecm, self.wheel_joints)
+        steers = joint_states(ecm, self.steer_joints) if self.steer_joints else (np.zeros(0), np.zeros(0))
+        if wheels is None or steers is None:
+            return  # joint states are reported from the first physics update after the checks
+        tau_s, tau_w = self.controller.update(self.cmd, steers[0], steers[1], wheels[1], info.dt.total_seconds())
+        if self.steer_joints:
+            set_joint_forces(ecm, self.steer_joints, tau_s)
+        set_joint_forces(ecm, self.wheel_joints, tau_w)
 
 
 def get_system():

@@ -22,6 +22,11 @@ from config/joint_control.yaml):
 Position-mode joints hold their initial position until a set point arrives;
 a velocity set point alone moves their position target at that rate.
 Velocity-mode joints are PI-controlled on velocity, default 0.
+
+Required parameters are read with sdformat's two-argument getters (a missing
+one is an error naming it). ``reset`` (a world reset) clears the integrators
+and the held shape, which is taken again from the reset state; external set
+points are kept.
 """
 
 from __future__ import annotations
@@ -31,12 +36,13 @@ import math
 import re
 
 import numpy as np
-from gz_compat import iter_elements, joint_states, msgs, set_joint_forces, sim, transport
+from gz_compat import iter_elements, joint_states, msgs, param, set_joint_forces, sim, transport
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.control.setpoints import SetpointSchedule, load_scenario
 
 log = logging.getLogger("joint_control")
+PLUGIN = "joint_control"
 
 
 class JointControl:
@@ -44,13 +50,14 @@ class JointControl:
         model = sim.Model(entity)
         groups = []
         for el in iter_elements(sdf, "gains"):
-            mode = el.get_string("mode")
+            mode = param(el, "get_string", "mode", PLUGIN)
             if mode not in ("position", "velocity"):
-                raise ValueError(f"<gains name='{el.get_string('name')}'>: mode must be position or velocity, got '{mode}'")
-            gains = PidGains(*(el.get_double(k) for k in ("p", "i", "d", "i_max", "effort_max")))
-            groups.append((re.compile(el.get_string("pattern")), mode, gains))
+                name, _ = el.get_string("name", "")
+                raise ValueError(f"{PLUGIN}: <gains name='{name}'>: mode must be position or velocity, got '{mode}'")
+            gains = PidGains(*(param(el, "get_double", k, PLUGIN) for k in ("p", "i", "d", "i_max", "effort_max")))
+            groups.append((re.compile(param(el, "get_string", "pattern", PLUGIN)), mode, gains))
         if not groups:
-            raise ValueError("joint_control needs at least one <gains> group")
+            raise ValueError(f"{PLUGIN} needs at least one <gains> group")
 
         self.joints, self.names, modes, gains = [], [], [], []
         for e in model.joints(ecm):
@@ -72,11 +79,11 @@ class JointControl:
 
         self.pairs = []
         for el in iter_elements(sdf, "pair"):
-            leader, follower = el.get_string("leader"), el.get_string("follower")
+            leader, follower = (param(el, "get_string", k, PLUGIN) for k in ("leader", "follower"))
             for n in (leader, follower):
                 if n not in index:
-                    raise ValueError(f"<pair>: joint '{n}' is not a controlled joint of the model")
-            self.pairs.append((index[leader], index[follower], el.get_double("multiplier")))
+                    raise ValueError(f"{PLUGIN}: <pair>: joint '{n}' is not a controlled joint of the model")
+            self.pairs.append((index[leader], index[follower], param(el, "get_double", "multiplier", PLUGIN)))
         self._lead = np.array([p[0] for p in self.pairs], dtype=int)
         self._follow = np.array([p[1] for p in self.pairs], dtype=int)
         self._mult = np.array([p[2] for p in self.pairs], dtype=float)
@@ -96,7 +103,12 @@ class JointControl:
         topic, _ = sdf.get_string("joint_commands_topic", "/joint_commands")
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Model, topic, self.on_joint_commands):
-            raise ValueError(f"<joint_commands_topic>: cannot subscribe to '{topic}'")
+            raise ValueError(f"{PLUGIN}: <joint_commands_topic>: cannot subscribe to '{topic}'")
+
+    def reset(self, info, ecm):
+        """World reset: integrators cleared, the shape to hold taken again from the reset state."""
+        self.pid.reset()
+        self.q_hold = None
 
     def on_joint_commands(self, msg):
         """External set points by joint name (a gz.msgs.Model, as bridged from sensor_msgs/JointState)."""

@@ -17,18 +17,22 @@ from the same variant record as the screw links):
 
 While it is active the screws' own collisions are off (``collide_bitmask``
 0), so contact is never counted twice; shells keep their native contact.
+Until the first physics update after ``configure`` gz-sim reports zero link
+velocities; the contact is computed with them (a robot starts at rest).
+``reset`` (a world reset) clears the stick-slip bristles.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, sim
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
 
 from eels_gz.contact.kernel import screw_wrenches
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
 
+PLUGIN = "screw_contact"
 
 
 class ScrewContact:
@@ -36,28 +40,28 @@ class ScrewContact:
         model = sim.Model(entity)
         self.links, geoms = [], []
         for el in iter_elements(sdf, "screw"):
-            name = el.get_string("link")
+            name = param(el, "get_string", "link", PLUGIN)
             link_entity = model.link_by_name(ecm, name)
             if not link_entity:
-                raise ValueError(f"screw_contact: screw link '{name}' is not a link of model "
-                                 f"'{model.name(ecm)}'")
-            geoms.append(ScrewGeometry(radius=el.get_double("radius"), length=el.get_double("length"),
-                                       lead_angle=el.get_double("lead_angle"),
-                                       handedness=int(round(el.get_double("handedness"))), name=name))
+                raise ValueError(f"{PLUGIN}: screw link '{name}' is not a link of model '{model.name(ecm)}'")
+            radius, length, lead_angle, hand = (param(el, "get_double", k, PLUGIN)
+                                                for k in ("radius", "length", "lead_angle", "handedness"))
+            geoms.append(ScrewGeometry(radius=radius, length=length, lead_angle=lead_angle,
+                                       handedness=int(round(hand)), name=name))
             link = sim.Link(link_entity)
             link.enable_velocity_checks(ecm, True)
             self.links.append(link)
         if not self.links:
-            raise ValueError("screw_contact needs at least one <screw link=... /> element")
+            raise ValueError(f"{PLUGIN} needs at least one <screw link=... /> element")
         params_name, _ = sdf.get_string("contact_params", DEFAULT)
         self.params = load_contact_params(params_name or DEFAULT)
         self.points = ScrewPointSet.from_geometries(geoms, self.params.points_axial, self.params.points_ring)
         world_file, found = sdf.get_string("world_file", "")
         if not found or not world_file:
-            raise ValueError("screw_contact needs <world_file>: the SDF world whose terrain it touches")
+            raise ValueError(f"{PLUGIN} needs <world_file>: the SDF world whose terrain it touches")
         self.terrain = find_terrain_field(world_file)
         if self.terrain is None:
-            raise ValueError(f"screw_contact: world '{world_file}' has no terrain distance field or plane")
+            raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
         n = len(self.links)
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
@@ -65,12 +69,16 @@ class ScrewContact:
         # bristle displacements of the stick-slip law (used when stick_length > 0), m, world
         self.stick = np.zeros((n, self.points.points_per_screw, 3))
 
+    def reset(self, info, ecm):
+        self.stick[:] = 0.0
+        self.last = None
+
     def pre_update(self, info, ecm):
         if info.paused:
             return
         states = link_world_states(ecm, self.links)
         if states is None:
-            return  # velocities are reported from the step after the checks were enabled
+            return  # the velocity checks are off
         self.pos, self.rot, self.lin, self.ang = states
         # anchor each screw's ring of points on the terrain side of its axis
         _, normal = self.terrain.query(self.pos)

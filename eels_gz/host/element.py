@@ -1,10 +1,22 @@
-"""The part of sdformat's Python ``Element`` that plugins use, over lxml.
+"""The part of sdformat 14's Python ``Element`` that plugins use, over lxml.
 
-Plugins read their parameters with ``get_double("key")``, ``get_string``,
+Plugins read their parameters with ``get_double``, ``get_string``,
 ``has_element``, ``find_element`` and so on, exactly as with sdformat's
-bindings in Gazebo. As in sdformat, ``get_T(key)`` looks for an attribute
-named ``key`` first, then for a child element; ``get_T(key, default)``
-returns ``(value, found)``.
+bindings in Gazebo, and with their semantics (include/sdf/Element.hh,
+python/src/sdf/pyElement.cc):
+
+- ``get_T(key)`` looks for an attribute named ``key`` first, then for a child
+  element, and gives ``T()`` (0, 0.0, "", False, a zero vector or pose) when
+  there is neither: a misspelt parameter is silently zero. Plugins therefore
+  read required parameters with the two-argument form;
+- ``get_T(key, default)`` (positional arguments only) returns ``(value,
+  found)``; ``(default, False)`` for a missing key;
+- a value that cannot be read as ``T`` raises (an SdfError naming the file
+  and line; sdformat raises its SDFErrorsException);
+- the getter names are sdformat's: ``get_vector3`` and ``get_pose`` give
+  gz.math ``Vector3d`` and ``Pose3d``;
+- ``get_next_element(name)`` and ``to_string(prefix)`` take their argument
+  (the bindings do not expose the C++ defaults).
 """
 
 from __future__ import annotations
@@ -14,9 +26,6 @@ from typing import Any, Callable
 from lxml import etree
 
 from eels_gz.errors import SdfError
-
-_MISSING = object()
-
 
 def _parse_bool(text: str) -> bool:
     t = text.strip().lower()
@@ -57,7 +66,7 @@ class Element:
     def xml_path(self) -> str:
         return self._node.getroottree().getpath(self._node)
 
-    def to_string(self, prefix: str = "") -> str:
+    def to_string(self, prefix: str) -> str:
         return prefix + etree.tostring(self._node, encoding="unicode")
 
     # --- tree -----------------------------------------------------------
@@ -68,17 +77,17 @@ class Element:
             if not name or etree.QName(child).localname == name:
                 yield child
 
-    def has_element(self, name: str) -> bool:
+    def has_element(self, name: str, /) -> bool:
         return next(self._children(name), None) is not None
 
-    def find_element(self, name: str) -> Element | None:
+    def find_element(self, name: str, /) -> Element | None:
         child = next(self._children(name), None)
         return None if child is None else Element(child, self._file)
 
     def get_first_element(self) -> Element | None:
         return self.find_element("")
 
-    def get_next_element(self, name: str = "") -> Element | None:
+    def get_next_element(self, name: str, /) -> Element | None:
         sib = self._node.getnext()
         while sib is not None:
             if isinstance(sib.tag, str) and (not name or etree.QName(sib).localname == name):
@@ -90,7 +99,7 @@ class Element:
         parent = self._node.getparent()
         return None if parent is None else Element(parent, self._file)
 
-    def has_attribute(self, key: str) -> bool:
+    def has_attribute(self, key: str, /) -> bool:
         return key in self._node.attrib
 
     # --- values ---------------------------------------------------------
@@ -104,53 +113,51 @@ class Element:
             return None
         return child.text or ""
 
-    def _get(self, key: str, parse: Callable[[str], Any], kind: str, default: Any = _MISSING):
+    def _get(self, key: str, parse: Callable[[str], Any], kind: str, empty: Callable[[], Any], default: tuple):
+        if len(default) > 1:
+            raise TypeError(f"get_{kind}() takes a key and at most one default (given {1 + len(default)} arguments)")
         raw = self._raw(key)
         if raw is None:
-            if default is _MISSING:
-                raise SdfError(
-                    f"<{self.get_name()}> has no attribute or element '{key}' (expected a {kind})",
-                    self._file, self._node.sourceline,
-                )
-            return default, False
+            return (default[0], False) if default else empty()  # sdformat: T() for a missing key
         try:
             value = parse(raw)
         except ValueError as exc:
             raise SdfError(
                 f"<{self.get_name()}> '{key}': cannot read a {kind}: {exc}", self._file, self._node.sourceline
             ) from None
-        return value if default is _MISSING else (value, True)
+        return (value, True) if default else value
 
-    def get_double(self, key: str = "", default: Any = _MISSING):
-        return self._get(key, float, "double", default)
+    # sdformat binds two overloads: get_T(key="") and get_T(key, default) (positional only)
+    def get_double(self, key: str = "", *default):
+        return self._get(key, float, "double", float, default)
 
-    def get_float(self, key: str = "", default: Any = _MISSING):
-        return self._get(key, float, "float", default)
+    def get_float(self, key: str = "", *default):
+        return self._get(key, float, "float", float, default)
 
-    def get_int(self, key: str = "", default: Any = _MISSING):
-        return self._get(key, int, "int", default)
+    def get_int(self, key: str = "", *default):
+        return self._get(key, int, "int", int, default)
 
-    def get_unsigned_int(self, key: str = "", default: Any = _MISSING):
+    def get_unsigned_int(self, key: str = "", *default):
         def parse(text: str) -> int:
             v = int(text)
             if v < 0:
                 raise ValueError(f"expected a non-negative integer, got {v}")
             return v
 
-        return self._get(key, parse, "unsigned int", default)
+        return self._get(key, parse, "unsigned_int", int, default)
 
-    def get_bool(self, key: str = "", default: Any = _MISSING):
-        return self._get(key, _parse_bool, "bool", default)
+    def get_bool(self, key: str = "", *default):
+        return self._get(key, _parse_bool, "bool", bool, default)
 
-    def get_string(self, key: str = "", default: Any = _MISSING):
-        return self._get(key, lambda t: t.strip(), "string", default)
+    def get_string(self, key: str = "", *default):
+        return self._get(key, lambda t: t.strip(), "string", str, default)
 
-    def get_vector3d(self, key: str = "", default: Any = _MISSING):
+    def get_vector3(self, key: str = "", *default):
         from eels_gz.host.gzmath import Vector3d
 
-        return self._get(key, lambda t: Vector3d(*_floats(3)(t)), "vector3d", default)
+        return self._get(key, lambda t: Vector3d(*_floats(3)(t)), "vector3", Vector3d, default)
 
-    def get_pose3d(self, key: str = "", default: Any = _MISSING):
+    def get_pose(self, key: str = "", *default):
         from eels_gz.host.gzmath import Pose3d
 
-        return self._get(key, lambda t: Pose3d(*_floats(6)(t)), "pose3d", default)
+        return self._get(key, lambda t: Pose3d(*_floats(6)(t)), "pose", Pose3d, default)

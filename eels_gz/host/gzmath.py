@@ -1,7 +1,13 @@
 """The gz.math types our plugins use: ``Vector3d``, ``Quaterniond`` and
-``Pose3d``, with gz-math's Python method names (``x()``, ``rot()``,
-``rotate_vector()``, ``euler()``...). Quaternions are (w, x, y, z) and
-Euler angles are roll-pitch-yaw (extrinsic x-y-z), as in gz-math."""
+``Pose3d``, with gz-math 7's Python method names and constructor forms
+(``x()``, ``rot()``, ``rotate_vector()``, ``euler()``...). Quaternions are
+(w, x, y, z) and Euler angles are roll-pitch-yaw (extrinsic x-y-z), as in
+gz-math.
+
+The classes offer only what gz-math's bindings offer (a subset of it; see
+test/conformance). The host converts to and from numpy with the module
+functions ``vector3``, ``vector_array``, ``pose_from_matrix``,
+``pose_matrix``, ``quaternion_from_matrix`` and ``quaternion_matrix``."""
 
 from __future__ import annotations
 
@@ -13,14 +19,16 @@ import numpy as np
 class Vector3d:
     __slots__ = ("_v",)
 
-    def __init__(self, x: float = 0.0, y: float = 0.0, z: float = 0.0):
-        self._v = np.array((x, y, z), dtype=float)
-
-    @classmethod
-    def from_array(cls, a) -> Vector3d:
-        v = cls.__new__(cls)
-        v._v = np.array(a, dtype=float).reshape(3)
-        return v
+    def __init__(self, *args):
+        # gz-math: Vector3d(), Vector3d(x, y, z) or a copy Vector3d(v)
+        if len(args) == 0:
+            self._v = np.zeros(3)
+        elif len(args) == 3:
+            self._v = np.array(args, dtype=float)
+        elif len(args) == 1 and isinstance(args[0], Vector3d):
+            self._v = args[0]._v.copy()
+        else:
+            raise TypeError("Vector3d(), Vector3d(x, y, z) or Vector3d(other)")
 
     def x(self) -> float:
         return float(self._v[0])
@@ -34,42 +42,37 @@ class Vector3d:
     def length(self) -> float:
         return float(np.linalg.norm(self._v))
 
-    def dot(self, other: Vector3d) -> float:
+    def dot(self, other: Vector3d, /) -> float:
         return float(self._v @ other._v)
 
-    def cross(self, other: Vector3d) -> Vector3d:
-        return Vector3d.from_array(np.cross(self._v, other._v))
+    def cross(self, other: Vector3d, /) -> Vector3d:
+        return vector3(np.cross(self._v, other._v))
 
     def normalized(self) -> Vector3d:
         n = self.length()
-        return Vector3d.from_array(self._v / n if n > 0 else self._v)
+        return vector3(self._v / n if n > 0 else self._v)
 
-    def to_array(self) -> np.ndarray:
-        return self._v.copy()
+    def __add__(self, o: Vector3d, /) -> Vector3d:
+        return vector3(self._v + o._v)
 
-    def __add__(self, o: Vector3d) -> Vector3d:
-        return Vector3d.from_array(self._v + o._v)
-
-    def __sub__(self, o: Vector3d) -> Vector3d:
-        return Vector3d.from_array(self._v - o._v)
+    def __sub__(self, o: Vector3d, /) -> Vector3d:
+        return vector3(self._v - o._v)
 
     def __neg__(self) -> Vector3d:
-        return Vector3d.from_array(-self._v)
+        return vector3(-self._v)
 
-    def __mul__(self, s) -> Vector3d:
+    def __mul__(self, s, /) -> Vector3d:
         if isinstance(s, Vector3d):
-            return Vector3d.from_array(self._v * s._v)
-        return Vector3d.from_array(self._v * float(s))
+            return vector3(self._v * s._v)
+        return vector3(self._v * float(s))
 
-    __rmul__ = __mul__
+    def __truediv__(self, s: float, /) -> Vector3d:
+        return vector3(self._v / float(s))
 
-    def __truediv__(self, s: float) -> Vector3d:
-        return Vector3d.from_array(self._v / float(s))
-
-    def __eq__(self, o) -> bool:
+    def __eq__(self, o, /) -> bool:
         return isinstance(o, Vector3d) and bool(np.allclose(self._v, o._v, rtol=0, atol=1e-6))
 
-    def __getitem__(self, i: int) -> float:
+    def __getitem__(self, i: int, /) -> float:
         return float(self._v[i])
 
     def __repr__(self) -> str:
@@ -129,14 +132,13 @@ class Quaterniond:
         elif len(args) == 3:
             q = _quat_from_rpy(*args)
         elif len(args) == 1 and isinstance(args[0], Vector3d):
-            q = _quat_from_rpy(*args[0].to_array())
+            q = _quat_from_rpy(*args[0]._v)
+        elif len(args) == 1 and isinstance(args[0], Quaterniond):
+            q = args[0]._q
         else:
-            raise TypeError("Quaterniond(), Quaterniond(w, x, y, z) or Quaterniond(roll, pitch, yaw)")
+            raise TypeError("Quaterniond(), Quaterniond(w, x, y, z), Quaterniond(roll, pitch, yaw), "
+                            "Quaterniond(euler Vector3d) or Quaterniond(other)")
         self._q = np.array(q, dtype=float)
-
-    @classmethod
-    def from_matrix(cls, R: np.ndarray) -> Quaterniond:
-        return cls(*matrix_to_quat(R))
 
     def w(self) -> float:
         return float(self._q[0])
@@ -150,11 +152,8 @@ class Quaterniond:
     def z(self) -> float:
         return float(self._q[3])
 
-    def to_matrix(self) -> np.ndarray:
-        return quat_to_matrix(self._q / np.linalg.norm(self._q))
-
     def euler(self) -> Vector3d:
-        R = self.to_matrix()
+        R = quaternion_matrix(self)
         roll = math.atan2(R[2, 1], R[2, 2])
         pitch = math.asin(max(-1.0, min(1.0, -R[2, 0])))
         yaw = math.atan2(R[1, 0], R[0, 0])
@@ -173,10 +172,10 @@ class Quaterniond:
         w, x, y, z = self._q / (self._q @ self._q)
         return Quaterniond(w, -x, -y, -z)
 
-    def rotate_vector(self, v: Vector3d) -> Vector3d:
-        return Vector3d.from_array(self.to_matrix() @ v.to_array())
+    def rotate_vector(self, v: Vector3d, /) -> Vector3d:
+        return vector3(quaternion_matrix(self) @ v._v)
 
-    def __mul__(self, o: Quaterniond) -> Quaterniond:
+    def __mul__(self, o: Quaterniond, /) -> Quaterniond:
         w1, x1, y1, z1 = self._q
         w2, x2, y2, z2 = o._q
         return Quaterniond(
@@ -202,12 +201,11 @@ class Pose3d:
             self._p, self._q = Vector3d(*args[:3]), Quaterniond(*args[3:])
         elif len(args) == 7:
             self._p, self._q = Vector3d(*args[:3]), Quaterniond(*args[3:])
+        elif len(args) == 1 and isinstance(args[0], Pose3d):
+            self._p, self._q = Vector3d(args[0]._p), Quaterniond(args[0]._q)
         else:
-            raise TypeError("Pose3d(), Pose3d(pos, rot), Pose3d(x, y, z, roll, pitch, yaw) or Pose3d(x, y, z, qw, qx, qy, qz)")
-
-    @classmethod
-    def from_matrix(cls, T: np.ndarray) -> Pose3d:
-        return cls(Vector3d.from_array(T[:3, 3]), Quaterniond.from_matrix(T[:3, :3]))
+            raise TypeError("Pose3d(), Pose3d(pos, rot), Pose3d(x, y, z, roll, pitch, yaw), "
+                            "Pose3d(x, y, z, qw, qx, qy, qz) or Pose3d(other)")
 
     def pos(self) -> Vector3d:
         return self._p
@@ -233,12 +231,39 @@ class Pose3d:
     def yaw(self) -> float:
         return self._q.yaw()
 
-    def to_matrix(self) -> np.ndarray:
-        T = np.eye(4)
-        T[:3, :3] = self._q.to_matrix()
-        T[:3, 3] = self._p.to_array()
-        return T
-
     def __repr__(self) -> str:
         e = self._q.euler()
         return f"Pose3d({self.x():g} {self.y():g} {self.z():g} {e.x():g} {e.y():g} {e.z():g})"
+
+
+# --- host-side conversions (not gz-math API) ---------------------------------------------
+def vector3(a) -> Vector3d:
+    """A Vector3d from any 3-sequence or array."""
+    v = Vector3d.__new__(Vector3d)
+    v._v = np.array(a, dtype=float).reshape(3)
+    return v
+
+
+def vector_array(v: Vector3d) -> np.ndarray:
+    return v._v.copy()
+
+
+def quaternion_matrix(q: Quaterniond) -> np.ndarray:
+    """Rotation matrix of a (normalized) Quaterniond."""
+    return quat_to_matrix(q._q / np.linalg.norm(q._q))
+
+
+def quaternion_from_matrix(R: np.ndarray) -> Quaterniond:
+    return Quaterniond(*matrix_to_quat(R))
+
+
+def pose_from_matrix(T: np.ndarray) -> Pose3d:
+    return Pose3d(vector3(T[:3, 3]), quaternion_from_matrix(T[:3, :3]))
+
+
+def pose_matrix(p: Pose3d) -> np.ndarray:
+    """4x4 homogeneous transform of a Pose3d."""
+    T = np.eye(4)
+    T[:3, :3] = quaternion_matrix(p._q)
+    T[:3, 3] = p._p._v
+    return T

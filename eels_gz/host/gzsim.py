@@ -2,18 +2,28 @@
 
 Classes and method names follow gz-sim's bindings: ``Model``, ``Link``,
 ``Joint``, ``World`` and ``UpdateInfo``. Entities are integers and
-``NULL_ENTITY`` (0) means "not found", as ``kNullEntity`` does.
+``NULL_ENTITY`` (0) means "not found", as ``kNullEntity`` does. The classes
+offer a subset of what the real bindings offer, with the same argument forms
+(test/conformance checks them against the manifest extracted from gz-sim's
+sources).
 
-Gazebo semantics kept here:
-- ``Joint.position``/``velocity`` and ``Link.world_linear_velocity``/
-  ``world_angular_velocity`` return ``None`` until the matching
-  ``enable_*_check(s)`` call has been followed by one physics step.
+Gazebo semantics kept here (gz-sim 8, src/Joint.cc, src/Link.cc):
+- ``Joint.position``/``velocity`` are None until ``enable_*_check`` is
+  called; from then on ``[]`` until the next physics update fills them;
+- ``Link.world_linear_velocity``/``world_angular_velocity`` are None until
+  ``enable_velocity_checks``; from then on zero vectors until the next
+  physics update;
 - ``Joint.set_force``/``set_velocity`` are commands for the next step only;
-  when both are set, the force wins.
+  when both are set, the force wins;
 - ``Link.add_world_force``/``add_world_wrench`` act for one step.
 
 The ``EntityComponentManager`` here is the host's; plugins only pass it
-through.
+through. Its bookkeeping is done by this module's functions
+(``new_entity``, ``request_check``, ``report_checks``, ``unreport_checks``).
+
+Host extension, not gz-sim API: the batch helpers at the end of the module
+(``link_world_states``, ``add_link_world_wrenches``, ``joint_states``,
+``set_joint_forces``), which ``plugins_py/gz_compat.py`` exposes.
 """
 
 from __future__ import annotations
@@ -25,9 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from eels_gz.host.gzmath import Pose3d, Vector3d
+from eels_gz.host.gzmath import Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
 
 NULL_ENTITY = 0
+# returned by a batch helper that cannot batch the given links or joints (the caller loops)
+UNBATCHED = object()
 
 # Set by the embedded host while it loads and runs plugins; plugins_py/gz_compat.py
 # reads it to decide whether to bind to this module or to Gazebo's.
@@ -49,15 +61,29 @@ class JointType(enum.Enum):
     UNIVERSAL = 9
 
 
-@dataclass
-class UpdateInfo:
-    """Times of the current iteration, as ``datetime.timedelta`` like gz-sim's bindings."""
+_ZERO = datetime.timedelta(0)
 
-    sim_time: datetime.timedelta = datetime.timedelta(0)
-    real_time: datetime.timedelta = datetime.timedelta(0)
-    dt: datetime.timedelta = datetime.timedelta(0)
-    paused: bool = False
-    iterations: int = 0
+
+class UpdateInfo:
+    """Times of the current iteration, as ``datetime.timedelta`` like gz-sim's
+    bindings. Constructed empty as in gz-sim (``paused`` true); the host hands
+    every callback a fresh one (``update_info``), as the Python system loader
+    hands each call a copy."""
+
+    __slots__ = ("sim_time", "real_time", "dt", "paused", "iterations")
+
+    def __init__(self):
+        self.sim_time = self.real_time = self.dt = _ZERO
+        self.paused = True
+        self.iterations = 0
+
+
+def update_info(sim_time: datetime.timedelta, real_time: datetime.timedelta, dt: datetime.timedelta,
+                paused: bool, iterations: int) -> UpdateInfo:
+    """A filled UpdateInfo (host side)."""
+    info = UpdateInfo.__new__(UpdateInfo)
+    info.sim_time, info.real_time, info.dt, info.paused, info.iterations = sim_time, real_time, dt, paused, iterations
+    return info
 
 
 class EventManager:
@@ -138,7 +164,8 @@ class ModelRecord:
 
 
 class EntityComponentManager:
-    """The host's entity store. Plugins pass it to API calls and never inspect it."""
+    """The host's entity store. Plugins pass it to API calls and never inspect
+    it; the host manages it through this module's functions."""
 
     def __init__(self) -> None:
         self._next = 1
@@ -150,31 +177,54 @@ class EntityComponentManager:
         self.joints: dict[int, JointRecord] = {}
         self._pending_checks: list[Any] = []
         self.pose_cmds: dict[int, Pose3d] = {}  # model entity -> pose to set before the next step
+        # False withholds the batch helpers, so plugins take the per-entity path Gazebo runs
+        self.batch_api = True
 
-    def new_entity(self) -> int:
-        e = self._next
-        self._next += 1
-        return e
 
-    def request_check(self, record: Any, attr: str) -> None:
-        if getattr(record, attr) == 0:
-            setattr(record, attr, 1)
-            self._pending_checks.append((record, attr))
+def new_entity(ecm: EntityComponentManager) -> int:
+    e = ecm._next
+    ecm._next += 1
+    return e
 
-    def after_step(self) -> None:
-        """Checks requested before this step report from now on (as in Gazebo)."""
-        if self._pending_checks:
-            for record, attr in self._pending_checks:
+
+def request_check(ecm: EntityComponentManager, record: Any, attr: str) -> None:
+    """An ``enable_*_check``: the component exists (empty) from now, filled by the next physics update."""
+    if getattr(record, attr) == 0:
+        setattr(record, attr, 1)
+        ecm._pending_checks.append((record, attr))
+
+
+def report_checks(ecm: EntityComponentManager) -> None:
+    """After a physics update: checks requested before it report from now on (as in Gazebo)."""
+    if ecm._pending_checks:
+        for record, attr in ecm._pending_checks:
+            if getattr(record, attr) == 1:
                 setattr(record, attr, 2)
-            self._pending_checks.clear()
+        ecm._pending_checks.clear()
+
+
+def unreport_checks(ecm: EntityComponentManager) -> None:
+    """A world reset: the ECM returns to its initial state, where enabled checks
+    hold empty components until the next physics update."""
+    ecm.__dict__.pop("_batches", None)  # the joint batches cache "every check reports"
+    for record in (*ecm.joints.values(), *ecm.links.values()):
+        for attr in ("position_check", "velocity_check"):
+            if getattr(record, attr, 0) == 2:
+                setattr(record, attr, 1)
+                ecm._pending_checks.append((record, attr))
+
+
+def _entity(value) -> int:
+    """An entity id from an int or from an API object (gz-sim's copy constructors)."""
+    return value.entity() if isinstance(value, (World, Model, Link, Joint)) else int(value)
 
 
 # --- the API ------------------------------------------------------------------
 class World:
     __slots__ = ("_e",)
 
-    def __init__(self, entity: int):
-        self._e = int(entity)
+    def __init__(self, entity):
+        self._e = _entity(entity)
 
     def entity(self) -> int:
         return self._e
@@ -186,7 +236,7 @@ class World:
         return ecm.world_name if self.valid(ecm) else None
 
     def gravity(self, ecm: EntityComponentManager) -> Vector3d | None:
-        return Vector3d.from_array(ecm.gravity) if self.valid(ecm) else None
+        return vector3(ecm.gravity) if self.valid(ecm) else None
 
     def model_by_name(self, ecm: EntityComponentManager, name: str) -> int:
         for e, m in ecm.models.items():
@@ -204,8 +254,8 @@ class World:
 class Model:
     __slots__ = ("_e",)
 
-    def __init__(self, entity: int):
-        self._e = int(entity)
+    def __init__(self, entity):
+        self._e = _entity(entity)
 
     def entity(self) -> int:
         return self._e
@@ -213,9 +263,9 @@ class Model:
     def valid(self, ecm: EntityComponentManager) -> bool:
         return self._e in ecm.models
 
-    def name(self, ecm: EntityComponentManager) -> str | None:
+    def name(self, ecm: EntityComponentManager) -> str:
         m = ecm.models.get(self._e)
-        return m.name if m else None
+        return m.name if m else ""
 
     def static(self, ecm: EntityComponentManager) -> bool:
         return ecm.models[self._e].static
@@ -264,13 +314,13 @@ class Model:
 class Link:
     __slots__ = ("_e",)
 
-    def __init__(self, entity: int):
-        self._e = int(entity)
+    def __init__(self, entity):
+        self._e = _entity(entity)
 
     def entity(self) -> int:
         return self._e
 
-    def reset_entity(self, entity: int) -> None:
+    def reset_entity(self, entity, /) -> None:
         self._e = int(entity)
 
     def valid(self, ecm: EntityComponentManager) -> bool:
@@ -288,7 +338,7 @@ class Link:
 
     def world_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
-        return None if rec is None else Pose3d.from_matrix(rec.body.getWorldTransform().matrix())
+        return None if rec is None else pose_from_matrix(rec.body.getWorldTransform().matrix())
 
     def world_inertial_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
@@ -296,12 +346,12 @@ class Link:
             return None
         T = rec.body.getWorldTransform().matrix()
         T[:3, 3] = rec.body.getCOM()
-        return Pose3d.from_matrix(T)
+        return pose_from_matrix(T)
 
     def enable_velocity_checks(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.links[self._e]
         if enable:
-            ecm.request_check(rec, "velocity_check")
+            request_check(ecm, rec, "velocity_check")
         else:
             rec.velocity_check = 0
             ecm.__dict__.pop("_batches", None)
@@ -309,17 +359,21 @@ class Link:
     def world_linear_velocity(self, ecm: EntityComponentManager, offset: Vector3d | None = None) -> Vector3d | None:
         """Velocity of the link origin, or of a point at ``offset`` in the link frame, in world."""
         rec = ecm.links.get(self._e)
-        if rec is None or rec.velocity_check != 2:
+        if rec is None or rec.velocity_check == 0:
             return None
+        if rec.velocity_check == 1:
+            return Vector3d()  # enabled, not yet filled by physics (gz-sim: zero)
         if offset is None:
-            return Vector3d.from_array(rec.body.getLinearVelocity())
-        return Vector3d.from_array(rec.body.getLinearVelocity(offset.to_array()))
+            return vector3(rec.body.getLinearVelocity())
+        return vector3(rec.body.getLinearVelocity(vector_array(offset)))
 
     def world_angular_velocity(self, ecm: EntityComponentManager) -> Vector3d | None:
         rec = ecm.links.get(self._e)
-        if rec is None or rec.velocity_check != 2:
+        if rec is None or rec.velocity_check == 0:
             return None
-        return Vector3d.from_array(rec.body.getAngularVelocity())
+        if rec.velocity_check == 1:
+            return Vector3d()
+        return vector3(rec.body.getAngularVelocity())
 
     def add_world_force(self, ecm: EntityComponentManager, force: Vector3d, position: Vector3d | None = None) -> None:
         """Force in world coordinates at the centre of mass, or at ``position``
@@ -327,26 +381,26 @@ class Link:
         body = ecm.links[self._e].body
         offset = body.getLocalCOM()
         if position is not None:
-            offset = offset + position.to_array()
-        body.addExtForce(force.to_array(), offset, False, True)
+            offset = offset + vector_array(position)
+        body.addExtForce(vector_array(force), offset, False, True)
 
     def add_world_wrench(self, ecm: EntityComponentManager, force: Vector3d, torque: Vector3d) -> None:
         """Force and torque in world coordinates, applied at the link origin, for one step."""
         body = ecm.links[self._e].body
-        body.addExtForce(force.to_array(), np.zeros(3), False, True)
-        body.addExtTorque(torque.to_array(), False)
+        body.addExtForce(vector_array(force), np.zeros(3), False, True)
+        body.addExtTorque(vector_array(torque), False)
 
 
 class Joint:
     __slots__ = ("_e",)
 
-    def __init__(self, entity: int):
-        self._e = int(entity)
+    def __init__(self, entity):
+        self._e = _entity(entity)
 
     def entity(self) -> int:
         return self._e
 
-    def reset_entity(self, new_entity: int) -> None:
+    def reset_entity(self, new_entity) -> None:
         self._e = int(new_entity)
 
     def valid(self, ecm: EntityComponentManager) -> bool:
@@ -366,7 +420,7 @@ class Joint:
 
     def pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.joints.get(self._e)
-        return Pose3d.from_matrix(rec.pose) if rec else None
+        return pose_from_matrix(rec.pose) if rec else None
 
     def type(self, ecm: EntityComponentManager) -> JointType | None:
         rec = ecm.joints.get(self._e)
@@ -378,7 +432,7 @@ class Joint:
     def enable_position_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]
         if enable:
-            ecm.request_check(rec, "position_check")
+            request_check(ecm, rec, "position_check")
         else:
             rec.position_check = 0
             ecm.__dict__.pop("_batches", None)
@@ -386,23 +440,27 @@ class Joint:
     def enable_velocity_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]
         if enable:
-            ecm.request_check(rec, "velocity_check")
+            request_check(ecm, rec, "velocity_check")
         else:
             rec.velocity_check = 0
             ecm.__dict__.pop("_batches", None)
 
     def position(self, ecm: EntityComponentManager) -> list[float] | None:
+        """None before ``enable_position_check``, ``[]`` until the next physics update, then one value per DOF."""
         rec = ecm.joints[self._e]
-        if rec.position_check != 2:
-            return None
+        check = rec.position_check
+        if check != 2:
+            return None if check == 0 else []
         if rec.ndofs == 1:
             return [rec.state.q.item(rec.dof)]
         return rec.state.q[rec.dof:rec.dof + rec.ndofs].tolist()
 
     def velocity(self, ecm: EntityComponentManager) -> list[float] | None:
+        """None before ``enable_velocity_check``, ``[]`` until the next physics update, then one value per DOF."""
         rec = ecm.joints[self._e]
-        if rec.velocity_check != 2:
-            return None
+        check = rec.velocity_check
+        if check != 2:
+            return None if check == 0 else []
         if rec.ndofs == 1:
             return [rec.state.dq.item(rec.dof)]
         return rec.state.dq[rec.dof:rec.dof + rec.ndofs].tolist()
@@ -477,24 +535,31 @@ def _batch(ecm: EntityComponentManager, links) -> tuple[SkeletonState, np.ndarra
 
 def link_world_states(ecm: EntityComponentManager, links):
     """(pos (S, 3), rot (S, 3, 3), lin (S, 3), ang (S, 3)) of the link origins
-    in the world, or None while a link's velocity check does not report yet
-    (as ``Link.world_linear_velocity``). Links of one skeleton are read in one
-    batch; otherwise, link by link."""
-    hit = _batch(ecm, links)
+    in the world, read in one batch, with the per-link API's semantics: None
+    while a link's velocity check is off, zero velocities while it is enabled
+    but not yet filled by a physics update. ``UNBATCHED`` when the links are
+    not all of one skeleton, or the batch helpers are withheld."""
+    hit = _batch(ecm, links) if ecm.batch_api else None
     if hit is None:
-        return None
+        return UNBATCHED
     state, idx, recs = hit
-    if any(r.velocity_check != 2 for r in recs):
+    checks = [r.velocity_check for r in recs]
+    if 0 in checks:
         return None
     kin = state.kinematics()
     T = kin.T[idx]
-    return T[:, :3, 3].copy(), T[:, :3, :3].copy(), kin.v[idx].copy(), kin.w[idx].copy()
+    lin, ang = kin.v[idx].copy(), kin.w[idx].copy()
+    if 1 in checks:
+        fresh = np.array(checks) == 1
+        lin[fresh] = 0.0
+        ang[fresh] = 0.0
+    return T[:, :3, 3].copy(), T[:, :3, :3].copy(), lin, ang
 
 
 def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques) -> bool:
     """World forces at the link origins and torques (S, 3), for one step, in
     one batch; False when the links cannot be batched (the caller loops)."""
-    hit = _batch(ecm, links)
+    hit = _batch(ecm, links) if ecm.batch_api else None
     if hit is None:
         return False
     from eels_gz.host.kinematics import wrench_forces
@@ -518,13 +583,15 @@ def _joint_batch(ecm: EntityComponentManager, joints):
 
 def joint_states(ecm: EntityComponentManager, joints):
     """(positions, velocities) arrays of single-DOF joints of one skeleton in
-    one batch, or None while a position or velocity check does not report
-    yet (as ``Joint.position``/``velocity``) or the joints cannot be batched."""
-    hit = _joint_batch(ecm, joints)
+    one batch, or None while a position or velocity check is off or not yet
+    filled by a physics update (``Joint.position``/``velocity`` give None or
+    ``[]`` then); ``UNBATCHED`` when the joints cannot be batched or the batch
+    helpers are withheld."""
+    hit = _joint_batch(ecm, joints) if ecm.batch_api else None
     if hit is None:
-        return None
+        return UNBATCHED
     state, idx, recs, ready = hit
-    if not ready:  # once every check reports, it does until one is disabled (which clears the cache)
+    if not ready:  # once every check reports, it does until one is disabled or the world resets
         if any(r.position_check != 2 or r.velocity_check != 2 for r in recs):
             return None
         hit[3] = True
@@ -534,10 +601,15 @@ def joint_states(ecm: EntityComponentManager, joints):
 def set_joint_forces(ecm: EntityComponentManager, joints, forces) -> bool:
     """``Joint.set_force`` for single-DOF joints of one skeleton in one batch;
     False when they cannot be batched (the caller loops)."""
-    hit = _joint_batch(ecm, joints)
+    hit = _joint_batch(ecm, joints) if ecm.batch_api else None
     if hit is None:
         return False
     state, idx = hit[0], hit[1]
     state.tau[idx] = forces
     state.has_tau = True
     return True
+
+
+def batch_api(ecm: EntityComponentManager) -> bool:
+    """Whether the host offers the batch helpers to plugins (``sim.batch_api``)."""
+    return ecm.batch_api

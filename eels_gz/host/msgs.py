@@ -181,8 +181,7 @@ _define("Boolean", header="Header", data=False)
 _define("Double", header="Header", data=0.0)
 _define("Clock", header="Header", system="Time", real="Time", sim="Time")
 _define("Axis", header="Header", xyz="Vector3d", limit_lower=0.0, limit_upper=0.0, limit_effort=0.0,
-        limit_velocity=0.0, damping=0.0, friction=0.0, use_parent_model_frame=False,
-        position=0.0, velocity=0.0, force=0.0)
+        limit_velocity=0.0, damping=0.0, friction=0.0, position=0.0, velocity=0.0, force=0.0)
 _define("Joint", header="Header", name="", id=0, parent="", parent_id=0, child="", child_id=0,
         pose="Pose", axis1="Axis", axis2="Axis")
 _define("Model", header="Header", name="", id=0, is_static=False, pose="Pose", joint=["Joint"])

@@ -155,7 +155,7 @@ class RoverDrive:
         self.sim = Simulation(registry.world_path(str(world)), RobotSpec(robot, desc, pose))
         self.steering = next(s.system for s in self.sim.systems if s.module == "icr_steering")
         self.odometry = next(s.system for s in self.sim.systems if s.module == "wheel_odometry")
-        self.node = transport.Node(bus=self.sim.transport)
+        self.node = transport.node_on(self.sim.transport)
         self.pub = self.node.advertise("/cmd_vel", msgs.Twist)
         self.odom = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
         self.node.subscribe(msgs.Odometry, "/odom", self._on_odom)

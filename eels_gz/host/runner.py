@@ -17,7 +17,7 @@ import yaml
 from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import robot_description
-from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.errors import ConfigError, PluginCallbackError, SimulationDiverged
 from eels_gz.host.gzmath import matrix_to_quat
 from eels_gz.host.simulation import RobotSpec, Simulation
 from eels_gz.plots import trajectory
@@ -79,16 +79,21 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
     xacro_args = dict(rcfg.get("xacro_args") or {})
+    state_rate = cfg["ros"]["state_rate"]
+    if not state_rate > 0:
+        raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
+    xacro_args.setdefault("state_rate", state_rate)  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
         xacro_args.update(contact=contact["model"], contact_params=contact["params"], world_file=str(world.resolve()))
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
-    phys = cfg["physics"]
+    phys, host = cfg["physics"], cfg["sim"]
     sim = Simulation(world, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
                      dt=phys["dt"], collision_detector=phys["collision_detector"],
-                     max_velocity=phys["max_velocity"])
+                     max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
+                     batch_api=bool(host["batch_api"]))
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.host.tethers import TetherSet, parse_tethers
 
@@ -246,6 +251,10 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
         where = prep.scenario_file or str(cfg["scenario"]["name"])
         controller = load_controller(prep.scenario["controller"], prep.scenario, where)
         controller.setup(sim, dict(prep.scenario["params"]))
+    reset_at = cfg["sim"]["reset_at"]
+    if reset_at is not None and controller is not None:
+        raise ConfigError(f"sim.reset_at: scenario '{cfg['scenario']['name']}' runs a host-side controller whose "
+                          "state a world reset does not restore; use it with scenarios of set points only")
     n_steps = int(round(prep.duration / sim.dt))
     every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
     rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
@@ -271,6 +280,9 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
                 sensors.post_step()
             if ros is not None:
                 ros.post_step()
+            if reset_at is not None and not sim.resets and sim.time >= reset_at - 0.5 * sim.dt:
+                sim.reset()  # gz-sim's world control reset
+                rec.sample()
             if pace:
                 ahead = sim.time / pace - (time.perf_counter() - wall0)
                 if ahead > 0.001:  # sleep in slices of 1 ms or more
@@ -282,11 +294,14 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
                 done = k
     except SimulationDiverged as exc:
         status, error = "diverged", exc
+    except PluginCallbackError as exc:
+        status, error = "plugin_error", exc
     finally:
         wall = time.perf_counter() - wall0
         rec.close()
         if ros is not None:
             ros.close()
+        sim.close()
     summary = _summary(sim, rec, prep, wall, status, error, out, cfg, sim0)
     if message:
         summary["message"] = message
@@ -338,6 +353,14 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
         "settings": prep.settings,
         "files": files,
     }
-    if error is not None:
+    if sim.resets:
+        summary["resets"] = sim.resets
+    disabled = {s.module: s.disabled for s in sim.systems if s.disabled}
+    if disabled:
+        summary["disabled_systems"] = disabled
+    if isinstance(error, PluginCallbackError):
+        summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "plugin": error.plugin,
+                            "callback": error.callback}
+    elif error is not None:
         summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "body": error.body}
     return summary

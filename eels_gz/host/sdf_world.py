@@ -27,7 +27,7 @@ from lxml import etree
 
 from eels_gz.errors import SdfError
 from eels_gz.host.element import Element
-from eels_gz.host.gzmath import Pose3d
+from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.paths import resource_paths
 
 RENDER_ONLY = {"visual", "light", "scene", "gui", "magnetic_field", "atmosphere"}
@@ -172,7 +172,7 @@ class _Reader:
             return np.eye(4)
         if len(values) != 6:
             raise self.err(node, f"<pose> expects 6 numbers (x y z roll pitch yaw), got {len(values)}")
-        return Pose3d(*values).to_matrix()
+        return pose_matrix(Pose3d(*values))
 
     # --- geometry and surface ---------------------------------------------
     def geometry(self, node) -> Geometry:

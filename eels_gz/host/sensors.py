@@ -9,8 +9,10 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   transmits to the child through the joint, in the child frame, about its
   origin, constraint impulses included). ``<frame>`` child|sensor|parent and
   ``<measure_direction>`` parent_to_child|child_to_parent as SDF defines
-  them; gz.msgs.Wrench on ``<topic>`` or ``/<robot>/fts/<sensor>/wrench``;
-  noise-free unless ``<force><x><noise>`` ... is given;
+  them; gz.msgs.Wrench on ``<topic>``, else on gz-sim 8's default
+  ``/world/<world>/model/<robot>/joint/<joint>/sensor/<sensor>/forcetorque``
+  (src/systems/force_torque/ForceTorque.cc: the scoped sensor name +
+  ``/forcetorque``); noise-free unless ``<force><x><noise>`` ... is given;
 - ``imu``: angular velocity and specific force of the sensor point in the
   sensor frame, orientation in the world, per-axis Gaussian noise/bias from
   ``<imu><angular_velocity|linear_acceleration><x|y|z><noise>``;
@@ -22,6 +24,11 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   ``<topic>/points``.
 
 Cameras are not simulated (logged once).
+
+As in Gazebo, a sensor publishes only if its gz-sim system is loaded by the
+world or the robot (``SENSOR_SYSTEMS``: Imu, ForceTorque, and Sensors for the
+rendering sensors); one that is not is skipped with a warning naming the
+system to add.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import numpy as np
 
 from eels_gz.errors import DescriptionError
 from eels_gz.host import msgs, transport
-from eels_gz.host.gzmath import Pose3d, matrix_to_quat
+from eels_gz.host.gzmath import Pose3d, matrix_to_quat, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_reading
 from eels_gz.sensors.lidar import Shape, cast, grid_pattern, load_pattern
@@ -84,12 +91,24 @@ def _pose(el, where: str) -> np.ndarray:
         raise DescriptionError(f"{where}: <pose> '{text}' is not 6 numbers") from None
     if len(v) != 6:
         raise DescriptionError(f"{where}: <pose> '{text}' is not 6 numbers")
-    return Pose3d(*v).to_matrix()
+    return pose_matrix(Pose3d(*v))
 
 
 def _header(msg, t_ns: int, frame: str) -> None:
     msg.header.stamp.sec, msg.header.stamp.nsec = divmod(t_ns, 1_000_000_000)
     msgs.set_frame_id(msg.header, frame)
+
+
+# the gz-sim system without which Gazebo does not publish a sensor of this type
+SENSOR_SYSTEMS = {"imu": "gz-sim-imu-system", "force_torque": "gz-sim-forcetorque-system",
+                  "gpu_lidar": "gz-sim-sensors-system", "lidar": "gz-sim-sensors-system",
+                  "camera": "gz-sim-sensors-system", "depth_camera": "gz-sim-sensors-system",
+                  "rgbd_camera": "gz-sim-sensors-system"}
+
+
+def force_torque_topic(world: str, robot: str, joint: str, sensor: str) -> str:
+    """gz-sim 8's default topic of a force_torque sensor on a joint (scoped name + /forcetorque)."""
+    return f"/world/{world}/model/{robot}/joint/{joint}/sensor/{sensor}/forcetorque"
 
 
 class _Sensor:
@@ -124,7 +143,8 @@ class ForceTorque(_Sensor):
                                    f"parent_to_child, got '{direction}'")
         self.sign = 1.0 if direction == "parent_to_child" else -1.0
         self.T_child_sensor = _pose(el, where)
-        self.topic = "/" + (_text(el, "topic") or f"{robot}/fts/{name}/wrench").lstrip("/")
+        topic = _text(el, "topic") or force_torque_topic(sim.spec.name, robot, joint_name, name)
+        self.topic = "/" + topic.lstrip("/")
         self.frame_id = self.child.getName() if self.frame != "parent" else joint.getParentBodyNode().getName()
         self.pub = node.advertise(self.topic, msgs.Wrench)
         self.noise_f = NoiseModel(tuple(_noise(el, f"force_torque/force/{a}/noise", where) for a in AXES), rng)
@@ -150,7 +170,7 @@ class ForceTorque(_Sensor):
         _header(msg, t_ns, self.frame_id)
         msg.force.x, msg.force.y, msg.force.z = f.tolist()
         msg.torque.x, msg.torque.y, msg.torque.z = m.tolist()
-        self.pub.publish(msg, copy=False)
+        transport.publish_owned(self.pub, msg)
 
 
 class Imu(_Sensor):
@@ -181,7 +201,7 @@ class Imu(_Sensor):
         msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = gyro.tolist()
         msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = acc.tolist()
         msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z = q.tolist()
-        self.pub.publish(msg, copy=False)
+        transport.publish_owned(self.pub, msg)
 
 
 class Lidar(_Sensor):
@@ -236,7 +256,7 @@ class Lidar(_Sensor):
         data = np.column_stack([scan.points, scan.intensity]).astype("<f4")
         msg.data = data.tobytes()
         msg.is_dense = bool(np.all(np.isfinite(data)))
-        self.pub.publish(msg, copy=False)
+        transport.publish_owned(self.pub, msg)
 
 
 def _bodies(skel):
@@ -248,7 +268,7 @@ class HostSensors:
 
     def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None):
         self.sim = sim
-        self.node = transport.Node(bus=sim.transport)
+        self.node = transport.node_on(sim.transport)
         rng = np.random.default_rng(seed)
         skel = sim.robot_skeleton
         robot = skel.getName() if skel is not None else ""
@@ -257,6 +277,12 @@ class HostSensors:
         skipped = []
         for ref, name, kind, el in sim.sensor_specs:
             here = f"{where}: <gazebo reference='{ref}'><sensor name='{name}'>"
+            system = SENSOR_SYSTEMS.get(kind)
+            if system is not None and system not in sim.gz_systems:
+                log.warning("%s: sensor '%s' (%s) is skipped, as Gazebo would not publish it: the world loads no "
+                            "%s system (add <plugin filename=\"%s\" ...> to the world, as worlds/ice_plane.sdf does)",
+                            where, name, kind, system, system)
+                continue
             if kind == "force_torque":
                 self.sensors.append(ForceTorque(sim, name, el, here, ref, robot, self.node, rng, noise))
                 continue
@@ -281,7 +307,7 @@ class HostSensors:
     @property
     def topics(self) -> dict[str, str]:
         """gz topic -> gz message type name of every simulated sensor."""
-        return {s.topic: s.pub.type_name for s in self.sensors}
+        return {s.topic: transport.topic_of(s.pub)[1] for s in self.sensors}
 
     def post_step(self) -> None:
         t_ns = None
@@ -293,16 +319,23 @@ class HostSensors:
 
 
 def log_sensors(sensors: HostSensors, mcap) -> None:
-    """Write every sensor message to an McapLog (eels_gz.ros.mcap_log) as its ROS 2 type, stamped in sim time."""
+    """Write every sensor message to an McapLog (eels_gz.ros.mcap_log) as its ROS 2 type, stamped in sim
+    time, on the ROS topic config/bridge.yaml maps its gz topic to (the gz topic where there is none)."""
     from eels_gz.ros import convert
+    from eels_gz.ros.bridge import load_bridge
 
-    node = transport.Node(bus=sensors.sim.transport)
+    sim = sensors.sim
+    robot = sim.robot_skeleton.getName() if sim.robot_skeleton is not None else ""
+    fts = [(joint, name) for joint, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
+    ros_topic = {e.gz_topic: e.ros_topic for e in load_bridge(robot=robot, fts_sensors=fts, world=sim.spec.name)}
+    node = transport.node_on(sim.transport)
     for topic, type_name in sensors.topics.items():
         ros_type, conv = next((r, f) for (r, g), f in convert.GZ_TO_ROS.items() if g == type_name)
-        mcap.channel(topic, ros_type)
+        channel = ros_topic.get(topic, topic)
+        mcap.channel(channel, ros_type)
 
-        def write(msg, topic=topic, conv=conv):
+        def write(msg, channel=channel, conv=conv):
             stamp = msg.header.stamp
-            mcap.write(topic, int(stamp.sec) * 1_000_000_000 + int(stamp.nsec), conv(msg))
+            mcap.write(channel, int(stamp.sec) * 1_000_000_000 + int(stamp.nsec), conv(msg))
 
         node.subscribe(msgs.MESSAGES[type_name.rsplit(".", 1)[-1]], topic, write)

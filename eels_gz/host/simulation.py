@@ -1,10 +1,12 @@
 """The embedded host: an SDF world and a robot in DART, stepped with gz-sim's
-system contract (pre_update -> physics step -> update -> post_update)."""
+system contract (pre_update -> physics step -> update -> post_update), with
+gz-sim's world reset (``reset``) and system shutdown (``close``)."""
 
 from __future__ import annotations
 
 import datetime
 import logging
+import time as _time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,14 +16,14 @@ from lxml import etree
 
 from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description
-from eels_gz.errors import DescriptionError, SdfError, SimulationDiverged
+from eels_gz.errors import DescriptionError, PluginCallbackError, SdfError, SimulationDiverged
 from eels_gz.host import gzsim, transport
 from eels_gz.host.couplings import CouplingSolver, mimic_couplings
 from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.host.element import Element
-from eels_gz.host.gzmath import Pose3d
+from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
-from eels_gz.host.systems import LoadedSystem, load_system
+from eels_gz.host.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 
 log = logging.getLogger(__name__)
@@ -49,12 +51,25 @@ class RobotSpec:
     optimize: bool = True  # merge locked bodies and prune massless links first (EELS-DARTS §2.1.4)
 
 
+PHASES = ("pre_update", "update", "post_update")
+
+
 class Simulation:
-    """One world, optionally one robot, and the systems their SDF names."""
+    """One world, optionally one robot, and the systems their SDF names.
+
+    ``plugin_errors``: ``"stop"`` (default) turns an exception in a system's
+    callback into a PluginCallbackError naming it and the step; ``"disable"``
+    logs it and disables the system, as gz-sim does. ``batch_api=False``
+    withholds the host's batch helpers from plugins, so they run the
+    per-entity gz API path Gazebo runs.
+    """
 
     def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
                  dt: float | None = None, collision_detector: str | None = None,
-                 max_velocity: float = 200.0):
+                 max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True):
+        if plugin_errors not in PLUGIN_ERRORS:
+            raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
+        self.plugin_errors = plugin_errors
         self.spec = world if isinstance(world, WorldSpec) else load_world(world)
         self.dt = float(dt or self.spec.dt)
         self.detector_name = collision_detector or self.spec.collision_detector or "ode"
@@ -64,13 +79,16 @@ class Simulation:
         self.world.setGravity(np.array(self.spec.gravity, dtype=float))
         self.world.getConstraintSolver().setCollisionDetector(make_detector(self.detector_name))
         self.ecm = gzsim.EntityComponentManager()
-        self.ecm.world_entity = self.ecm.new_entity()
+        self.ecm.batch_api = bool(batch_api)
+        self.ecm.world_entity = gzsim.new_entity(self.ecm)
         self.ecm.world_name = self.spec.name
         self.ecm.gravity = np.array(self.spec.gravity, dtype=float)
         self.event_mgr = gzsim.EventManager()
         self.states: list[gzsim.SkeletonState] = []
         self.systems: list[LoadedSystem] = []
         self.iterations = 0
+        self.total_iterations = 0  # including those before a world reset
+        self.resets = 0
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
         self.couplings: list[CouplingSolver] = []
@@ -91,17 +109,38 @@ class Simulation:
         # gz-transport topics of this simulation: systems' Node() objects bind to it while configured
         self.transport = transport.Bus()
         previous = transport.activate(self.transport)
+        # Gazebo's own systems the world and models name (file name -> [(entity, spec)]), which the host provides
+        self.gz_systems: dict[str, list[tuple[int, PluginSpec]]] = {}
         try:
             for spec, entity in pending:
-                loaded = load_system(spec, entity, self.ecm, self.event_mgr)
-                if loaded is not None:
+                loaded = load_system(spec, entity, self.ecm, self.event_mgr, plugin_errors)
+                if loaded is None:
+                    self.gz_systems.setdefault(spec.filename, []).append((entity, spec))
+                else:
                     self.systems.append(loaded)
+        except BaseException:
+            shutdown(self.systems)
+            raise
         finally:
             transport.activate(previous)
-        self._pre = [s.pre_update for s in self.systems if s.pre_update]
-        self._upd = [s.update for s in self.systems if s.update]
-        self._post = [s.post_update for s in self.systems if s.post_update]
-        self.info = gzsim.UpdateInfo(dt=datetime.timedelta(seconds=self.dt))
+        self._phases: dict[str, list] = {phase: [] for phase in PHASES}
+        self._owner: dict[int, LoadedSystem] = {}  # id(bound callback) -> its system
+        for loaded in self.systems:
+            if loaded.disabled:
+                continue
+            for phase in PHASES:
+                callback = getattr(loaded, phase)
+                if callback is not None:
+                    self._phases[phase].append(callback)
+                    self._owner[id(callback)] = loaded
+                    loaded.callbacks.append(callback)
+        self._pre, self._upd, self._post = (self._phases[phase] for phase in PHASES)
+        self._dt_delta = datetime.timedelta(seconds=self.dt)
+        self._wall0: float | None = None
+        self._closed = False
+        # the state a world reset returns to (gz-sim keeps the ECM as it was after loading)
+        self._initial = [(st.skel.getPositions().copy(), st.skel.getVelocities().copy()) for st in self.states]
+        self._initial_gravity = np.array(self.world.getGravity(), dtype=float)
 
     # --- construction ----------------------------------------------------------
     def _configure_dart(self) -> None:
@@ -126,7 +165,7 @@ class Simulation:
         self.ecm.models[model_entity] = rec
         for b in range(skel.getNumBodyNodes()):
             body = skel.getBodyNode(b)
-            e = self.ecm.new_entity()
+            e = gzsim.new_entity(self.ecm)
             self.ecm.links[e] = gzsim.LinkRecord(body.getName(), model_entity, body, canonical=(b == 0))
             rec.links.append(e)
         if state is not None:
@@ -138,7 +177,7 @@ class Simulation:
                 kind = _JOINT_TYPES.get(joint.getType(), gzsim.JointType.INVALID)
                 if kind == gzsim.JointType.REVOLUTE and not joint.hasPositionLimit(0):
                     kind = gzsim.JointType.CONTINUOUS
-                e = self.ecm.new_entity()
+                e = gzsim.new_entity(self.ecm)
                 dof = joint.getIndexInSkeleton(0) if joint.getNumDofs() else 0
                 self.ecm.joints[e] = gzsim.JointRecord(
                     name=joint.getName(), model=model_entity, state=state, joint=joint, dof=dof,
@@ -150,7 +189,7 @@ class Simulation:
         return rec
 
     def _add_sdf_model(self, model: ModelSpec) -> int:
-        entity = self.ecm.new_entity()
+        entity = gzsim.new_entity(self.ecm)
         self._register_skeleton(build_model(model), entity, model.name, model.static, model.file)
         return entity
 
@@ -183,8 +222,8 @@ class Simulation:
                 z = -lowest + AUTO_CLEARANCE
                 skel.setPositions(np.r_[np.zeros(5), z, np.zeros(skel.getNumDofs() - 6)])
         else:
-            self._set_root_pose(skel, Pose3d(*robot.pose).to_matrix())
-        entity = self.ecm.new_entity()
+            self._set_root_pose(skel, pose_matrix(Pose3d(*robot.pose)))
+        entity = gzsim.new_entity(self.ecm)
         self._register_skeleton(skel, entity, robot.name, False, robot.description.source)
         self.robot_entity = entity
         self.robot_skeleton = skel
@@ -279,7 +318,7 @@ class Simulation:
         if self.ecm.pose_cmds:
             for entity, pose in self.ecm.pose_cmds.items():
                 state = self.ecm.models[entity].state
-                self._set_root_pose(state.skel, pose.to_matrix())
+                self._set_root_pose(state.skel, pose_matrix(pose))
                 state.refresh()
             self.ecm.pose_cmds.clear()
         for st in self.states:
@@ -333,16 +372,48 @@ class Simulation:
                 raise SimulationDiverged(self.iterations, self.time, body,
                                          f"{detail} (bound {bound:g}, set physics.max_velocity)")
 
+    def _info(self) -> gzsim.UpdateInfo:
+        wall = _time.perf_counter() - self._wall0
+        return gzsim.update_info(datetime.timedelta(seconds=self.iterations * self.dt),
+                                 datetime.timedelta(seconds=wall), self._dt_delta, False, self.iterations)
+
+    def _run_phase(self, callbacks: list, phase: str) -> None:
+        """Call each ``callback(info, ecm)``, a fresh UpdateInfo per call (gz-sim's loader passes a copy)."""
+        ecm, make = self.ecm, self._info
+        f = None
+        try:
+            for f in callbacks:
+                f(make(), ecm)
+        except Exception as exc:
+            rest = callbacks[callbacks.index(f) + 1:]
+            self._callback_failed(f, phase, exc)
+            self._run_phase(rest, phase)
+
+    def _callback_failed(self, callback, phase: str, exc: Exception) -> None:
+        loaded = self._owner.get(id(callback))
+        if loaded is None:
+            raise exc  # a host callback (tethers, ...): not a plugin
+        error = PluginCallbackError(loaded.module, phase, self.iterations, self.iterations * self.dt, exc)
+        if self.plugin_errors != "disable":
+            raise error from exc
+        log.error("%s; the system is disabled for the rest of the run (sim.plugin_errors: disable, as in Gazebo)",
+                  error, exc_info=exc)
+        loaded.disabled = str(error)
+        for cb in loaded.callbacks:
+            for phase_list in self._phases.values():
+                if cb in phase_list:
+                    phase_list.remove(cb)
+
     def step(self) -> None:
         """One iteration: pre_update, physics, update, post_update (gz-sim's order)."""
-        info = self.info
+        if self._wall0 is None:
+            self._wall0 = _time.perf_counter()
         self.iterations += 1
-        info.iterations = self.iterations
-        info.sim_time = datetime.timedelta(seconds=self.iterations * self.dt)
+        self.total_iterations += 1
         ecm = self.ecm
         self.transport.deliver()  # messages of the last step reach subscribers before pre_update
-        for f in self._pre:
-            f(info, ecm)
+        if self._pre:
+            self._run_phase(self._pre, "pre_update")
         self._apply_commands()
         for c in self.couplings:
             c.before_step()
@@ -351,9 +422,57 @@ class Simulation:
             c.after_step()
         for st in self.states:
             st.refresh()
-        ecm.after_step()
+        gzsim.report_checks(ecm)
         self._check()
-        for f in self._upd:
-            f(info, ecm)
-        for f in self._post:
-            f(info, ecm)
+        if self._upd:
+            self._run_phase(self._upd, "update")
+        if self._post:
+            self._run_phase(self._post, "post_update")
+
+    def reset(self) -> None:
+        """A world reset, as gz-sim's world control ``reset``: every model back to
+        its state after loading, the clock to zero, pending commands dropped,
+        checks empty until the next physics update, then each system's
+        ``reset(info, ecm)`` (info: sim time 0, dt back to it, iteration 0)."""
+        elapsed = self.time
+        for st, (q, dq) in zip(self.states, self._initial):
+            st.skel.setPositions(q)
+            st.skel.setVelocities(dq)
+            st.skel.clearExternalForces()
+            st.tau.fill(np.nan)
+            st.has_tau = False
+            st.vel_cmd.clear()
+            st.ext_tau = None
+            st.applied = None
+            st.refresh()
+        self.world.setTime(0.0)
+        self.world.setGravity(self._initial_gravity)
+        self.ecm.gravity = self._initial_gravity.copy()
+        self.ecm.pose_cmds.clear()
+        gzsim.unreport_checks(self.ecm)
+        self.iterations = 0
+        self.resets += 1
+        if self._wall0 is None:
+            self._wall0 = _time.perf_counter()
+        info = gzsim.update_info(datetime.timedelta(0), datetime.timedelta(0),
+                                 datetime.timedelta(seconds=-elapsed), False, 0)
+        for loaded in self.systems:
+            if loaded.reset is None or loaded.disabled:
+                continue
+            try:
+                loaded.reset(info, self.ecm)
+            except Exception as exc:
+                self._owner.setdefault(id(loaded.reset), loaded)
+                self._callback_failed(loaded.reset, "reset", exc)
+
+    def close(self) -> None:
+        """Destroy the systems: each one's ``shutdown()`` is called once, as gz-sim's loader does."""
+        if not self._closed:
+            self._closed = True
+            shutdown(self.systems)
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -24,6 +24,12 @@ and names with whitespace, ``@``, ``:=`` or ``//`` are invalid.
 
 Each ``Simulation`` owns a ``Bus``; ``Node()`` binds to the active bus
 (``activate``), which the host sets before it configures systems.
+
+``Node`` and ``Publisher`` offer what gz-transport 13's Python classes offer
+(a subset, with the same argument forms; test/conformance checks them). The
+host's own publishers use two host-side functions: ``node_on(bus)`` (a Node
+on a given bus) and ``publish_owned(pub, msg)`` (hands over a freshly built
+message without the defensive copy).
 """
 
 from __future__ import annotations
@@ -137,38 +143,47 @@ class Publisher:
     """Returned by ``Node.advertise``; ``publish(msg)`` queues a copy for delivery."""
 
     def __init__(self, bus: Bus | None, topic: str, type_name: str) -> None:
-        self._bus, self.topic, self.type_name = bus, topic, type_name
+        self._bus, self._topic, self._type_name = bus, topic, type_name
 
     def valid(self) -> bool:
         return self._bus is not None
 
-    def __bool__(self) -> bool:
-        return self.valid()
-
     def has_connections(self) -> bool:
-        return self._bus is not None and bool(self._bus._subs.get(self.topic))
+        return self._bus is not None and bool(self._bus._subs.get(self._topic))
 
-    def publish(self, msg, copy: bool = True) -> bool:
-        """Queue ``msg``; False (and nothing sent) for an invalid publisher or a message of another type.
+    def publish(self, proto_msg) -> bool:
+        """Queue ``proto_msg``; False (and nothing sent) for an invalid publisher or a message of another type."""
+        return self._publish(proto_msg, True)
 
-        ``copy=False`` (a host extension, not gz-transport's) hands a freshly
-        built message over without the defensive copy; the caller must not
-        touch it again. The host's own publishers use it."""
+    def _publish(self, msg, copy: bool) -> bool:
         if self._bus is None:
             return False
         name = full_name(type(msg))
-        if name != self.type_name:
-            log.error("publisher of %s on %s: cannot publish a %s", self.type_name, self.topic, name)
+        if name != self._type_name:
+            log.error("publisher of %s on %s: cannot publish a %s", self._type_name, self._topic, name)
             return False
-        self._bus._enqueue(self.topic, msg, copy)
+        self._bus._enqueue(self._topic, msg, copy)
         return True
+
+
+def publish_owned(pub: Publisher, msg) -> bool:
+    """Host side: ``pub.publish(msg)`` without the defensive copy; the caller must not touch ``msg`` again."""
+    return pub._publish(msg, False)
+
+
+def topic_of(pub: Publisher) -> tuple[str, str]:
+    """Host side: (topic, message type full name) of a publisher."""
+    return pub._topic, pub._type_name
 
 
 class Node:
     """gz-transport's ``Node`` on the host's in-process bus."""
 
-    def __init__(self, options: Any = None, *, bus: Bus | None = None) -> None:
-        self._bus = bus if bus is not None else _active_bus
+    def __init__(self, *options: Any) -> None:
+        # gz-transport: Node() or Node(NodeOptions); the options (namespace, partition) are not used here
+        if len(options) > 1:
+            raise TypeError(f"Node() takes at most one NodeOptions argument ({len(options)} given)")
+        self._bus = _active_bus
         self._subscribed: set[str] = set()
 
     def advertise(self, topic: str, msg_type, options: Any = None) -> Publisher:
@@ -207,3 +222,10 @@ class Node:
 
     def topic_list(self) -> list[str]:
         return self._bus.topic_list()
+
+
+def node_on(bus: Bus) -> Node:
+    """Host side: a Node on ``bus`` (plugins' ``Node()`` binds to the active bus)."""
+    node = Node()
+    node._bus = bus
+    return node

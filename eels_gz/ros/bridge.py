@@ -48,9 +48,25 @@ def bridge_file() -> Path:
     return asset("config") / "bridge.yaml"
 
 
-def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=()) -> list[BridgeEntry]:
-    """Read a ros_gz_bridge YAML; entries with ``{robot}``/``{sensor}`` are repeated per force-torque sensor."""
-    path = Path(path) if path else bridge_file()
+def host_bridge_file() -> Path:
+    """The embedded host's own commands (/enable_gravity, /set_pose), which Gazebo has no topics for."""
+    return asset("config") / "bridge_host.yaml"
+
+
+def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=(), world: str = "",
+                host: bool = True) -> list[BridgeEntry]:
+    """Read a ros_gz_bridge YAML (default: config/bridge.yaml, plus config/bridge_host.yaml when ``host``).
+
+    ``{world}`` and ``{robot}`` are replaced by the names; entries with
+    ``{sensor}``/``{joint}`` are repeated per force-torque sensor, given as
+    ``(joint, sensor)`` pairs."""
+    if path is None:
+        entries = _read_bridge(bridge_file(), robot, fts_sensors, world)
+        return entries + (_read_bridge(host_bridge_file(), robot, fts_sensors, world) if host else [])
+    return _read_bridge(Path(path), robot, fts_sensors, world)
+
+
+def _read_bridge(path: Path, robot: str, fts_sensors, world: str) -> list[BridgeEntry]:
     try:
         data = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
@@ -70,12 +86,18 @@ def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=())
             raise ConfigError(f"{path}: entry {k} ({item['ros_topic_name']}): no {item['direction']} conversion "
                               f"between {pair[0]} and {pair[1]}")
         entry = BridgeEntry(*(str(item[key]) for key in KEYS))
-        if "{sensor}" in entry.ros_topic or "{sensor}" in entry.gz_topic:
-            for sensor in fts_sensors:
-                entries.append(expand(entry, robot=robot, sensor=sensor))
+        if any("{sensor}" in t or "{joint}" in t for t in (entry.ros_topic, entry.gz_topic)):
+            for joint, sensor in fts_sensors:
+                entries.append(expand(entry, world=world, robot=robot, joint=joint, sensor=sensor))
         else:
-            entries.append(expand(entry, robot=robot, sensor=""))
+            entries.append(expand(entry, world=world, robot=robot, joint="", sensor=""))
     return entries
+
+
+def to_ros_gz_yaml(entries: list[BridgeEntry]) -> str:
+    """Expanded entries in ros_gz_bridge's YAML format (for parameter_bridge's config_file)."""
+    return yaml.safe_dump([dict(zip(KEYS, (e.ros_topic, e.gz_topic, e.ros_type, e.gz_type, e.direction)))
+                           for e in entries], sort_keys=False)
 
 
 def expand(entry: BridgeEntry, **names: str) -> BridgeEntry:
@@ -88,7 +110,7 @@ class RosBridge:
 
     def __init__(self, bus: transport.Bus, entries: list[BridgeEntry], backend):
         self.backend = backend
-        self.node = transport.Node(bus=bus)
+        self.node = transport.node_on(bus)
         self.received = {e.ros_topic: 0 for e in entries}  # ROS-to-gz messages accepted
         self.rejected = {e.ros_topic: 0 for e in entries}
         for e in entries:

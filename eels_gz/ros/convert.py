@@ -1,9 +1,17 @@
-"""gz.msgs <-> ROS 2 message conversion, following ros_gz_bridge's
-conventions: the header's ``frame_id`` (and Odometry's ``child_frame_id``) travel in the gz
-header's ``data`` entries; ``gz.msgs.Model`` carries joint states as
-``joint[i].name`` and ``joint[i].axis1.position/velocity/force``; a
-``Pose_V`` is a TFMessage whose poses name their child frame and carry the
-parent in their header.
+"""gz.msgs <-> ROS 2 message conversion, as ros_gz_bridge (jazzy,
+ros_gz_bridge/src/convert/*.cpp) does it, so that what the host bridges is
+what a Gazebo user receives:
+
+- frames travel in the gz header's ``data`` entries: ``frame_id`` and, for
+  Odometry and each pose of a TF ``Pose_V``, ``child_frame_id`` (``::`` in a
+  gz frame becomes ``/``); ``Pose.name`` is not read;
+- ``gz.msgs.Model`` carries joint states as ``joint[i].name`` and
+  ``joint[i].axis1.position/velocity/force``;
+- a ROS JointState command becomes a Model only with ``name``, ``position``,
+  ``velocity`` and ``effort`` of one length: ros_gz_bridge loops over
+  ``position`` and reads ``velocity[i]`` and ``effort[i]`` unchecked, so it
+  drops a velocity-only command and reads past the end of a position-only
+  one. Send NaN for "no set point" (the joint-control plugin skips NaN).
 
 gz -> ROS builds rosbags message objects (for CDR encoding on DDS and in
 log.mcap); ROS -> gz reads any object with the ROS field names (rosbags,
@@ -30,7 +38,7 @@ def _T(name: str):
 def _header_value(header, key: str) -> str:
     for entry in header.data:
         if entry.key == key and entry.value:
-            return entry.value[0]
+            return entry.value[0].replace("::", "/")  # ros_gz_bridge's frame_id_gz_to_ros
     return ""
 
 
@@ -111,13 +119,11 @@ def odometry(m):
 
 
 def tf_message(m):
+    """Each pose's own header gives the stamp, frame and child frame (ros_gz_bridge ignores Pose.name)."""
     transforms = []
     for p in m.pose:
         transforms.append(_T("geometry_msgs/msg/TransformStamped")(
-            header=_T("std_msgs/msg/Header")(stamp=_stamp(p.header.stamp if p.header.stamp.sec or p.header.stamp.nsec
-                                                          else m.header.stamp),
-                                             frame_id=_header_value(p.header, "frame_id")),
-            child_frame_id=p.name or _header_value(p.header, "child_frame_id"),
+            header=_header(p.header), child_frame_id=_header_value(p.header, "child_frame_id"),
             transform=_T("geometry_msgs/msg/Transform")(translation=_vec(p.position), rotation=_quat(p.orientation))))
     return _T("tf2_msgs/msg/TFMessage")(transforms=transforms)
 
@@ -130,20 +136,21 @@ def _to_gz_header(src, dst) -> None:
 
 
 def model_from_joint_state(r):
-    """JointState -> gz Model; a field with no entries (empty position or velocity) becomes NaN (no set point)."""
+    """JointState -> gz Model, joint by joint. Only a command whose name, position, velocity and effort
+    have one length is carried correctly by ros_gz_bridge; any other is refused here with the rule."""
     names = list(r.name)
     n = len(names)
     pos, vel, eff = (list(v) for v in (r.position, r.velocity, r.effort))
-    for label, values in (("position", pos), ("velocity", vel), ("effort", eff)):
-        if values and len(values) != n:
-            raise ValueError(f"JointState has {n} names but {len(values)} {label} values")
+    lengths = {"position": len(pos), "velocity": len(vel), "effort": len(eff)}
+    if any(k != n for k in lengths.values()):
+        raise ValueError(f"JointState command with {n} names and {len(pos)} position, {len(vel)} velocity and "
+                         f"{len(eff)} effort values: give every array one entry per name (NaN where there is no "
+                         "set point), as ros_gz_bridge reads velocity and effort by the index of position")
     m = gz.Model()
     _to_gz_header(r.header, m.header)
     for k, name in enumerate(names):
         j = m.joint.add(name=name)
-        j.axis1.position = float(pos[k]) if pos else float("nan")
-        j.axis1.velocity = float(vel[k]) if vel else float("nan")
-        j.axis1.force = float(eff[k]) if eff else float("nan")
+        j.axis1.position, j.axis1.velocity, j.axis1.force = float(pos[k]), float(vel[k]), float(eff[k])
     return m
 
 

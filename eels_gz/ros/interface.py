@@ -46,8 +46,8 @@ class RosInterface:
 
     def __init__(self, sim, transport: str = "auto", domain_id: int = 0, bridge_file=None):
         robot = sim.robot_skeleton.getName() if sim.robot_skeleton is not None else ""
-        fts = [name for _, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
-        self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts)
+        fts = [(joint, name) for joint, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
+        self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts, world=sim.spec.name)
         self.kind, self.backend = make_backend(transport, domain_id)
         self.bridge = RosBridge(sim.transport, self.entries, self.backend)
         log.info("ROS 2 interface over %s on domain %d: %d topics", self.kind, domain_id, len(self.entries))

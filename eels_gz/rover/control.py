@@ -118,6 +118,16 @@ class DriveController:
         self.last: SteeringCommand | None = None
         self._cmd: tuple[float, float, float] | None = None
 
+    def reset(self) -> None:
+        """Back to the state at construction (a world reset): wheels at rest, steering taken from the next update."""
+        self.rate_ref[:] = 0.0
+        self.steer_pid.reset()
+        self.drive_pi.reset()
+        self.steer_ref = None
+        self.resteering = True
+        self.last = None
+        self._cmd = None
+
     def plan(self, cmd: tuple[float, float, float]) -> SteeringCommand:
         """The ICR planner's set points for a command (recomputed only when it changes)."""
         if cmd != self._cmd or self.last is None:

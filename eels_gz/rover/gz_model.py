@@ -69,9 +69,9 @@ def wheels_from_model(sim, model, ecm, base_link: str, radius: float,
             wheels.append(Wheel.fixed(wid, x, y, radius, math.atan2(roll[1], roll[0])))
             continue
         name = steer.name(ecm)
-        if hasattr(steer, "axis"):
-            axis = steer.axis(ecm)[0]
-            lo, hi = float(axis.lower()), float(axis.upper())
+        axes = steer.axis(ecm) if hasattr(steer, "axis") else None  # gz-sim: list of sdformat JointAxis, or None
+        if axes:
+            lo, hi = float(axes[0].lower()), float(axes[0].upper())
         elif name in limits:
             lo, hi = limits[name]
         else:

@@ -1,8 +1,9 @@
 """Python systems written against the gz-sim API (through plugins_py/gz_compat)
 run in the embedded host with Gazebo's semantics: one-step wrenches and joint
-forces, state reported from the step after a check is enabled, post_update
-seeing the stepped state; gz_compat binds to the right host; a URDF pendulum
-fixed to ``world`` swings with the analytic period."""
+forces; state None before a check is enabled, empty (joints) or zero (link
+velocities) until the next physics update, then reported; post_update seeing
+the stepped state; gz_compat binds to the right host; a URDF pendulum fixed
+to ``world`` swings with the analytic period."""
 
 from __future__ import annotations
 
@@ -52,6 +53,10 @@ def system(sim: Simulation, module: str):
     return loaded.system
 
 
+def vec(v) -> np.ndarray:
+    return np.array([v.x(), v.y(), v.z()])
+
+
 # --- a link wrench acts for exactly one step -------------------------------------------
 WRENCH_PROBE = """
     from gz_compat import gzmath, sim
@@ -60,13 +65,13 @@ WRENCH_PROBE = """
     class WrenchProbe:
         def configure(self, entity, sdf, ecm, event_mgr):
             model = sim.Model(entity)
-            name = sdf.get_string("link")
+            name, _ = sdf.get_string("link", "")
             self.link = sim.Link(model.link_by_name(ecm, name))
             if not self.link.valid(ecm):
                 raise ValueError(f"no link '{name}' in the model")
-            self.force = sdf.get_vector3d("force")
-            self.torque, _ = sdf.get_vector3d("torque", gzmath.Vector3d(0, 0, 0))
-            self.at = sdf.get_int("at_iteration")
+            self.force, _ = sdf.get_vector3("force", gzmath.Vector3d())
+            self.torque, _ = sdf.get_vector3("torque", gzmath.Vector3d(0, 0, 0))
+            self.at, _ = sdf.get_int("at_iteration", 0)
             self.link.enable_velocity_checks(ecm)
             self.pre, self.post = {}, {}
 
@@ -118,8 +123,8 @@ def test_world_wrench_acts_for_one_step(tmp_path, plugin_dir, torque):
     for _ in range(n + 3):
         sim.step()
     probe = system(sim, "wrench_probe")
-    v = {k: p[0].to_array() for k, p in probe.post.items()}
-    w = {k: p[1].to_array() for k, p in probe.post.items()}
+    v = {k: vec(p[0]) for k, p in probe.post.items()}
+    w = {k: vec(p[1]) for k, p in probe.post.items()}
 
     # Zero gravity, no contact, at rest before step n: DART's semi-implicit Euler
     # integrates a constant force exactly, dv = F/m dt and (from rest, so no
@@ -143,10 +148,13 @@ def test_world_wrench_acts_for_one_step(tmp_path, plugin_dir, torque):
         precession = -DT * np.cross(w[k - 1], INERTIA * w[k - 1]) / INERTIA
         np.testing.assert_allclose(w[k] - w[k - 1], precession, rtol=1e-4, atol=1e-18)
     # pre_update of the next step sees what post_update of this one saw
-    np.testing.assert_array_equal(probe.pre[n + 1][0].to_array(), v[n])
+    np.testing.assert_array_equal(vec(probe.pre[n + 1][0]), v[n])
 
 
-def test_link_velocity_none_until_a_step_after_enable(tmp_path, plugin_dir):
+def test_link_velocity_zero_until_a_physics_update_after_enable(tmp_path, plugin_dir):
+    """gz-sim 8 (src/Link.cc EnableVelocityChecks): the world velocity components
+    are created at enable time from the zero body velocity, so the first
+    pre_update reads zero vectors, not None; the step's physics fills them."""
     plugin_dir("wrench_probe", WRENCH_PROBE)
     plugin = (f"<plugin {LOADER}><module_name>wrench_probe</module_name><link>body</link>"
               "<force>0 0 0</force><at_iteration>0</at_iteration></plugin>")
@@ -154,7 +162,7 @@ def test_link_velocity_none_until_a_step_after_enable(tmp_path, plugin_dir):
     sim.step()
     sim.step()
     probe = system(sim, "wrench_probe")
-    assert probe.pre[1] == (None, None)  # enabled in configure, no step yet
+    assert [vec(x).tolist() for x in probe.pre[1]] == [[0.0, 0.0, 0.0]] * 2  # enabled in configure, no step yet
     assert all(x is not None for x in probe.post[1])
     assert all(x is not None for x in probe.pre[2])
 
@@ -167,9 +175,9 @@ JOINT_PROBE = """
     class JointProbe:
         def configure(self, entity, sdf, ecm, event_mgr):
             model = sim.Model(entity)
-            self.joint = sim.Joint(model.joint_by_name(ecm, sdf.get_string("joint")))
-            self.hub = sim.Link(model.link_by_name(ecm, sdf.get_string("link")))
-            self.enable_at = sdf.get_int("enable_at")
+            self.joint = sim.Joint(model.joint_by_name(ecm, sdf.get_string("joint", "")[0]))
+            self.hub = sim.Link(model.link_by_name(ecm, sdf.get_string("link", "")[0]))
+            self.enable_at, _ = sdf.get_int("enable_at", 0)
             self.force_at, _ = sdf.get_int("force_at", -1)
             self.effort, _ = sdf.get_double("effort", 0.0)
             self.velocity_at, _ = sdf.get_int("velocity_at", -1)
@@ -253,19 +261,30 @@ def test_joint_api_sees_the_joint(tmp_path, plugin_dir):
 
 
 @pytest.mark.parametrize("enable_at", [0, 3])
-def test_joint_state_none_until_a_step_after_enable(tmp_path, plugin_dir, enable_at):
-    """Gazebo semantics: position/velocity are None until the check was enabled
-    and one physics step has run; then they are reported in the same
-    iteration's update and post_update. enable_at 0 means in configure()."""
+def test_joint_state_empty_until_a_physics_update_after_enable(tmp_path, plugin_dir, enable_at):
+    """gz-sim 8 semantics (src/Joint.cc, src/Link.cc, enableComponent): before
+    the check is enabled position/velocity are None; once enabled the
+    component exists but is empty ([]) and link velocities are zero until
+    the next physics update fills them, in that iteration's update and
+    post_update. enable_at 0 means in configure()."""
     _, probe = run_spinner(tmp_path, plugin_dir, f"<enable_at>{enable_at}</enable_at>", 5)
     first = max(enable_at, 1)  # the first step after enabling
+    kinds = set()
     for (it, phase), values in probe.log.items():
         reported = it > first or (it == first and phase != "pre")
+        enabled = enable_at == 0 or it >= enable_at
         if reported:
+            kinds.add("reported")
             assert values[0] == [0.0] and values[1] == [0.0], (it, phase, values)
             assert values[2] is not None
+        elif enabled:
+            kinds.add("empty")
+            assert values[:2] == ([], []), (it, phase, values)
+            assert vec(values[2]).tolist() == [0.0, 0.0, 0.0]
         else:
+            kinds.add("off")
             assert values == (None, None, None), (it, phase, values)
+    assert kinds == ({"empty", "reported"} if enable_at == 0 else {"off", "empty", "reported"})
 
 
 def test_set_force_acts_for_one_step(tmp_path, plugin_dir):

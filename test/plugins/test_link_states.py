@@ -80,12 +80,19 @@ def test_compat_batch_equals_the_per_link_api():
     links = [gzsim.Link(e) for e in model.links(ecm)]
     joints = [gzsim.Joint(e) for e in model.joints(ecm)
               if ecm.joints[e].ndofs == 1]
+    assert gz_compat.link_world_states(ecm, links) is None  # velocity checks off
+    assert gz_compat.joint_states(ecm, joints) is None
     for link in links:
         link.enable_velocity_checks(ecm, True)
     for joint in joints:
         joint.enable_position_check(ecm)
         joint.enable_velocity_check(ecm)
-    assert gz_compat.link_world_states(ecm, links) is None  # checks report from the next step
+    # enabled, no physics update yet: poses, zero velocities (gz-sim 8), and no joint state ([] per joint)
+    batched, each = gz_compat.link_world_states(ecm, links), gz_compat.link_world_states_each(ecm, links)
+    for x, y in zip(batched, each):
+        np.testing.assert_allclose(x, y, atol=TOL, rtol=0)
+    assert not batched[2].any() and not batched[3].any()
+    assert gz_compat.joint_states(ecm, joints) is None and gz_compat.joint_states_each(ecm, joints) is None
     for _ in range(3):
         sims[0].step()
     batched, each = gz_compat.link_world_states(ecm, links), gz_compat.link_world_states_each(ecm, links)

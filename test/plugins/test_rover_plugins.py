@@ -52,7 +52,7 @@ class Bus:
     """A client of the simulation's topics: publishes /cmd_vel, keeps /odom and /tf."""
 
     def __init__(self, sim: Simulation):
-        self.node = transport.Node(bus=sim.transport)
+        self.node = transport.node_on(sim.transport)
         self.cmd = self.node.advertise("/cmd_vel", msgs.Twist)
         self.odom, self.tf = [], []
         self.node.subscribe(msgs.Odometry, "/odom", self.odom.append)

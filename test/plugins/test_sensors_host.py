@@ -28,7 +28,7 @@ def sim():
 
 def _collect(sim, sensors, topic, cls, steps):
     got = []
-    node = transport.Node(bus=sim.transport)
+    node = transport.node_on(sim.transport)
     node.subscribe(cls, topic, got.append)
     for _ in range(steps):
         sim.step()

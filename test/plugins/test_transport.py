@@ -71,7 +71,7 @@ def test_header_frame_id():
 # --- transport on a bus ----------------------------------------------------------------
 def test_publish_is_delivered_on_deliver_in_order_as_a_copy():
     bus = transport.Bus()
-    node = transport.Node(bus=bus)
+    node = transport.node_on(bus)
     got = []
     assert node.subscribe(msgs.Double, "/x", lambda m: got.append(m.data))
     pub = node.advertise("/x", msgs.Double)
@@ -87,7 +87,7 @@ def test_publish_is_delivered_on_deliver_in_order_as_a_copy():
 
 def test_topic_names_are_normalized_like_gz_transport():
     bus = transport.Bus()
-    node = transport.Node(bus=bus)
+    node = transport.node_on(bus)
     got = []
     node.subscribe(msgs.Boolean, "flag", lambda m: got.append(m.data))
     node.advertise("/flag", msgs.Boolean).publish(msgs.Boolean(data=True))
@@ -100,7 +100,7 @@ def test_topic_names_are_normalized_like_gz_transport():
 
 def test_type_mismatch_is_not_delivered():
     bus = transport.Bus()
-    node = transport.Node(bus=bus)
+    node = transport.node_on(bus)
     got = []
     node.subscribe(msgs.Twist, "/cmd", got.append)
     pub = node.advertise("/cmd", msgs.Double)
@@ -113,7 +113,7 @@ def test_type_mismatch_is_not_delivered():
 
 def test_unsubscribe_and_callback_failure():
     bus = transport.Bus()
-    node, other = transport.Node(bus=bus), transport.Node(bus=bus)
+    node, other = transport.node_on(bus), transport.node_on(bus)
     got = []
 
     def broken(_msg):
@@ -131,7 +131,7 @@ def test_unsubscribe_and_callback_failure():
 
 def test_publish_from_another_thread():
     bus = transport.Bus()
-    node = transport.Node(bus=bus)
+    node = transport.node_on(bus)
     got = []
     node.subscribe(msgs.Double, "/x", lambda m: got.append(m.data))
     pub = node.advertise("/x", msgs.Double)

@@ -39,8 +39,10 @@ def _gz_samples():
     gz.set_frame_id(odom.header, "odom")
     odom.header.data.add(key="child_frame_id", value=["base_link"])
     tf = gz.Pose_V()
-    p = tf.pose.add(name="base_link", position={"x": 1.0}, orientation={"w": 1.0})
+    p = tf.pose.add(name="ignored_by_ros_gz", position={"x": 1.0}, orientation={"w": 1.0})
+    p.header.stamp.sec = 2
     gz.set_frame_id(p.header, "odom")
+    p.header.data.add(key="child_frame_id", value=["eels::base_link"])
     return {"gz.msgs.Clock": clock, "gz.msgs.Model": model, "gz.msgs.Wrench": wrench, "gz.msgs.IMU": imu,
             "gz.msgs.PointCloudPacked": cloud, "gz.msgs.Odometry": odom, "gz.msgs.Pose_V": tf}
 
@@ -51,8 +53,8 @@ def _ros_commands():
     header = T["std_msgs/msg/Header"](stamp=stamp, frame_id="world")
     return {
         "sensor_msgs/msg/JointState": T["sensor_msgs/msg/JointState"](
-            header=header, name=["a", "b"], position=np.array([0.5, -0.25]), velocity=np.array([], float),
-            effort=np.array([], float)),
+            header=header, name=["a", "b"], position=np.array([0.5, -0.25]), velocity=np.array([math.nan, 0.1]),
+            effort=np.array([math.nan, math.nan])),
         "std_msgs/msg/Bool": T["std_msgs/msg/Bool"](data=True),
         "geometry_msgs/msg/PoseStamped": T["geometry_msgs/msg/PoseStamped"](header=header, pose=T["geometry_msgs/msg/Pose"](
             position=T["geometry_msgs/msg/Point"](x=1.0, y=2.0, z=3.0),
@@ -63,7 +65,7 @@ def _ros_commands():
     }
 
 
-ENTRIES = load_bridge(robot="eels_1_5", fts_sensors=["fts_2"])
+ENTRIES = load_bridge(robot="eels_1_5", fts_sensors=[("fts_2_joint", "fts_2")], world="ice_plane")
 
 
 def test_bridge_uses_every_conversion_once_at_least():
@@ -108,12 +110,14 @@ def test_conversions_keep_fields():
     o = convert.odometry(s["gz.msgs.Odometry"])
     assert (o.header.frame_id, o.child_frame_id, o.twist.twist.angular.z) == ("odom", "base_link", 0.1)
     tf = convert.tf_message(s["gz.msgs.Pose_V"])
-    assert (tf.transforms[0].header.frame_id, tf.transforms[0].child_frame_id) == ("odom", "base_link")
+    # as ros_gz_bridge: the child frame from the pose's header entry ("::" -> "/"), never Pose.name
+    assert (tf.transforms[0].header.frame_id, tf.transforms[0].child_frame_id) == ("odom", "eels/base_link")
+    assert tf.transforms[0].header.stamp.sec == 2
     c = convert.clock(s["gz.msgs.Clock"])
     assert (c.clock.sec, c.clock.nanosec) == (12, 345_678_901)
     cmd = convert.model_from_joint_state(_ros_commands()["sensor_msgs/msg/JointState"])
     assert [j.name for j in cmd.joint] == ["a", "b"] and cmd.joint[1].axis1.position == -0.25
-    assert math.isnan(cmd.joint[0].axis1.velocity)  # no velocity given: no velocity set point
+    assert math.isnan(cmd.joint[0].axis1.velocity) and cmd.joint[1].axis1.velocity == 0.1  # NaN: no set point
 
 
 def test_malformed_joint_state_is_rejected_with_reason():
@@ -121,5 +125,10 @@ def test_malformed_joint_state_is_rejected_with_reason():
     bad = T["sensor_msgs/msg/JointState"](header=T["std_msgs/msg/Header"](
         stamp=T["builtin_interfaces/msg/Time"](sec=0, nanosec=0), frame_id=""), name=["a", "b"],
         position=np.array([1.0]), velocity=np.array([], float), effort=np.array([], float))
-    with pytest.raises(ValueError, match="2 names but 1 position"):
+    with pytest.raises(ValueError, match="2 names and 1 position, 0 velocity and 0 effort values"):
         convert.model_from_joint_state(bad)
+    # velocity only: ros_gz_bridge would loop over the empty position array and drop it
+    velocity_only = T["sensor_msgs/msg/JointState"](header=bad.header, name=["a"], position=np.array([], float),
+                                                    velocity=np.array([1.0]), effort=np.array([], float))
+    with pytest.raises(ValueError, match="one entry per name"):
+        convert.model_from_joint_state(velocity_only)

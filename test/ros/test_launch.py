@@ -38,27 +38,31 @@ def test_files_the_launch_file_references_exist():
         assert (REPO / rel[0] / rel[1]).is_file(), rel
 
 
-def _table(markdown: str) -> set[tuple[str, str, str]]:
+def _table(markdown: str, hosts: bool = False) -> set[tuple]:
+    """(topic, type, direction[, hosts]) rows of a markdown topic table."""
     rows = set()
     for line in markdown.splitlines():
         cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
-        if len(cells) == 3 and cells[0].startswith("/") and ROS_TYPE.match(cells[1]):
-            rows.add((cells[0], ROS_TYPE.match(cells[1]).group(0), "ROS_TO_GZ" if "ROS →" in cells[2]
-                      else "GZ_TO_ROS"))
+        if len(cells) in (3, 4) and cells[0].startswith("/") and ROS_TYPE.match(cells[1]):
+            row = (cells[0], ROS_TYPE.match(cells[1]).group(0), "ROS_TO_GZ" if "ROS →" in cells[2] else "GZ_TO_ROS")
+            rows.add(row + (cells[3],) if hosts else row)
     return rows
 
 
-def _bridge_rows() -> set[tuple[str, str, str]]:
+def _bridge_rows(hosts: bool = False) -> set[tuple]:
     rows = set()
-    for e in load_bridge(robot="<robot>", fts_sensors=["<sensor>"]):
+    both = {e.ros_topic for e in load_bridge(robot="<robot>", fts_sensors=[("<joint>", "<sensor>")], host=False)}
+    for e in load_bridge(robot="<robot>", fts_sensors=[("<joint>", "<sensor>")]):
         pkg, _, name = e.ros_type.split("/")
-        rows.add((e.ros_topic, f"{pkg}/{name}", e.direction))
+        row = (e.ros_topic, f"{pkg}/{name}", e.direction)
+        rows.add(row + ("both" if e.ros_topic in both else "embedded host only",) if hosts else row)
     return rows
 
 
 def test_bridge_matches_the_docs_table():
+    """config/bridge.yaml (both hosts) and config/bridge_host.yaml (host only) against docs/ros.md's table."""
     section = (REPO / "docs" / "ros.md").read_text().split("## ROS 2 interface", 1)[1].split("\n## ", 1)[0]
-    assert _table(section) == _bridge_rows()
+    assert _table(section, hosts=True) == _bridge_rows(hosts=True)
 
 
 @pytest.mark.skipif(not ARCHITECTURE.is_file(), reason="the architecture document is not beside this checkout")
@@ -67,7 +71,7 @@ def test_bridge_matches_the_architecture_table():
 
 
 def test_host_topics_are_the_bridge_gz_topics():
-    gz = {e.ros_topic: e.gz_topic for e in load_bridge(robot="r", fts_sensors=["s"])}
+    gz = {e.ros_topic: e.gz_topic for e in load_bridge(robot="r", fts_sensors=[("j", "s")], world="w")}
     for name in (topics.CLOCK, topics.JOINT_STATES, topics.GROUND_TRUTH, topics.ENABLE_GRAVITY, topics.SET_POSE):
         assert gz[name] == name
 

@@ -97,9 +97,18 @@ def test_joint_commands_move_a_joint_to_its_set_point(caplog):
         bad = Repeater(node, "/joint_commands", "sensor_msgs/msg/JointState", malformed)
         _wait_received(ros, "/joint_commands", stat="rejected")
         bad.stop()
+        # a position-only command (velocity and effort empty) is what ros_gz_bridge mangles: refused
+        position_only = T["sensor_msgs/msg/JointState"](header=_header(), name=[name], position=np.array([target]),
+                                                        velocity=np.array([], float), effort=np.array([], float))
+        with caplog.at_level(logging.WARNING):
+            bad = Repeater(node, "/joint_commands", "sensor_msgs/msg/JointState", position_only)
+            _wait_received(ros, "/joint_commands", count=2, stat="rejected")
+            bad.stop()
+        assert "1 names and 1 position, 0 velocity and 0 effort values" in caplog.text
+        nan = float("nan")
         cmd = T["sensor_msgs/msg/JointState"](header=_header(), name=[name, "no_such_joint"],
-                                              position=np.array([target, 0.0]), velocity=np.array([], float),
-                                              effort=np.array([], float))
+                                              position=np.array([target, 0.0]), velocity=np.array([nan, nan]),
+                                              effort=np.array([nan, nan]))
         with caplog.at_level(logging.WARNING):
             rep = Repeater(node, "/joint_commands", "sensor_msgs/msg/JointState", cmd)
             _wait_received(ros, "/joint_commands")
@@ -110,7 +119,7 @@ def test_joint_commands_move_a_joint_to_its_set_point(caplog):
         assert q == pytest.approx(target, abs=0.004)
         text = caplog.text
         assert "no_such_joint" in text and "not a controlled joint" in text
-        assert "2 names but 1 position" in text
+        assert "2 names and 1 position, 0 velocity and 0 effort values" in text
     finally:
         ros.close()
 

@@ -1,0 +1,131 @@
+"""Every gz call in plugins_py/ (found by AST) exists in the real gz-sim 8 API
+with that argument form (test/conformance/gz_api_manifest.json), and no
+plugin reads a parameter with sdformat's one-argument getter. The checker
+itself is tested on mutated plugins: each kind of mistake is found."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from pathlib import Path
+
+import pytest
+from gz_calls import check_file
+
+from eels_gz.host import element, gzmath, gzsim, transport
+from gz_manifest import CLASSES
+
+REPO = Path(__file__).resolve().parents[2]
+PLUGINS = sorted((REPO / "plugins_py").glob("*.py"))
+SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem != "gz_compat"]
+# gz_compat: the functions that run under Gazebo (the embedded-host branches call the host's batch helpers)
+COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_link_world_wrenches_each",
+                    "joint_states_each", "set_joint_forces_each"}
+# model code that receives the gz API module from a plugin
+API_USERS = [REPO / "eels_gz" / "rover" / "gz_model.py"]
+
+
+def host_only_names() -> set[str]:
+    """Public names the embedded host's imitation offers that no real class has."""
+    real = {m for entry in CLASSES.values() for m in (*entry["methods"], *entry["attributes"])}
+    names = set()
+    for module in (gzsim, element, gzmath, transport):
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__ and name in CLASSES:
+                names |= {n for n in vars(cls) if not n.startswith("_")}
+    return names - real
+
+
+HOST_ONLY = host_only_names()
+
+
+def test_the_plugin_set_is_the_expected_one():
+    assert {p.stem for p in SYSTEM_PLUGINS} == {"joint_control", "screw_contact", "icr_steering", "wheel_odometry"}
+
+
+@pytest.mark.parametrize("path", SYSTEM_PLUGINS + API_USERS, ids=lambda p: p.name)
+def test_every_gz_call_exists_in_the_real_api(path):
+    problems, checked = check_file(path, HOST_ONLY)
+    assert not problems, "\n".join(sorted({str(p) for p in problems}))
+    assert checked >= 5, f"only {checked} gz calls recognised in {path.name}: the checker lost track of the types"
+
+
+def test_gz_compat_gazebo_paths_use_the_real_api():
+    problems, checked = check_file(REPO / "plugins_py" / "gz_compat.py", HOST_ONLY, COMPAT_FUNCTIONS)
+    assert not problems, "\n".join(sorted({str(p) for p in problems}))
+    assert checked >= 10
+
+
+# --- the checker finds each kind of mistake ----------------------------------------------------------
+GOOD = """
+    from gz_compat import gzmath, iter_elements, msgs, param, sim, transport
+
+
+    class Probe:
+        def configure(self, entity, sdf, ecm, event_mgr):
+            model = sim.Model(entity)
+            self.link = sim.Link(model.link_by_name(ecm, "base"))
+            self.joints = [sim.Joint(e) for e in model.joints(ecm)]
+            self.gain = param(sdf, "get_double", "gain", "probe")
+            for el in iter_elements(sdf, "item"):
+                name, found = el.get_string("name", "")
+            self.node = transport.Node()
+            self.pub = self.node.advertise("/out", msgs.Twist)
+            self.node.subscribe(msgs.Twist, "/in", self.on_twist)
+            for j in self.joints:
+                j.enable_position_check(ecm)
+
+        def on_twist(self, msg):
+            self.cmd = msg.linear.x
+
+        def pre_update(self, info, ecm):
+            dt = info.dt.total_seconds()
+            for j in self.joints:
+                q = j.position(ecm)
+            self.link.add_world_wrench(ecm, gzmath.Vector3d(0, 0, 1), gzmath.Vector3d())
+            out = msgs.Twist()
+            out.angular.z = dt
+            self.pub.publish(out)
+{extra}
+
+    def get_system():
+        return Probe()
+"""
+MUTATIONS = {
+    "one_arg_getter": ("            self.gain2 = sdf.get_double('gain2')", "one-argument Element.get_double"),
+    "host_only_name": ("            v = sdf.get_vector3d('v', gzmath.Vector3d())", "no method 'get_vector3d'"),
+    "absent_method": ("            t = self.link.world_twist(ecm)", "Link has no method 'world_twist'"),
+    "absent_on_untyped": ("            other = self.joints[0]\n            other.set_torque(ecm, [1.0])",
+                          "Joint has no method 'set_torque'"),
+    "wrong_arity": ("            self.link.add_world_wrench(ecm, gzmath.Vector3d())", "add_world_wrench takes no 2"),
+    "keyword_not_named": ("            el = sdf.get_next_element(name='item')", "get_next_element takes no 0"),
+    "bad_constructor": ("            v = gzmath.Vector3d(1.0, 2.0)", "Vector3d() takes no constructor with 2"),
+    "message_field": ("            m = msgs.Twist()\n            m.linear.w = 1.0", "has no field 'w'"),
+    "ecm_attribute": ("            n = len(ecm.models)", "the ECM is opaque"),
+    "update_info": ("            t = info.time", "UpdateInfo has no attribute or method 'time'"),
+}
+
+
+def checked_source(tmp_path, extra: str, where: str = "pre_update"):
+    path = tmp_path / "probe.py"
+    source = textwrap.dedent(GOOD.replace("{extra}", "")).splitlines()
+    marker = "    def pre_update(self, info, ecm):" if where == "pre_update" else \
+        "    def configure(self, entity, sdf, ecm, event_mgr):"
+    at = source.index(marker) + 1
+    source[at:at] = [line[4:] for line in extra.splitlines()]
+    path.write_text("\n".join(source) + "\n")
+    return check_file(path, HOST_ONLY)
+
+
+def test_the_checker_passes_the_good_probe(tmp_path):
+    problems, checked = checked_source(tmp_path, "")
+    assert not problems, "\n".join(map(str, problems))
+    assert checked >= 15
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_the_checker_finds_each_mistake(tmp_path, name):
+    line, expected = MUTATIONS[name]
+    where = "configure" if "sdf" in line else "pre_update"
+    problems, _ = checked_source(tmp_path, line, where)
+    assert any(expected in str(p) for p in problems), [str(p) for p in problems]

@@ -251,3 +251,26 @@ def test_a_raising_configure_disables_in_gazebo_mode_and_stops_by_default(tmp_pa
     sim.step()
     assert sim.systems[0].disabled
     sim.close()
+
+
+def test_a_run_resets_the_world_at_sim_reset_at(tmp_path):
+    """``--set sim.reset_at=T``: the run's world is reset once at T (every plugin's reset() called), then
+    runs on from a clock at zero for the rest of its steps."""
+    from eels_gz import config
+    from eels_gz.host.runner import run
+
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.1,
+                                    "sim": {"reset_at": 0.04}, "log": {"plot": False}})
+    summary = run(cfg, tmp_path / "run")
+    assert summary["status"] == "ok" and summary["resets"] == 1
+    assert summary["steps"] == 60 and summary["sim_time"] == pytest.approx(0.06)
+
+
+def test_sim_settings_are_checked():
+    from eels_gz import config
+    from eels_gz.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="'sim.plugin_errors' must be one of stop, disable"):
+        config.resolve(sets=["sim.plugin_errors=ignore"])
+    with pytest.raises(ConfigError, match="'sim.reset_at' must be a positive time"):
+        config.resolve(sets=["sim.reset_at=-1"])

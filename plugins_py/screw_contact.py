@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, sim
 
-from eels_gz.contact.kernel import screw_wrenches
+from eels_gz.contact.kernel import new_contact_state, screw_wrenches
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
@@ -63,7 +63,7 @@ class ScrewContact:
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests
         # bristle displacements of the stick-slip law (used when stick_length > 0), m, world
-        self.stick = np.zeros((n, self.points.points_per_screw, 3))
+        self.stick = new_contact_state(self.points)
 
     def pre_update(self, info, ecm):
         if info.paused:

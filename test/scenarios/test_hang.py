@@ -88,7 +88,8 @@ def _settle(sim) -> float:
         while steps < 500 or not _still(skel):  # at least 0.5 s per phase
             sim.step()
             steps += 1
-            assert sim.time < SETTLE_MAX_S, f"not still after {sim.time:.1f} s: max |dq| {np.abs(skel.getVelocities()).max():.2e}"
+            assert sim.time < SETTLE_MAX_S, \
+                f"not still after {sim.time:.1f} s: max |dq| {np.abs(skel.getVelocities()).max():.2e}"
         drag[0] = False
     return sim.time
 
@@ -114,9 +115,10 @@ def hung():
         H, P = np.zeros(3), np.zeros(3)
         for b in below:
             Rb = b.getWorldTransform().rotation()
-            I = Rb @ b.getInertia().getMoment() @ Rb.T
+            inertia = Rb @ b.getInertia().getMoment() @ Rb.T
             w, a = np.asarray(b.getAngularVelocity()), np.asarray(b.getCOMLinearAcceleration())
-            H += np.cross(b.getCOM() - o, b.getMass() * a) + I @ b.getAngularAcceleration() + np.cross(w, I @ w)
+            H += (np.cross(b.getCOM() - o, b.getMass() * a) + inertia @ b.getAngularAcceleration()
+                  + np.cross(w, inertia @ w))
             P += b.getMass() * a
         D = H - np.cross(com - o, P)
         bound = float(np.linalg.norm(D)) + ROUNDING * np.linalg.norm(F) * length

@@ -8,7 +8,9 @@ clearance into the penalty contact), rolls less than 0.01 rad, and no joint
 velocity changes sign on more than 5 % of the steps (no step-rate chatter).
 The default ice has static friction (the bristle law, config/contact/ice.yaml)
 and rolling resistance, which is what these need: under the regulated law
-the front-only robot chatters and rolls 1.4 rad in 10 s (issue 18).
+without rolling resistance the front-only robot chatters at the step rate
+and rolls 1.4 rad in 10 s (issue 18); with it, still 0.39 rad
+(docs/contact.md).
 
 Rolling resistance (eels_gz/contact/point_terms.py). A lone screw (free body,
 test/rigs/lone_screw.urdf.xacro) of weight W lying on the ice, loaded by a

@@ -1,6 +1,9 @@
-"""Cost of the screw contact wrench kernel per contact point, and of one full
+"""Cost of the screw contact wrench kernels per contact point, and of one full
 ``screw_wrenches`` call (point placement + terrain query + kernel), for 20
-screws (EELS 1.0 alternating) with 8 to 32 points each.
+screws (EELS 1.0 alternating) with 8 to 32 points each, under the default
+ice (bristle law and rolling resistance, ``stick_wrench_kernel``) and the
+regulated law (``contact_wrench_kernel``, config/contact/ice_regulated.yaml),
+timed in the same run.
 
 The screws lie on flat ground (``eels_gz.terrain.Plane``) at 1 mm
 penetration, spinning at 2 rad/s and drifting, so that on each screw the bottom
@@ -21,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from eels_gz.contact.kernel import contact_wrench_kernel, screw_wrenches
+from eels_gz.contact.kernel import contact_wrench_kernel, new_contact_state, screw_wrenches
 from eels_gz.contact.params import load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.contact.stick import stick_wrench_kernel
 from eels_gz.terrain import Plane
 
 N_SCREWS = 20
@@ -63,6 +67,7 @@ def main() -> None:
     a = ap.parse_args()
 
     params = load_contact_params("ice")
+    regulated = load_contact_params("ice_regulated")
     ground = Plane()
     rows = []
     for axial, ring in LAYOUTS:
@@ -74,18 +79,33 @@ def main() -> None:
         force, torque = np.empty((N_SCREWS, 3)), np.empty((N_SCREWS, 3))
         fn_out, pf_out = np.empty((N_SCREWS, n)), np.empty((N_SCREWS, n, 3))
 
+        state = new_contact_state(points)
+
         def kernel():
-            contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev, params.mu, params.ev_a, params.ev_b,
-                                  params.k, params.c, params.v_eps, force, torque, fn_out, pf_out)
+            stick_wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, params.roll_arm, params.mu, params.ev_a,
+                                params.ev_b, params.k, params.c, params.stick_length, 1e-3, state,
+                                force, torque, fn_out, pf_out)
+
+        def kernel_regulated():
+            contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, regulated.roll_arm, regulated.mu,
+                                  regulated.ev_a, regulated.ev_b, regulated.k, regulated.c, regulated.v_eps,
+                                  force, torque, fn_out, pf_out)
 
         def full():
-            screw_wrenches(points, params, pos, rot, lin, ang, ground.query)
+            screw_wrenches(points, params, pos, rot, lin, ang, ground.query, stick=state, dt=1e-3)
+
+        def full_regulated():
+            screw_wrenches(points, regulated, pos, rot, lin, ang, ground.query)
 
         for _ in range(200):  # warm-up: compilation, caches
             kernel()
+            kernel_regulated()
             full()
+            full_regulated()
         t_kernel = time_call(kernel, a.repeats, a.rounds)
+        t_kernel_reg = time_call(kernel_regulated, a.repeats, a.rounds)
         t_full = time_call(full, a.repeats // 4, a.rounds)
+        t_full_reg = time_call(full_regulated, a.repeats // 4, a.rounds)
         rows.append({
             "points_per_screw": n,
             "points_axial": axial,
@@ -96,6 +116,12 @@ def main() -> None:
             "kernel_ns_per_point": t_kernel * 1e9 / (N_SCREWS * n),
             "screw_wrenches_us_per_call": t_full * 1e6,
             "screw_wrenches_ns_per_point": t_full * 1e9 / (N_SCREWS * n),
+            "regulated": {
+                "kernel_us_per_call": t_kernel_reg * 1e6,
+                "kernel_ns_per_point": t_kernel_reg * 1e9 / (N_SCREWS * n),
+                "screw_wrenches_us_per_call": t_full_reg * 1e6,
+            },
+            "default_over_regulated_kernel": t_kernel / t_kernel_reg,
         })
     result = {
         "benchmark": "contact_kernel",

@@ -37,6 +37,8 @@ def friction(csv_file, as_json, plot_file):
     except EelsError as exc:
         _fail(exc)
     result = fit.to_dict()
+    for warning in fit.warnings:
+        click.echo(f"eels-gz: warning: {csv_file}: {warning}", err=True)
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return

@@ -19,7 +19,7 @@ While it is active the screws' own collisions are off (``collide_bitmask``
 0), so contact is never counted twice; shells keep their native contact.
 Until the first physics update after ``configure`` gz-sim reports zero link
 velocities; the contact is computed with them (a robot starts at rest).
-``reset`` (a world reset) clears the stick-slip bristles.
+``reset`` (a world reset) clears the per-point contact state (bristles, rolling seats).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
 
-from eels_gz.contact.kernel import screw_wrenches
+from eels_gz.contact.kernel import new_contact_state, screw_wrenches
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
@@ -66,8 +66,8 @@ class ScrewContact:
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests
-        # bristle displacements of the stick-slip law (used when stick_length > 0), m, world
-        self.stick = np.zeros((n, self.points.points_per_screw, 3))
+        # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
+        self.stick = new_contact_state(self.points)
 
     def reset(self, info, ecm):
         self.stick[:] = 0.0

@@ -24,6 +24,7 @@ along the motion, hold the screw's spin, and drag at several times
 from __future__ import annotations
 
 import csv
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ import numpy as np
 
 from eels_gz.contact.params import ContactParams
 from eels_gz.errors import CalibrationError
+
+log = logging.getLogger(__name__)
 
 DIRECTIONS = ("parallel", "perpendicular")
 COLUMNS = ("direction", "normal_force_N", "drag_force_N")
@@ -62,6 +65,7 @@ class FrictionFit:
     the least-squares residuals. r2: coefficient of determination of the line.
     residuals: |e_v| sample minus line, one per perpendicular sample, in the
     order of the input. n_parallel, n_perpendicular, n_loads: counts.
+    load_min, load_max (N): the perpendicular loads the line was fitted over.
     """
 
     mu: float
@@ -75,6 +79,30 @@ class FrictionFit:
     n_parallel: int
     n_perpendicular: int
     n_loads: int
+    load_min: float = math.nan
+    load_max: float = math.nan
+
+    @property
+    def warnings(self) -> list[str]:
+        """What in the fit contradicts the screw model, one sentence each (empty: nothing).
+
+        |e_v| < 1 anywhere over the fitted loads: the screw slid more easily
+        across its threads than along them. The model exists because blades
+        grip across the thread (EELS-DARTS §2.2.2, Fig. 6: |e_v| > 1, growing
+        with load); Eq. 6 still runs with such a line, but the data do not
+        describe a screw on ice as the model sees it (directions swapped in
+        the CSV, a blunt or clogged screw, or a surface it does not cut).
+        """
+        ev_lo, ev_hi = self.ev_norm(self.load_min), self.ev_norm(self.load_max)
+        low = min(float(ev_lo), float(ev_hi))
+        if not low < 1.0:
+            return []
+        where = self.load_min if ev_lo <= ev_hi else self.load_max
+        return [f"|e_v| = {self.ev_a:.4g} + {self.ev_b:.4g} F_n is {low:.3g} < 1 at F_n = {where:.4g} N "
+                f"(fitted over {self.load_min:.4g}-{self.load_max:.4g} N): the screw slid more easily across its "
+                "threads than along them, which contradicts the screw model (blades grip across the thread, "
+                "EELS-DARTS Fig. 6: |e_v| > 1); check that the 'parallel' and 'perpendicular' drags are not "
+                "swapped and that the screw cuts the surface"]
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (for ``eels-gz calibrate friction --json``)."""
@@ -87,6 +115,7 @@ class FrictionFit:
             "stderr": {"mu": self.mu_stderr, "ev_a": self.ev_a_stderr, "ev_b": self.ev_b_stderr},
             "counts": {"parallel": self.n_parallel, "perpendicular": self.n_perpendicular,
                        "perpendicular_loads": self.n_loads},
+            "warnings": self.warnings,
         }
 
     def ev_norm(self, f_n: np.ndarray | float) -> np.ndarray:
@@ -192,9 +221,13 @@ def fit_friction(samples: DragSamples) -> FrictionFit:
         a_se, b_se = float(math.sqrt(cov[0, 0])), float(math.sqrt(cov[1, 1]))
     else:
         a_se = b_se = math.nan
-    return FrictionFit(mu=mu, ev_a=float(a), ev_b=float(b), r2=r2, residuals=residuals, mu_stderr=mu_stderr,
-                       ev_a_stderr=a_se, ev_b_stderr=b_se, n_parallel=int(n_par.size),
-                       n_perpendicular=int(loads.size), n_loads=int(np.unique(loads).size))
+    fit = FrictionFit(mu=mu, ev_a=float(a), ev_b=float(b), r2=r2, residuals=residuals, mu_stderr=mu_stderr,
+                      ev_a_stderr=a_se, ev_b_stderr=b_se, n_parallel=int(n_par.size),
+                      n_perpendicular=int(loads.size), n_loads=int(np.unique(loads).size),
+                      load_min=float(loads.min()), load_max=float(loads.max()))
+    for warning in fit.warnings:
+        log.warning("%s: %s", samples.source, warning)
+    return fit
 
 
 def synthetic_drags(params: ContactParams, loads: Sequence[float], n: int, noise: float,

@@ -8,8 +8,10 @@ along the normal leaves no across-thread direction: isotropic friction);
 friction by Eq. 6 with the regulator (``laws.py``). ``|e_v| = a + b L`` with
 ``L`` the screw's total normal load, the quantity the calibration drags
 measure, so that the friction law does not depend on how many points share
-the load. Each screw gets one world wrench: the force sum, and the torque
-about its link origin, ``sum r × F``.
+the load. The blades' rolling resistance (``point_terms.py``) adds a moment
+``rho F_n``, ``|rho| <= roll_arm``, about each point's contact line. Each screw gets one world
+wrench: the force sum, and the torque about its link origin,
+``sum r × F`` plus the rolling moments.
 """
 
 from __future__ import annotations
@@ -25,15 +27,15 @@ from numpy.typing import ArrayLike
 from eels_gz.contact.laws import EV_NORM_MIN
 from eels_gz.contact.params import ContactParams
 from eels_gz.contact.screw_points import ScrewPointSet
-from eels_gz.contact.point_terms import point_slip_frame, screw_normal_forces
-from eels_gz.contact.stick import stick_wrench_kernel
+from eels_gz.contact.point_terms import point_patch_frame, point_slip_frame, screw_normal_forces
+from eels_gz.contact.stick import STATE_WIDTH, stick_wrench_kernel
 from eels_gz.errors import ContactError
 
 TerrainQuery = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 @njit(cache=True)
-def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir,
+def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
                           mu, ev_a, ev_b, k, c, v_eps,
                           force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
     """Wrenches of S screws with N points each; all vectors in the world frame.
@@ -42,6 +44,8 @@ def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev
     offsets (S, N, 3): point minus link origin (m). signed_distance (S, N):
     terrain distance (m, positive outside). normal (S, N, 3): unit outward
     terrain normal. ev_dir (S, N, 3): unit across-thread direction.
+    link_rot (S, 3, 3): link rotations (column 0: the screw axis). roll_arm
+    (m): the rolling resistance's arm b (0: none).
     mu, ev_a, ev_b (1/N), k (N/m), c (N s/m), v_eps (m/s): ContactParams.
     Writes force_out (S, 3) N, torque_out (S, 3) N m about the link origin,
     normal_out (S, N) N and point_force_out (S, N, 3) N.
@@ -80,6 +84,14 @@ def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev
             tx_s += ry * fz - rz * fy
             ty_s += rz * fx - rx * fz
             tz_s += rx * fy - ry * fx
+            if roll_arm > 0.0:
+                # rolling resistance: the normal force's offset in the embedded chord, regulated
+                v_side, mx, my, mz = point_patch_frame(s, p, lin_vel, ang_vel, offsets, normal, link_rot)
+                if v_side != 0.0:
+                    moment = fn * roll_arm * v_side / math.sqrt(v_side * v_side + eps2)
+                    tx_s += moment * mx
+                    ty_s += moment * my
+                    tz_s += moment * mz
         force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
         torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s
 
@@ -98,6 +110,12 @@ class ScrewWrenches:
     def points_in_contact(self) -> np.ndarray:
         """Number of points pushing on each screw, (S,)."""
         return np.count_nonzero(self.normal_force > 0.0, axis=1)
+
+
+def new_contact_state(point_set: ScrewPointSet) -> np.ndarray:
+    """Zeroed per-point state of the bristle law, (S, N, STATE_WIDTH): keep it
+    between ``screw_wrenches`` calls (``stick``); unused by the regulated law."""
+    return np.zeros((point_set.n_screws, point_set.points_per_screw, STATE_WIDTH))
 
 
 def _vectors(name: str, value: ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
@@ -129,14 +147,17 @@ def screw_wrenches(
     (``Link.add_world_wrench(force, torque)``).
 
     With ``params.stick_length > 0`` friction follows the bristle law of
-    ``stick.py``: ``stick`` (S, N, 3) holds the bristles (m, world; zeros to
-    start), updated in place, and ``dt`` (s) is the step the slip acts over.
-    Otherwise ``stick`` and ``dt`` are unused (the regulator is stateless).
+    ``stick.py``: ``stick`` (S, N, STATE_WIDTH) holds the per-point state
+    (``new_contact_state``; bristles and patch travel, m), updated in place,
+    and ``dt`` (s) is the step the slip acts over. Otherwise ``stick`` and
+    ``dt`` are unused (the regulator is stateless). ``params.roll_arm``
+    sets the blades' rolling resistance (``point_terms.py``).
     """
     s, n = point_set.n_screws, point_set.points_per_screw
     lin = _vectors("lin_vel", lin_vel, (s, 3))
     ang = _vectors("ang_vel", ang_vel, (s, 3))
-    points, offsets, ev = point_set.world_points(link_pos, link_rot, down)
+    points, offsets, ev = point_set.world_points(link_pos, link_rot, down)  # checks the poses' shapes
+    rot = np.ascontiguousarray(link_rot, dtype=float)
     dist, nrm = terrain_query(points.reshape(s * n, 3))
     dist = np.asarray(dist, dtype=float)
     nrm = np.asarray(nrm, dtype=float)
@@ -148,19 +169,20 @@ def screw_wrenches(
     force, torque = np.empty((s, 3)), np.empty((s, 3))
     normal_force, point_force = np.empty((s, n)), np.empty((s, n, 3))
     if params.stick_length > 0.0:
-        if stick is None or stick.shape != (s, n, 3) or stick.dtype != np.float64 or not stick.flags.c_contiguous:
+        shape = (s, n, STATE_WIDTH)
+        if stick is None or stick.shape != shape or stick.dtype != np.float64 or not stick.flags.c_contiguous:
             raise ContactError(f"screw_wrenches: stick_length = {params.stick_length} m needs 'stick', a C-ordered "
-                               f"float64 array of shape {(s, n, 3)} kept between calls, got "
+                               f"float64 array of shape {shape} kept between calls (new_contact_state), got "
                                f"{None if stick is None else (stick.shape, stick.dtype)}")
         if not (dt >= 0.0 and math.isfinite(dt)):
             raise ContactError(f"screw_wrenches: 'dt' must be a finite step >= 0 s, got {dt!r}")
         stick_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
-                            np.ascontiguousarray(nrm.reshape(s, n, 3)), ev,
+                            np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
                             params.mu, params.ev_a, params.ev_b, params.k, params.c, params.stick_length,
                             float(dt), stick, force, torque, normal_force, point_force)
         return ScrewWrenches(force, torque, normal_force, point_force, points)
     contact_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
-                          np.ascontiguousarray(nrm.reshape(s, n, 3)), ev,
+                          np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
                           params.mu, params.ev_a, params.ev_b, params.k, params.c, params.v_eps,
                           force, torque, normal_force, point_force)
     return ScrewWrenches(force, torque, normal_force, point_force, points)

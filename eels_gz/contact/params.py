@@ -31,7 +31,11 @@ class ContactParams:
     points_axial: stations along each screw; points_ring: points around each
     station (the first one faces "down"); points_per_screw is their product.
     stick_length: bristle length z0 of the stick-slip law (m, ``stick.py``);
-    0 (the default, and the key may be left out) uses the regulator instead.
+    0 (the key may be left out) uses the regulator instead.
+    roll_arm: rolling resistance of the embedded blades (m, ``point_terms.py``):
+    the largest offset of the normal force from the contact line, so that a
+    screw of load F_n starts to roll at the moment roll_arm F_n; 0 (the key
+    may be left out): a line contact that does not resist rolling.
     """
 
     mu: float
@@ -43,6 +47,7 @@ class ContactParams:
     points_axial: int
     points_ring: int
     stick_length: float = 0.0
+    roll_arm: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -71,9 +76,10 @@ _RANGES: dict[str, tuple[bool, float, bool, str]] = {
     "points_axial": (True, 1, True, "an integer >= 1"),
     "points_ring": (True, 1, True, "an integer >= 1"),
     "stick_length": (False, 0.0, True, "a bristle length >= 0 in m (0: the regulator)"),
+    "roll_arm": (False, 0.0, True, "a rolling-resistance arm >= 0 in m (0: no rolling resistance)"),
 }
 KEYS = tuple(_RANGES)
-OPTIONAL = {"stick_length": 0.0}  # keys a file may leave out, with their defaults
+OPTIONAL = {"stick_length": 0.0, "roll_arm": 0.0}  # keys a file may leave out, with their defaults
 
 
 def _check(key: str, value: object, source: str) -> None:

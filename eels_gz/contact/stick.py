@@ -30,7 +30,14 @@ bounded by Eq. 6 whatever the slip speed, so there is no ``1/v_eps`` gain;
 the stick spring's stability bound is ``dt^2 k_t / m < 4`` with
 ``k_t = mu |e_v| F_n / z0`` per point (config/contact/ice.yaml sizes it).
 
-A point that leaves contact forgets its bristle (``z = 0``).
+The blades' rolling resistance (``point_terms.py``) keeps a second state per
+point, the sideways travel ``zeta`` of its contact patch (m), saturated at
+the same z0: the normal force sits at ``rho = b clip((zeta + tau_r v_side) / z0)``
+from the contact line (``b = roll_arm``) and adds the moment ``rho F_n``.
+Rolling stiffness about the contact line per point: ``F_n b r / z0``
+(N m/rad), r the blade-tip radius; tau_r = ``ROLL_DAMPING_TIME``.
+
+A point that leaves contact forgets its bristle and its patch travel.
 """
 
 from __future__ import annotations
@@ -39,7 +46,7 @@ import math
 
 from numba import njit
 
-from eels_gz.contact.point_terms import point_slip_frame, screw_normal_forces
+from eels_gz.contact.point_terms import point_patch_frame, point_slip_frame, screw_normal_forces
 from eels_gz.contact.laws import EV_NORM_MIN
 
 # Damping time of the bristle (s): u = (z + tau v) / z0, a damper tau k_t beside the
@@ -48,17 +55,29 @@ from eels_gz.contact.laws import EV_NORM_MIN
 # the explicit step stays far inside its bound (dt tau k_t / m ~ 0.02 << 2);
 # the screw spin (I ~ 4e-3 kg m^2, k ~ 300 N m/rad): dt tau k / I ~ 0.15.
 STICK_DAMPING_TIME = 0.002
+# Damping time of the rolling seat (s): rho = b clip((zeta + tau_roll v_side) / z0). The seat's
+# stiffness is far below the bristle's, so the bristle's 2 ms would leave a screw rocking on it
+# for ever: about its contact line a screw of load F_n = m g has the stiffness m g b r / z0 and the
+# inertia m r^2 (1 + I / (m r^2)), a natural frequency sqrt(g b / (r z0 (1 + I / (m r^2)))) that
+# does not depend on the load: 6.6 rad/s for the default b = 0.5 mm, z0 = 1 mm, r = 0.09 m and
+# I / (m r^2) = 0.26 (a solid root of 0.065 m), critically damped by tau = 2 / 6.6 = 0.30 s.
+# 0.25 s (damping ratio 0.8); the explicit step sees dt tau (m g b r / z0) / (m r^2) = 0.011 << 2.
+# Above z0 / tau = 4 mm/s of patch travel the damper saturates: rolling meets the full b F_n.
+ROLL_DAMPING_TIME = 0.25
+# Per point state: the bristle z (m, world, 3 components) and the patch travel zeta (m).
+STATE_WIDTH = 4
 
 
 @njit(cache=True)
-def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir,
+def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
                         mu, ev_a, ev_b, k, c, stick_length, dt, stick,
                         force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
     """As ``kernel.contact_wrench_kernel`` with the bristle law (module docstring).
 
     stick_length (m) > 0: bristle length z0; dt (s) >= 0: the step the
-    slip acts over; stick (S, N, 3): bristle displacements (m, world), read
-    and updated in place.
+    slip acts over; stick (S, N, STATE_WIDTH): per point the bristle
+    displacement (m, world) and the patch travel zeta (m), read and updated
+    in place.
     """
     n_screws, n_points = signed_distance.shape
     for s in range(n_screws):
@@ -72,7 +91,7 @@ def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_d
             fn = normal_out[s, p]
             if fn <= 0.0:
                 point_force_out[s, p, 0] = point_force_out[s, p, 1] = point_force_out[s, p, 2] = 0.0
-                stick[s, p, 0] = stick[s, p, 1] = stick[s, p, 2] = 0.0
+                stick[s, p, 0] = stick[s, p, 1] = stick[s, p, 2] = stick[s, p, 3] = 0.0
                 continue
             rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
             nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
@@ -105,5 +124,23 @@ def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_d
             tx_s += ry * fz - rz * fy
             ty_s += rz * fx - rx * fz
             tz_s += rx * fy - ry * fx
+            if roll_arm > 0.0:
+                # rolling resistance: the normal force's offset in the embedded chord, elastic-plastic
+                v_side, mx, my, mz = point_patch_frame(s, p, lin_vel, ang_vel, offsets, normal, link_rot)
+                zeta = stick[s, p, 3] + v_side * dt
+                if zeta > stick_length:
+                    zeta = stick_length
+                elif zeta < -stick_length:
+                    zeta = -stick_length
+                stick[s, p, 3] = zeta
+                u = (zeta + ROLL_DAMPING_TIME * v_side) / stick_length
+                if u > 1.0:
+                    u = 1.0
+                elif u < -1.0:
+                    u = -1.0
+                moment = fn * roll_arm * u
+                tx_s += moment * mx
+                ty_s += moment * my
+                tz_s += moment * mz
         force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
         torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s

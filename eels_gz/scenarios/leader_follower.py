@@ -23,14 +23,15 @@ Loop, every ``control_period`` s:
    rates for the tracker's twist projected on the planar subspace (vx, vy,
    wz; on flat ice the other three belong to the ground).
 
-Contact. The scenario defaults to the screw contact with
-``config/contact/ice_grip.yaml`` (its ``contact:``): |e_v| = 300,
-screws that cannot slip across their threads, as NEO's kinematic model
-assumes. With ``ice.yaml``'s |e_v| of 3-12 the screws slip across by
+Contact. The scenario runs the screw contact on the default ice (its
+``contact:``). NEO's kinematic model assumes screws that cannot slip across
+their threads; with the default's |e_v| of 3-12 they slip across by
 ~1/|e_v| of the blade speed, which the S-shape's conditioning (scaled
-condition number ~25) turns into twist errors of tens of per cent; and its
-v_eps = 0.05 m/s puts the 210 N tail screw past the explicit step's
-stability bound (ice_grip.yaml derives both).
+condition number ~25) turns into twist errors of tens of per cent, and the
+robot falls behind the path (figures in docs/scenarios.md).
+``config/contact/ice_grip.yaml`` (|e_v| = 300, regulated at the v_eps the
+210 N tail screw's stability needs) is NEO's assumption; the CI test runs
+it.
 
 The run ends (status ``ok``) when the tail has travelled ``travel`` m of
 arc length. Metrics: each module point's distance to the path (tail end,

@@ -6,9 +6,9 @@ sample point less than 5 mm in) within the timeout, then the robot down-climbs
 and the run reports the distance. The screws turn at the rates that lower each
 at ``climb_speed`` with no slip across its blade; the tail must descend at least
 DESCENT_RATIO_MIN of that in 4 s (the rest is slip across the blades at the
-finite |e_v| of ice_stick; measured 1.05 over 20 s, see the README). Facing
+finite |e_v| of the default ice; figures in docs/scenarios.md). Facing
 walls let the bends squeeze the contacts: their squeeze balance is near 0
-(SQUEEZE_MAX; the helix's is 0.13). Measured over 4 s: README, moulin_descent.
+(SQUEEZE_MAX; the helix's is 0.13).
 """
 
 from __future__ import annotations

@@ -10,8 +10,10 @@ module on flat ice turns about its middle instead of advancing.
 Steady state of one screw (radius r, lead angle a from the circumferential
 direction, spin w) advancing at v: the blade-edge slip is (v, w r) in
 (axial, circumferential) components, and the axial friction of Eq. 6 is zero
-when v (1 + (|e_v| - 1) cos^2 a) = (|e_v| - 1) sin a cos a w r. The
-regulator scales u = v/sqrt(|v|^2 + v_eps^2) along v, so it cancels, and
+when v (1 + (|e_v| - 1) cos^2 a) = (|e_v| - 1) sin a cos a w r. The default
+ice's bristle law gives Eq. 6 exactly while the blades slide, and the
+regulated law scales u = v/sqrt(|v|^2 + v_eps^2) along v, so it cancels
+(the rolling resistance acts only on sideways travel, none here), and
 
     v(|e_v|) = w r (|e_v| - 1) sin a cos a / (1 + (|e_v| - 1) cos^2 a),
 
@@ -84,11 +86,11 @@ def guided_run(tmp_path, omega: float, contact: str = "screw", params: str = "ic
 
 @pytest.fixture(scope="module")
 def stiff(tmp_path_factory):
-    """|e_v| = 100 at every load (ev_b = 0); v_eps = 0.02 m/s."""
+    """|e_v| = 100 at every load (ev_b = 0), the default ice's bristle law."""
     tmp = tmp_path_factory.mktemp("stiff")
-    params = params_file(tmp, ev_a=100.0, ev_b=0.0, v_eps=0.02)
+    params = params_file(tmp, ev_a=100.0, ev_b=0.0)
     return {"forward": guided_run(tmp, OMEGA, params=params), "reverse": guided_run(tmp, -OMEGA, params=params),
-            "ev": 100.0, "v_eps": 0.02}
+            "ev": 100.0, "params": load_contact_params(params)}
 
 
 def test_large_ev_advances_at_omega_r_tan_alpha(stiff):
@@ -113,11 +115,13 @@ def test_reversing_omega_reverses_the_motion(stiff):
     assert rev == pytest.approx(-fwd, rel=1e-3)
 
 
-def test_finite_ev_speed_matches_the_model_prediction(tmp_path):
-    """With config/contact/ice.yaml, |e_v| = ev_a + ev_b F_n at each screw's
-    load F_n = W/2 (equal loads by the rig's symmetry)."""
-    s, p = screw_record(), load_contact_params("ice")
-    run = guided_run(tmp_path, OMEGA)
+@pytest.mark.parametrize("params", ["ice", "ice_regulated"])
+def test_finite_ev_speed_matches_the_model_prediction(tmp_path, params):
+    """With the default ice (and the same ice under the regulated law),
+    |e_v| = ev_a + ev_b F_n at each screw's load F_n = W/2 (equal loads by
+    the rig's symmetry)."""
+    s, p = screw_record(), load_contact_params(params)
+    run = guided_run(tmp_path, OMEGA, params=params)
     load = run["weight"] / 2.0
     ev = p.ev_a + p.ev_b * load
     predicted = advance(OMEGA, ev, s["lead_angle"], s["radius"])
@@ -133,9 +137,10 @@ def test_pair_cancels_side_force_and_roll_but_makes_a_yaw_couple(stiff):
     the side forces cancel exactly (mirror symmetry). The side forces act
     at the two screws, a distance d apart, so they form a yaw couple; with no
     across-thread slip, axial balance gives the across-thread reaction
-    mu F_n tan a per screw and the couple is d mu F_n / cos a, times the
-    regulator's scale s = |v|/sqrt(|v|^2 + v_eps^2). Tolerance 2 %: the
-    finite |e_v| = 100 leaves 1.2 % across-thread slip."""
+    mu F_n tan a per screw and the couple is d mu F_n / cos a (times the
+    regulator's scale s = |v|/sqrt(|v|^2 + v_eps^2) under the regulated law;
+    1 under the bristle law, which slides at Eq. 6 exactly). Tolerance 2 %:
+    the finite |e_v| = 100 leaves 1.2 % across-thread slip."""
     s, plugin = screw_record(), stiff["forward"]["plugin"]
     last = plugin.last
     pos = plugin.pos
@@ -147,9 +152,10 @@ def test_pair_cancels_side_force_and_roll_but_makes_a_yaw_couple(stiff):
     assert abs(force[1]) < 1e-9 * fn
     assert abs(torque @ axis) < 1e-9 * fn * s["radius"]
     slip = np.hypot(stiff["forward"]["v"], OMEGA * s["radius"])
-    scale = slip / np.hypot(slip, stiff["v_eps"])
+    p = stiff["params"]
+    scale = 1.0 if p.stick_length > 0.0 else slip / np.hypot(slip, p.v_eps)
     d = np.linalg.norm(pos[0] - pos[1])
-    couple = d * load_contact_params("ice").mu * fn * scale / np.cos(s["lead_angle"])
+    couple = d * p.mu * fn * scale / np.cos(s["lead_angle"])
     assert abs(torque[2]) == pytest.approx(couple, rel=0.02)
 
 

@@ -7,11 +7,16 @@ file) at SPEED = 0.1 m/s commanded, twice the scenario's 0.05 m/s (NEO's
 field speeds: 1-7.6 cm/s) so that the run takes 50 s simulated (~35 s wall
 on one core). Contact: the screw model with config/contact/ice_grip.yaml
 (|e_v| = 300, screws that cannot slip across their threads; the file
-derives its stability), the set the scenario documents.
+derives its stability), chosen here, not by the scenario (which runs on the
+default ice): this test checks the controllers under NEO's own no-slip
+assumption. On the default ice (|e_v| 3-12) the robot falls behind the path
+(0.4 cm/s of 5, mean 10 cm, max 48 cm; docs/scenarios.md gives both and
+what each implies about the ice).
 
-The issue's bound is asserted as it is: mean <= 3 cm and max <= 10 cm over
-every module point (tail end, bend joints, head end) and every control
-period of the run. Measured (2 cores, shared): at 0.1 m/s mean 1.3 cm, max
+Issue 8's bound, this project's (NEO's hardware tracked with mean 1.9-6.7
+cm and max 14-30 cm, Table II), is asserted as it is: mean <= 3 cm and max
+<= 10 cm over every module point (tail end, bend joints, head end) and
+every control period of the run. Measured (2 cores, shared): at 0.1 m/s mean 1.3 cm, max
 5.9 cm (tail); at the scenario's 0.05 m/s mean 0.69 cm, max 3.3 cm; at
 0.2 m/s mean 2.5 cm, max 10.7 cm (the proportional gains of
 config/snake.yaml lag a faster path), hence 0.1 m/s here.
@@ -30,7 +35,7 @@ from eels_gz.paths import asset
 
 SPEED = 0.1  # m/s commanded along the path (module docstring)
 CONTACT = "ice_grip"  # config/contact/ice_grip.yaml
-MEAN_MAX, MAX_MAX = 0.03, 0.10  # m, the issue's bound
+MEAN_MAX, MAX_MAX = 0.03, 0.10  # m, issue 8's bound (the project's, not NEO's)
 
 
 def scenario_travel() -> float:

@@ -124,3 +124,41 @@ def test_unreadable_and_unusable(tmp_path):
         synthetic_drags(PARAMS, [10.0, -1.0], n=2, noise=0.0, seed=0)
     with pytest.raises(CalibrationError, match="n >= 1"):
         synthetic_drags(PARAMS, [10.0], n=0, noise=0.0, seed=0)
+
+
+def _line(ev_a: float, ev_b: float):
+    p = load_contact_params("ice")
+    return type(p)(**{**p.to_dict(), "ev_a": ev_a, "ev_b": ev_b})
+
+
+def test_a_line_of_the_screw_model_gives_no_warning(caplog):
+    fit = fit_friction(synthetic_drags(PARAMS, LOADS, n=1, noise=0.0, seed=0))
+    assert fit.warnings == [] and fit.to_dict()["warnings"] == []
+    assert not caplog.records
+
+
+@pytest.mark.parametrize("ev_a, ev_b, at_load", [
+    (0.6, 0.001, 20.0),     # below 1 everywhere: 0.62 at the lightest load, 0.74 at the heaviest
+    (0.8, 0.005, 20.0),     # crosses 1 inside the fitted loads: 0.9 at 20 N, 1.5 at 140 N
+    (1.4, -0.004, 140.0),   # falls with load, below 1 at the heavy end: 0.84 at 140 N
+])
+def test_ev_below_one_warns_that_the_data_contradict_the_model(ev_a, ev_b, at_load, caplog):
+    """|e_v| < 1 means across-thread drags lighter than along-thread ones:
+    not a screw gripping ice as Eq. 6 is used for. The fit still returns the
+    line (it is what the data say) but warns, naming the value and the load."""
+    if ev_b < 0.0:  # ContactParams refuses a falling line; build its samples by hand
+        samples = synthetic_drags(PARAMS, LOADS, n=1, noise=0.0, seed=0)
+        perp = samples.direction == "perpendicular"
+        drag = samples.drag_force.copy()
+        drag[perp] = PARAMS.mu * (ev_a + ev_b * samples.normal_force[perp]) * samples.normal_force[perp]
+        samples = type(samples)(samples.direction, samples.normal_force, drag, "<falling line>")
+    else:
+        samples = synthetic_drags(_line(ev_a, ev_b), LOADS, n=1, noise=0.0, seed=0)
+    with caplog.at_level("WARNING", logger="eels_gz.contact.calibration"):
+        fit = fit_friction(samples)
+    assert (fit.ev_a, fit.ev_b) == pytest.approx((ev_a, ev_b), rel=1e-9)
+    (warning,) = fit.warnings
+    low = ev_a + ev_b * at_load
+    assert f"is {low:.3g} < 1 at F_n = {at_load:.4g} N" in warning and "contradicts the screw model" in warning
+    assert fit.to_dict()["warnings"] == [warning]
+    assert any(warning in r.getMessage() for r in caplog.records)

@@ -1,7 +1,9 @@
-"""The numba wrench kernel against a plain per-point reference built on
-laws.py, the torque sum r x F, and screw_wrenches on a flat plane against
-closed forms: the resting load, zero torque, propulsion force of a spinning
-screw, and no across-blade force at the no-slip speed."""
+"""The numba wrench kernel of the regulated law against a plain per-point
+reference built on laws.py, the torque sum r x F plus the rolling moments,
+and screw_wrenches on a flat plane against closed forms: the resting load,
+zero torque, propulsion force of a spinning screw, and no across-blade force
+at the no-slip speed (config/contact/ice_regulated.yaml: the default ice
+with the regulated law; the bristle law is test_contact_stick.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from eels_gz.contact.params import ContactParams, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.errors import ContactError
 
-PARAMS = load_contact_params("ice")
+PARAMS = load_contact_params("ice_regulated")
 R, L, ALPHA = 0.09, 0.26, 0.35  # m, m, rad
 
 
@@ -29,7 +31,21 @@ def plane(points: np.ndarray):
     return points[:, 2].copy(), np.tile([0.0, 0.0, 1.0], (len(points), 1))
 
 
-def reference(lin, ang, offsets, dist, nrm, ev_dir, p: ContactParams):
+def rolling_moment(lin, ang, offset, n, axis, fn, p: ContactParams) -> np.ndarray:
+    """The regulated rolling moment at one point, plainly (point_terms.py): the point frame's
+    velocity (the link's, without its spin about the axis) along e_side = n x axis gives
+    rho = b v / sqrt(v^2 + v_eps^2), and the moment rho F_n (e_side x n)."""
+    side = np.cross(n, axis)
+    if np.linalg.norm(side) < 1e-9:
+        return np.zeros(3)
+    side /= np.linalg.norm(side)
+    w = ang - (ang @ axis) * axis
+    v = (lin + np.cross(w, offset)) @ side
+    rho = p.roll_arm * (v / math.hypot(v, p.v_eps) if p.v_eps > 0.0 else np.sign(v))
+    return rho * fn * np.cross(side, n)
+
+
+def reference(lin, ang, offsets, dist, nrm, ev_dir, p: ContactParams, rot=None):
     """Per point, plainly: the same model written with laws.py and numpy."""
     s_count, n_count = dist.shape
     force, torque = np.zeros((s_count, 3)), np.zeros((s_count, 3))
@@ -49,14 +65,16 @@ def reference(lin, ang, offsets, dist, nrm, ev_dir, p: ContactParams):
             point_force[s, j] = f
             force[s] += f
             torque[s] += np.cross(offsets[s, j], f)
+            if rot is not None:
+                torque[s] += rolling_moment(lin[s], ang[s], offsets[s, j], n, rot[s][:, 0], fns[j], p)
     return force, torque, point_force
 
 
-@pytest.mark.parametrize("v_eps", [0.0, 0.05])
-def test_kernel_matches_reference(v_eps):
+@pytest.mark.parametrize("v_eps, roll_arm", [(0.0, 0.0), (0.05, 0.0), (0.0, 0.002), (0.05, 0.002)])
+def test_kernel_matches_reference(v_eps, roll_arm):
     rng = np.random.default_rng(42)
     s_count, n_count = 6, 10
-    p = ContactParams(0.15, 3.0, 0.04, 25000.0, 400.0, v_eps, 5, 2)
+    p = ContactParams(0.15, 3.0, 0.04, 25000.0, 400.0, v_eps, 5, 2, roll_arm=roll_arm)
     lin, ang = rng.normal(0, 0.3, (s_count, 3)), rng.normal(0, 3.0, (s_count, 3))
     offsets = rng.normal(0, 0.1, (s_count, n_count, 3))
     dist = rng.uniform(-0.004, 0.002, (s_count, n_count))  # about a third out of contact
@@ -64,19 +82,30 @@ def test_kernel_matches_reference(v_eps):
     ev_dir = unit(rng.normal(size=(s_count, n_count, 3)))  # not in the tangent plane: the kernel projects
     ev_dir[0, 0] = nrm[0, 0]  # degenerate: along the normal -> isotropic at that point
     ang[1] = lin[1] = 0.0  # a screw at rest: exactly zero slip at its points
+    rot = np.linalg.qr(rng.normal(size=(s_count, 3, 3)))[0]  # random screw axes (column 0)
+    # degenerate: screw 2's axis along its point 0's normal -> no rolling moment at that point
+    q = np.linalg.qr(np.column_stack([nrm[2, 0], rng.normal(size=(3, 2))]))[0]
+    rot[2] = q * np.sign(q[:, 0] @ nrm[2, 0])
+    assert np.allclose(rot[2][:, 0], nrm[2, 0])
     force, torque = np.empty((s_count, 3)), np.empty((s_count, 3))
     fn_out, pf_out = np.empty((s_count, n_count)), np.empty((s_count, n_count, 3))
-    contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev_dir, p.mu, p.ev_a, p.ev_b, p.k, p.c, p.v_eps,
-                          force, torque, fn_out, pf_out)
-    f_ref, t_ref, pf_ref = reference(lin, ang, offsets, dist, nrm, ev_dir, p)
+    contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev_dir, rot, p.roll_arm, p.mu, p.ev_a, p.ev_b, p.k, p.c,
+                          p.v_eps, force, torque, fn_out, pf_out)
+    f_ref, t_ref, pf_ref = reference(lin, ang, offsets, dist, nrm, ev_dir, p, rot)
     # same formulas in a different order of operations; forces are <= ~100 N, torques <= ~30 N m
     np.testing.assert_allclose(pf_out, pf_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(pf_ref).max()))
     np.testing.assert_allclose(force, f_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(f_ref).max()))
     np.testing.assert_allclose(torque, t_ref, rtol=0, atol=1e-12 * max(1.0, np.abs(t_ref).max()))
     assert 0 < np.count_nonzero(fn_out) < fn_out.size
     # the wrench is the sum of the point forces, and the torque about the link origin is sum r x F
+    # (plus the rolling moments, when there is a rolling arm)
     np.testing.assert_allclose(force, pf_out.sum(1), rtol=0, atol=1e-12 * np.abs(force).max())
-    np.testing.assert_allclose(torque, np.cross(offsets, pf_out).sum(1), rtol=0, atol=1e-12 * np.abs(torque).max())
+    if roll_arm == 0.0:
+        np.testing.assert_allclose(torque, np.cross(offsets, pf_out).sum(1), rtol=0,
+                                   atol=1e-12 * np.abs(torque).max())
+    else:
+        extra = torque - np.cross(offsets, pf_out).sum(1)
+        assert 0.0 < np.abs(extra).max() <= roll_arm * fn_out.sum(1).max() * (1 + 1e-12)
 
 
 def resting_screw(depth: float, h: int = 1, params: ContactParams = PARAMS):

@@ -1,7 +1,8 @@
 """Contact parameters: the shipped ice.yaml meets the design criteria written
 in its comments (checked with the robot numbers from urdf/eels_variants.yaml
-and the step of worlds/ice_plane.sdf), and every bad-YAML path gives a
-ConfigError naming the file, the key and the allowed range."""
+and the step of worlds/ice_plane.sdf), ice_regulated.yaml is the same ice
+under the regulated law, and every bad-YAML path gives a ConfigError naming
+the file, the key and the allowed range."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 import yaml
 
 from eels_gz.contact.params import KEYS, ContactParams, load_contact_params
+from eels_gz.contact.stick import ROLL_DAMPING_TIME
 from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 
@@ -38,6 +40,14 @@ def test_default_is_ice():
     assert p == load_contact_params("ice") == load_contact_params(asset("config", "contact", "ice.yaml"))
     assert p.points_per_screw == p.points_axial * p.points_ring >= 8  # the issue asks for >= 8 per screw
     assert set(p.to_dict()) == set(KEYS)
+    # one default ice with static friction (the bristle law) and rolling resistance
+    assert p.stick_length > 0.0 and p.roll_arm > 0.0
+
+
+def test_ice_regulated_is_the_same_ice_under_the_regulated_law():
+    ice, reg = load_contact_params("ice"), load_contact_params("ice_regulated")
+    assert reg.stick_length == 0.0 and reg.v_eps > 0.0
+    assert {**ice.to_dict(), "stick_length": 0.0} == reg.to_dict()
 
 
 @pytest.mark.parametrize("name", ["eels_1_0_front_only", "eels_1_0_alternating"])
@@ -69,6 +79,22 @@ def test_ice_defaults_meet_their_design_criteria(name):
     # ice along the threads; |e_v| of order 3-10 at the operating loads
     assert 0.1 <= p.mu <= 0.2
     assert 3.0 <= ev <= 10.0
+    # the bristle's stick spring k_t = mu |e_v| F / z0 per point, far inside dt^2 k_t / m < 4
+    k_t = p.mu * ev * f_point / p.stick_length
+    assert dt**2 * k_t / m_point < 0.1
+    # a held screw moves at most z0 on its bristles: a tenth of the wall-climbing hold bound of 1 cm
+    assert p.stick_length <= 1e-3
+    # rolling: the robot at rest holds a 0.1 N m overturning moment with a margin of 3 or more,
+    # within 0.01 rad on its elastic seats (stiffness W b r / z0 about the contact line)
+    weight = robot_mass(v) * G
+    assert weight * p.roll_arm >= 3 * 0.1
+    assert 0.1 * p.stick_length / (weight * p.roll_arm * r) < 0.01
+    # the seat rocks at sqrt(g b / (r z0 (1 + I / (m r^2)))), damped near critically by ROLL_DAMPING_TIME;
+    # the explicit step sees dt tau_r (m g b r / z0) / (m r^2) << 2
+    inertia_ratio = inertia / (m_s * r * r)
+    omega_n = math.sqrt(G * p.roll_arm / (r * p.stick_length * (1.0 + inertia_ratio)))
+    assert 0.5 <= ROLL_DAMPING_TIME * omega_n / 2.0 <= 1.2
+    assert dt * ROLL_DAMPING_TIME * G * p.roll_arm / (r * p.stick_length * (1.0 + inertia_ratio)) < 0.1
 
 
 def write(tmp_path, text: str):
@@ -100,6 +126,9 @@ def test_exponent_strings_are_numbers(tmp_path):
     (("mu: 0.15", "mu: ice"), r"'mu' must be a friction coefficient >= 0, got 'ice'"),
     (("mu: 0.15", "mu: 0.15\nmu_perp: 0.9"), r"unknown contact key\(s\) mu_perp; valid keys: mu, ev_a"),
     (("c: 400.0\n", ""), r"missing contact key\(s\) c"),
+    (("points_ring: 4\n", "points_ring: 4\nroll_arm: -0.001\n"),
+     r"'roll_arm' = -0.001 is out of range; expected a rolling-resistance arm >= 0 in m"),
+    (("points_ring: 4\n", "points_ring: 4\nstick_length: -1\n"), r"'stick_length' = -1 is out of range"),
 ])
 def test_bad_yaml(tmp_path, edit, match):
     path = write(tmp_path, GOOD.replace(*edit))

@@ -38,6 +38,7 @@ import re
 import numpy as np
 from gz_compat import iter_elements, joint_states, msgs, param, set_joint_forces, sim, transport
 
+from eels_gz.control.joint_targets import JointLoops
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.control.setpoints import SetpointSchedule, load_scenario
 
@@ -73,7 +74,6 @@ class JointControl:
                     joint.enable_velocity_check(ecm)
                     break
         self.velocity_mode = np.array([m == "velocity" for m in modes], dtype=bool)
-        self.position_mode = (~self.velocity_mode).astype(float)
         self.pid = PidArray(gains)
         index = {n: k for k, n in enumerate(self.names)}
 
@@ -84,9 +84,7 @@ class JointControl:
                 if n not in index:
                     raise ValueError(f"{PLUGIN}: <pair>: joint '{n}' is not a controlled joint of the model")
             self.pairs.append((index[leader], index[follower], param(el, "get_double", "multiplier", PLUGIN)))
-        self._lead = np.array([p[0] for p in self.pairs], dtype=int)
-        self._follow = np.array([p[1] for p in self.pairs], dtype=int)
-        self._mult = np.array([p[2] for p in self.pairs], dtype=float)
+        self.loops = JointLoops(self.pid, self.velocity_mode, self.pairs)
 
         path, found = sdf.get_string("scenario", "")
         keyframes = load_scenario(path).get("setpoints", []) if found and path else []
@@ -96,19 +94,20 @@ class JointControl:
             raise ValueError(f"{path}: position set points for velocity-controlled joints: {sorted(set(bad))}")
 
         # external set points (e.g. from ROS /joint_commands) override the schedule
-        self.external_pos = np.full(len(self.names), np.nan)
-        self.external_vel = np.full(len(self.names), np.nan)
         self.has_external = False
-        self.q_hold = None
         topic, _ = sdf.get_string("joint_commands_topic", "/joint_commands")
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Model, topic, self.on_joint_commands):
             raise ValueError(f"{PLUGIN}: <joint_commands_topic>: cannot subscribe to '{topic}'")
 
+    @property
+    def q_hold(self):
+        """The positions the position-mode joints hold (None before the first update)."""
+        return self.loops.q_hold
+
     def reset(self, info, ecm):
         """World reset: integrators cleared, the shape to hold taken again from the reset state."""
-        self.pid.reset()
-        self.q_hold = None
+        self.loops.reset()
 
     def on_joint_commands(self, msg):
         """External set points by joint name (a gz.msgs.Model, as bridged from sensor_msgs/JointState)."""
@@ -136,9 +135,9 @@ class JointControl:
             if name not in index:
                 raise KeyError(f"unknown joint '{name}'")
             if positions is not None:
-                self.external_pos[index[name]] = positions[k]
+                self.loops.external_pos[index[name]] = positions[k]
             if velocities is not None:
-                self.external_vel[index[name]] = velocities[k]
+                self.loops.external_vel[index[name]] = velocities[k]
         self.has_external = True
 
     def pre_update(self, info, ecm):
@@ -148,28 +147,8 @@ class JointControl:
         if states is None:
             return  # state is reported from the step after the checks were enabled
         q, dq = states
-        dt = info.dt.total_seconds()
-        if self.q_hold is None:
-            self.q_hold = q.copy()
-
         q_ref, v_ref = self.schedule.at(info.sim_time.total_seconds())
-        if self.has_external:
-            q_ref = np.where(np.isnan(self.external_pos), q_ref, self.external_pos)
-            v_ref = np.where(np.isnan(self.external_vel), v_ref, self.external_vel)
-        if self.pairs:
-            q_ref, v_ref = q_ref.copy(), v_ref.copy()
-            q_ref[self._follow] = self._mult * q_ref[self._lead]
-            v_ref[self._follow] = self._mult * v_ref[self._lead]
-
-        no_pos = np.isnan(q_ref)
-        v_ref = np.where(np.isnan(v_ref), 0.0, v_ref)
-        # position joints with only a velocity set point track a moving hold position
-        self.q_hold = np.where(no_pos, self.q_hold + v_ref * dt * self.position_mode, q_ref)
-        vel_mode = self.velocity_mode
-        err = np.where(vel_mode, v_ref - dq, self.q_hold - q)
-        err_rate = np.where(vel_mode, 0.0, v_ref - dq)
-        tau = self.pid.update(err, err_rate, dt)
-        set_joint_forces(ecm, self.joints, tau)
+        set_joint_forces(ecm, self.joints, self.loops.step(q, dq, q_ref, v_ref, info.dt.total_seconds()))
 
 
 def get_system():

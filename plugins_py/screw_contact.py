@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
 
-from eels_gz.contact.kernel import new_contact_state, screw_wrenches
+from eels_gz.contact.kernel import ContactWorkspace, new_contact_state, screw_wrenches
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
@@ -65,7 +65,8 @@ class ScrewContact:
         n = len(self.links)
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
-        self.last = None  # the last ScrewWrenches, for logging and tests
+        self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
+        self.work = ContactWorkspace(self.points)
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = new_contact_state(self.points)
 
@@ -83,7 +84,7 @@ class ScrewContact:
         # anchor each screw's ring of points on the terrain side of its axis
         _, normal = self.terrain.query(self.pos)
         out = screw_wrenches(self.points, self.params, self.pos, self.rot, self.lin, self.ang,
-                             self.terrain.query, -normal, self.stick, info.dt.total_seconds())
+                             self.terrain.query, -normal, self.stick, info.dt.total_seconds(), self.work)
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)
 

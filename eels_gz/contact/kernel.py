@@ -112,6 +112,19 @@ class ScrewWrenches:
         return np.count_nonzero(self.normal_force > 0.0, axis=1)
 
 
+class ContactWorkspace:
+    """Arrays ``screw_wrenches`` fills instead of allocating new ones every
+    call (the contact of 20 screws runs every millisecond); its ``wrenches``
+    view is overwritten by the next call."""
+
+    def __init__(self, point_set: ScrewPointSet):
+        s, n = point_set.n_screws, point_set.points_per_screw
+        self.shape = (s, n)
+        self.places = (np.empty((s, n, 3)), np.empty((s, n, 3)), np.empty((s, n, 3)))  # points, offsets, ev
+        self.wrenches = ScrewWrenches(np.empty((s, 3)), np.empty((s, 3)), np.empty((s, n)), np.empty((s, n, 3)),
+                                      self.places[0])
+
+
 def new_contact_state(point_set: ScrewPointSet) -> np.ndarray:
     """Zeroed per-point state of the bristle law, (S, N, STATE_WIDTH): keep it
     between ``screw_wrenches`` calls (``stick``); unused by the regulated law."""
@@ -136,6 +149,7 @@ def screw_wrenches(
     down: ArrayLike = (0.0, 0.0, -1.0),
     stick: np.ndarray | None = None,
     dt: float = 0.0,
+    workspace: ContactWorkspace | None = None,
 ) -> ScrewWrenches:
     """Contact wrenches on S screw links from their poses and twists.
 
@@ -151,12 +165,17 @@ def screw_wrenches(
     (``new_contact_state``; bristles and patch travel, m), updated in place,
     and ``dt`` (s) is the step the slip acts over. Otherwise ``stick`` and
     ``dt`` are unused (the regulator is stateless). ``params.roll_arm``
-    sets the blades' rolling resistance (``point_terms.py``).
+    sets the blades' rolling resistance (``point_terms.py``). With a
+    ``workspace`` (``ContactWorkspace(point_set)``) the result is written into
+    its arrays and returned as its ``wrenches``.
     """
     s, n = point_set.n_screws, point_set.points_per_screw
     lin = _vectors("lin_vel", lin_vel, (s, 3))
     ang = _vectors("ang_vel", ang_vel, (s, 3))
-    points, offsets, ev = point_set.world_points(link_pos, link_rot, down)  # checks the poses' shapes
+    if workspace is not None and workspace.shape != (s, n):
+        raise ContactError(f"screw_wrenches: the workspace is for {workspace.shape} screws x points, not {(s, n)}")
+    places = workspace.places if workspace is not None else None
+    points, offsets, ev = point_set.world_points(link_pos, link_rot, down, places)  # checks the poses' shapes
     rot = np.ascontiguousarray(link_rot, dtype=float)
     dist, nrm = terrain_query(points.reshape(s * n, 3))
     dist = np.asarray(dist, dtype=float)
@@ -166,8 +185,12 @@ def screw_wrenches(
             f"screw_wrenches: terrain query returned shapes {dist.shape} and {nrm.shape} for {s * n} points; "
             f"expected ({s * n},) and ({s * n}, 3)"
         )
-    force, torque = np.empty((s, 3)), np.empty((s, 3))
-    normal_force, point_force = np.empty((s, n)), np.empty((s, n, 3))
+    if workspace is not None:
+        out = workspace.wrenches
+        force, torque, normal_force, point_force = out.force, out.torque, out.normal_force, out.point_force
+    else:
+        force, torque = np.empty((s, 3)), np.empty((s, 3))
+        normal_force, point_force = np.empty((s, n)), np.empty((s, n, 3))
     if params.stick_length > 0.0:
         shape = (s, n, STATE_WIDTH)
         if stick is None or stick.shape != shape or stick.dtype != np.float64 or not stick.flags.c_contiguous:
@@ -180,9 +203,11 @@ def screw_wrenches(
                             np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
                             params.mu, params.ev_a, params.ev_b, params.k, params.c, params.stick_length,
                             float(dt), stick, force, torque, normal_force, point_force)
-        return ScrewWrenches(force, torque, normal_force, point_force, points)
+        return workspace.wrenches if workspace is not None else ScrewWrenches(force, torque, normal_force,
+                                                                               point_force, points)
     contact_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
                           np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
                           params.mu, params.ev_a, params.ev_b, params.k, params.c, params.v_eps,
                           force, torque, normal_force, point_force)
-    return ScrewWrenches(force, torque, normal_force, point_force, points)
+    return workspace.wrenches if workspace is not None else ScrewWrenches(force, torque, normal_force, point_force,
+                                                                           points)

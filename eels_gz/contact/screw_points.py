@@ -183,7 +183,9 @@ class ScrewPointSet:
         return self.stations.shape[1] * self.ring_angles.shape[0]
 
     def world_points(self, link_pos: ArrayLike, link_rot: ArrayLike,
-                     down: ArrayLike = (0.0, 0.0, -1.0)) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     down: ArrayLike = (0.0, 0.0, -1.0),
+                     out: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Place the points for link poses ``link_pos`` (S, 3) m and rotation
         matrices ``link_rot`` (S, 3, 3) (columns = link axes in the world),
         with the rings anchored on ``down`` ((3,) or (S, 3), world).
@@ -191,6 +193,7 @@ class ScrewPointSet:
         Returns ``(points, offsets, ev)``, each (S, N, 3) in the world frame:
         point positions (m), offsets from the link origin (m), and unit
         across-thread directions. They do not depend on the spin angle.
+        ``out``: three such arrays to fill instead of new ones.
         """
         s, n = self.n_screws, self.points_per_screw
         pos = np.ascontiguousarray(link_pos, dtype=float)
@@ -204,7 +207,8 @@ class ScrewPointSet:
         if dn.shape not in ((3,), (s, 3)):
             raise ContactError(f"world_points: 'down' must have shape (3,) or ({s}, 3), got {dn.shape}")
         dn = dn.reshape(-1, 3)  # one row for all screws, or one per screw
-        points, offsets, ev = np.empty((s, n, 3)), np.empty((s, n, 3)), np.empty((s, n, 3))
+        points, offsets, ev = out if out is not None else (np.empty((s, n, 3)), np.empty((s, n, 3)),
+                                                             np.empty((s, n, 3)))
         _place_points(pos, rot, dn, self.stations, self.radius, self.lead_angle, self.handedness,
                       self.ring_angles, points, offsets, ev)
         return points, offsets, ev

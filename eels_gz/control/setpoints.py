@@ -78,6 +78,7 @@ class SetpointSchedule:
             self._pos.append(pos)
             self._vel.append(vel)
         self._times = np.array(times)
+        self._held = (np.inf, -np.inf, None)  # (from, until, targets) of the last held keyframe
 
     def _match(self, pattern: str, where: str) -> list[int]:
         try:
@@ -113,13 +114,23 @@ class SetpointSchedule:
         return Keyframe(t, maps["position"], maps["velocity"], bool(raw.get("ramp", False)))
 
     def at(self, t: float) -> tuple[np.ndarray, np.ndarray]:
-        """(positions, velocities) targets at time t; NaN where no target is set."""
+        """(positions, velocities) targets at time t; NaN where no target is set.
+        The arrays are the schedule's own: read them, do not write them."""
+        lo, hi, held = self._held
+        if lo <= t < hi:  # the same keyframe as last time, and no ramp: nothing to compute
+            return held
         n = len(self.names)
         k = int(np.searchsorted(self._times, t, side="right")) - 1
         if k < 0:
-            return np.full(n, np.nan), np.full(n, np.nan)
+            held = (np.full(n, np.nan), np.full(n, np.nan))
+            self._held = (-np.inf, self._times[0] if len(self._times) else np.inf, held)
+            return held
         pos = self._pos[k]
         nxt = k + 1
+        if nxt >= len(self.frames) or not self.frames[nxt].ramp:
+            self._held = (self._times[k], self._times[nxt] if nxt < len(self.frames) else np.inf,
+                          (pos, self._vel[k]))
+            return pos, self._vel[k]
         if nxt < len(self.frames) and self.frames[nxt].ramp:
             t0, t1 = self._times[k], self._times[nxt]
             a = (t - t0) / (t1 - t0) if t1 > t0 else 1.0

@@ -33,6 +33,7 @@ import logging
 from dataclasses import dataclass
 
 import dartpy as dart
+import numba
 import numpy as np
 from lxml import etree
 
@@ -82,6 +83,43 @@ def mimic_couplings(urdf: str, skel, source: str) -> list[Coupling]:
     return out
 
 
+@numba.njit(cache=True)
+def _correct(v, q, follower, leader, mult, offset, gain, a_inv, scalar_dofs, dt, lam, J, jt_lam):
+    """After the step: remove ``c = J dq`` with the mass-weighted impulse ``gain c``,
+    move the single-DOF positions by ``-dt dv``, add the impulse (as a torque over
+    the step) to ``lam`` and ``J^T lam`` to ``jt_lam``, put the followers on
+    their constraint. Returns whether there was anything to remove."""
+    m = follower.shape[0]
+    n = v.shape[0]
+    c = np.empty(m)
+    any_c = False
+    for r in range(m):
+        c[r] = v[follower[r]] - mult[r] * v[leader[r]]
+        if c[r] != 0.0:
+            any_c = True
+    if any_c:
+        for k in range(n):
+            dv = 0.0
+            for r in range(m):
+                dv += gain[k, r] * c[r]
+            v[k] -= dv
+            if scalar_dofs[k]:
+                q[k] -= dt * dv
+        for r in range(m):
+            acc = 0.0
+            for s in range(m):
+                acc += a_inv[r, s] * c[s]
+            lam[r] -= acc / dt
+        for k in range(n):
+            acc = 0.0
+            for r in range(m):
+                acc += J[r, k] * lam[r]
+            jt_lam[k] = acc
+    for r in range(m):
+        q[follower[r]] = mult[r] * q[leader[r]] + offset[r]
+    return any_c
+
+
 class CouplingSolver:
     """Applies a skeleton's couplings around each physics step."""
 
@@ -92,18 +130,22 @@ class CouplingSolver:
         self.refresh_steps = max(1, int(refresh_steps))
         self._age = self.refresh_steps  # steps since M^-1 J^T was computed
         self._gain = None
-        self._lam = None  # constraint torque multipliers, N m (or N)
+        n = skel.getNumDofs()
+        self.lam = np.zeros(len(couplings))  # constraint torque multipliers, N m (or N)
+        self.constraint_torque = np.zeros(n)  # J^T lam: added to the forces before each step
+        self.active = False  # a constraint torque is to be applied
         # positions corrected with the impulse: single-DOF joints only (the
         # base is left where the contact solve put it)
-        self.scalar_dofs = np.array([skel.getJoint(j).getIndexInSkeleton(0) for j in range(skel.getNumJoints())
-                                     if skel.getJoint(j).getNumDofs() == 1], dtype=int)
-        n = skel.getNumDofs()
+        self.scalar_dofs = np.zeros(n, dtype=np.bool_)
+        for j in range(skel.getNumJoints()):
+            if skel.getJoint(j).getNumDofs() == 1:
+                self.scalar_dofs[skel.getJoint(j).getIndexInSkeleton(0)] = True
         self.J = np.zeros((len(couplings), n))
         for r, c in enumerate(couplings):
             self.J[r, c.follower_dof] = 1.0
             self.J[r, c.leader_dof] -= c.multiplier
-        self.follower = np.array([c.follower_dof for c in couplings])
-        self.leader = np.array([c.leader_dof for c in couplings])
+        self.follower = np.array([c.follower_dof for c in couplings], dtype=np.int64)
+        self.leader = np.array([c.leader_dof for c in couplings], dtype=np.int64)
         self.mult = np.array([c.multiplier for c in couplings])
         self.offset = np.array([c.offset for c in couplings])
 
@@ -118,33 +160,34 @@ class CouplingSolver:
             J = self.J
             MinvJt = self.skel.getInvMassMatrix() @ J.T
             self._A_inv = np.linalg.inv(J @ MinvJt)
-            self._gain = MinvJt @ self._A_inv
+            self._gain = np.ascontiguousarray(MinvJt @ self._A_inv)
             self._age = 0
 
+    def reset(self) -> None:
+        """No constraint torque carried over (a world reset)."""
+        self.lam[:] = 0.0
+        self.constraint_torque[:] = 0.0
+        self.active = False
+        self._age = self.refresh_steps
+
     def before_step(self) -> None:
-        """Add the constraint torque of the last step (warm start)."""
-        if self._lam is not None:
-            self.skel.setForces(self.skel.getForces() + self.J.T @ self._lam)
+        """Add the constraint torque of the last steps (warm start) to the skeleton's forces."""
+        if self.active:
+            self.skel.setForces(self.skel.getForces() + self.constraint_torque)
+
+    def correct(self, q: np.ndarray, dq: np.ndarray) -> None:
+        """After the step, on the skeleton's positions and velocities read once: remove ``J dq`` with a
+        mass-weighted impulse, move the positions to match, put the followers on their constraint
+        (in place; the caller writes them back)."""
+        self._refresh()
+        if _correct(dq, q, self.follower, self.leader, self.mult, self.offset, self._gain, self._A_inv,
+                    self.scalar_dofs, self.dt, self.lam, self.J, self.constraint_torque):
+            self.active = True
+        self._age += 1
 
     def after_step(self) -> None:
-        """Remove ``J dq`` with a mass-weighted impulse, move the positions to
-        match, and put the followers on their constraint."""
-        skel = self.skel
-        v = skel.getVelocities()
-        c = v[self.follower] - self.mult * v[self.leader]  # J dq
-        if c.any():
-            self._refresh()
-            dv = self._gain @ c
-            # the impulse that removed c, as a torque over the step, joins the
-            # constraint torque applied before the next step
-            lam = -(self._A_inv @ c) / self.dt
-            self._lam = lam if self._lam is None else self._lam + lam
-            skel.setVelocities(v - dv)
-            q = skel.getPositions()
-            idx = self.scalar_dofs
-            q[idx] -= self.dt * dv[idx]
-        else:
-            q = skel.getPositions()
-        self._age += 1
-        q[self.follower] = self.mult * q[self.leader] + self.offset
-        skel.setPositions(q)
+        """``correct`` on the skeleton's own state (for callers outside the host's step)."""
+        q, dq = self.skel.getPositions(), self.skel.getVelocities()
+        self.correct(q, dq)
+        self.skel.setVelocities(dq)
+        self.skel.setPositions(q)

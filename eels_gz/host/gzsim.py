@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from eels_gz.host.gzmath import Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
+from eels_gz.host.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
 
 NULL_ENTITY = 0
 # returned by a batch helper that cannot batch the given links or joints (the caller loops)
@@ -105,8 +106,11 @@ class SkeletonState:
     dof_owner: list = field(default_factory=list)  # DOF index -> (DART joint, index in joint)
     servo: set[int] = field(default_factory=set)  # DOFs in SERVO mode from last step's velocity commands
     ext_tau: np.ndarray | None = None  # generalized forces of batched link wrenches for the next step
+    ext_used: bool = False  # ext_tau holds wrenches for the next step
     kin: Any = None  # SkeletonKinematics, False when the skeleton's joints are not supported
     kin_fresh: bool = False
+    total: np.ndarray | None = None  # buffer: the generalized forces set on the skeleton
+    applied_buf: np.ndarray | None = None  # buffer behind ``applied``
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()
@@ -116,8 +120,6 @@ class SkeletonState:
     def kinematics(self):
         """Every body's world pose and twist at the current state (batched), or None."""
         if self.kin is None:
-            from eels_gz.host.kinematics import SkeletonKinematics
-
             self.kin = SkeletonKinematics.build(self.skel) or False
         if self.kin is False:
             return None
@@ -504,32 +506,46 @@ class Joint:
 # by the list's identity.
 
 
-def _cached(ecm: EntityComponentManager, kind: str, items):
-    """The batch of a plugin's list of links or joints: found by the list's
-    identity (a plugin passes the same list every step), checked by content."""
-    cache = ecm.__dict__.setdefault("_batches", {})
+class _Batch:
+    """A plugin's list of links or joints of one skeleton, resolved once: its
+    records, their indices, output buffers, and whether every check reports."""
+
+    __slots__ = ("items", "n", "state", "idx", "recs", "ready", "out")
+
+    def __init__(self, items, state, idx, recs):
+        self.items, self.n, self.state, self.idx, self.recs = items, len(items), state, idx, recs
+        self.ready = False
+        self.out = None
+
+
+def _lookup(ecm: EntityComponentManager, kind: str, items):
+    """The batch of a plugin's list, found by the list's identity (a plugin passes
+    the same list every step; the cache holds it, so its id is not reused)."""
+    cache = ecm.__dict__.get("_batches")
+    if cache is None:
+        cache = ecm.__dict__["_batches"] = {}
     entry = cache.get((kind, id(items)))
-    if (entry is not None and entry[0] is items and len(items) == entry[2]
-            and entry[1] == [x.entity() for x in items[:1]]):
-        return cache, entry[3]
+    if entry is not None and entry[0] is items and len(items) == entry[1]:
+        return cache, entry[2]
     return cache, None
 
 
-def _batch(ecm: EntityComponentManager, links) -> tuple[SkeletonState, np.ndarray] | None:
-    cache, hit = _cached(ecm, "links", links)
+def _batch(ecm: EntityComponentManager, links) -> _Batch | None:
+    cache, hit = _lookup(ecm, "links", links)
     if hit is None:
-        key = tuple(link.entity() for link in links)
-        recs = [ecm.links[e] for e in key]
+        recs = [ecm.links[link.entity()] for link in links]
         states = {id(ecm.models[r.model].state) for r in recs}
-        state = ecm.models[recs[0].model].state
+        state = ecm.models[recs[0].model].state if recs else None
         if len(states) != 1 or state is None or state.kinematics() is None:
             hit = False
         else:
             for r in recs:
                 if r.index < 0:
                     r.index = r.body.getIndexInSkeleton()
-            hit = (state, np.array([r.index for r in recs], dtype=np.int64), recs)
-        cache[("links", id(links))] = (links, [x.entity() for x in links[:1]], len(links), hit)
+            hit = _Batch(links, state, np.array([r.index for r in recs], dtype=np.int64), recs)
+            n = len(recs)
+            hit.out = (np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)))
+        cache[("links", id(links))] = (links, len(links), hit)
     return hit or None
 
 
@@ -538,22 +554,25 @@ def link_world_states(ecm: EntityComponentManager, links):
     in the world, read in one batch, with the per-link API's semantics: None
     while a link's velocity check is off, zero velocities while it is enabled
     but not yet filled by a physics update. ``UNBATCHED`` when the links are
-    not all of one skeleton, or the batch helpers are withheld."""
+    not all of one skeleton, or the batch helpers are withheld. The arrays are
+    the batch's own, overwritten by the next call: read them, do not keep them."""
     hit = _batch(ecm, links) if ecm.batch_api else None
     if hit is None:
         return UNBATCHED
-    state, idx, recs = hit
-    checks = [r.velocity_check for r in recs]
-    if 0 in checks:
-        return None
-    kin = state.kinematics()
-    T = kin.T[idx]
-    lin, ang = kin.v[idx].copy(), kin.w[idx].copy()
-    if 1 in checks:
+    fresh = None
+    if not hit.ready:
+        checks = [r.velocity_check for r in hit.recs]
+        if 0 in checks:
+            return None
+        hit.ready = 1 not in checks  # stays so until a check is switched off or the world resets
         fresh = np.array(checks) == 1
+    kin = hit.state.kinematics()
+    pos, rot, lin, ang = hit.out
+    gather_link_states(kin.T, kin.v, kin.w, hit.idx, pos, rot, lin, ang)
+    if fresh is not None and fresh.any():
         lin[fresh] = 0.0
         ang[fresh] = 0.0
-    return T[:, :3, 3].copy(), T[:, :3, :3].copy(), lin, ang
+    return hit.out
 
 
 def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques) -> bool:
@@ -562,22 +581,21 @@ def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques)
     hit = _batch(ecm, links) if ecm.batch_api else None
     if hit is None:
         return False
-    from eels_gz.host.kinematics import wrench_forces
-
-    state, idx, _ = hit
+    state, idx = hit.state, hit.idx
     if state.ext_tau is None:
         state.ext_tau = np.zeros(state.skel.getNumDofs())
     wrench_forces(state.kinematics(), idx, np.asarray(forces, float), np.asarray(torques, float), state.ext_tau)
+    state.ext_used = True
     return True
 
 
-def _joint_batch(ecm: EntityComponentManager, joints):
-    cache, hit = _cached(ecm, "joints", joints)
+def _joint_batch(ecm: EntityComponentManager, joints) -> _Batch | None:
+    cache, hit = _lookup(ecm, "joints", joints)
     if hit is None:
         recs = [ecm.joints[j.entity()] for j in joints]
         ok = recs and len({id(r.state) for r in recs}) == 1 and all(r.ndofs == 1 for r in recs)
-        hit = [recs[0].state, np.array([r.dof for r in recs], dtype=np.int64), recs, False] if ok else False
-        cache[("joints", id(joints))] = (joints, [x.entity() for x in joints[:1]], len(joints), hit)
+        hit = _Batch(joints, recs[0].state, np.array([r.dof for r in recs], dtype=np.int64), recs) if ok else False
+        cache[("joints", id(joints))] = (joints, len(joints), hit)
     return hit or None
 
 
@@ -590,11 +608,11 @@ def joint_states(ecm: EntityComponentManager, joints):
     hit = _joint_batch(ecm, joints) if ecm.batch_api else None
     if hit is None:
         return UNBATCHED
-    state, idx, recs, ready = hit
-    if not ready:  # once every check reports, it does until one is disabled or the world resets
-        if any(r.position_check != 2 or r.velocity_check != 2 for r in recs):
+    if not hit.ready:  # once every check reports, it does until one is disabled or the world resets
+        if any(r.position_check != 2 or r.velocity_check != 2 for r in hit.recs):
             return None
-        hit[3] = True
+        hit.ready = True
+    state, idx = hit.state, hit.idx
     return state.q[idx], state.dq[idx]
 
 
@@ -604,8 +622,8 @@ def set_joint_forces(ecm: EntityComponentManager, joints, forces) -> bool:
     hit = _joint_batch(ecm, joints) if ecm.batch_api else None
     if hit is None:
         return False
-    state, idx = hit[0], hit[1]
-    state.tau[idx] = forces
+    state = hit.state
+    state.tau[hit.idx] = forces
     state.has_tau = True
     return True
 

@@ -139,6 +139,19 @@ def _forward(kind, parent, dof, axis, T_pj, T_cj_inv, q, dq, T_out, w_out, v_out
         v_out[b, 0], v_out[b, 1], v_out[b, 2] = vx, vy, vz
 
 
+@numba.njit(cache=True)
+def gather_link_states(T, v, w, idx, pos, rot, lin, ang):
+    """Positions, rotations, linear and angular velocities of the bodies ``idx`` into the output arrays."""
+    for s in range(idx.shape[0]):
+        b = idx[s]
+        for i in range(3):
+            pos[s, i] = T[b, i, 3]
+            lin[s, i] = v[b, i]
+            ang[s, i] = w[b, i]
+            for j in range(3):
+                rot[s, i, j] = T[b, i, j]
+
+
 class SkeletonKinematics:
     """Joint structure of one skeleton; ``update(q, dq)`` fills ``T`` (B, 4, 4),
     ``w`` and ``v`` (B, 3): world poses, angular velocities and linear
@@ -181,48 +194,66 @@ class SkeletonKinematics:
 @numba.njit(cache=True)
 def _wrench_forces(kind, parent, dof, axis, T_pj, T_out, bodies, forces, torques, tau):
     """Generalized forces of world wrenches (force at the body origin, torque)
-    on ``bodies``: tau += J_b^T [torque; force] for each, summed over the
-    body's ancestor joints (what DART does with an external force)."""
-    A = np.empty((4, 4))
+    on ``bodies``: tau += J_b^T [torque; force] summed over the bodies (what DART
+    does with an external force), in one backward pass: each body's subtree
+    force and moment (about the world origin) are accumulated towards the root,
+    and each joint takes its share, so the cost grows with the number of bodies,
+    not with bodies times depth."""
+    n = kind.shape[0]
+    F = np.zeros((n, 3))
+    M = np.zeros((n, 3))
     for s in range(bodies.shape[0]):
         b = bodies[s]
         fx, fy, fz = forces[s, 0], forces[s, 1], forces[s, 2]
-        tx, ty, tz = torques[s, 0], torques[s, 1], torques[s, 2]
         px, py, pz = T_out[b, 0, 3], T_out[b, 1, 3], T_out[b, 2, 3]
-        j = b
-        while j >= 0:
-            k = kind[j]
-            p = parent[j]
-            if k != WELD:
-                if p < 0:
-                    A[:, :] = T_pj[j]
-                else:
-                    _mul4(T_out[p], T_pj[j], A)
-                if k == FREE:
-                    # conjugate to (angular, linear velocity of the child origin)
-                    # in the parent-side joint frame
-                    ox, oy, oz = T_out[j, 0, 3], T_out[j, 1, 3], T_out[j, 2, 3]
-                    mx = tx + (py - oy) * fz - (pz - oz) * fy
-                    my = ty + (pz - oz) * fx - (px - ox) * fz
-                    mz = tz + (px - ox) * fy - (py - oy) * fx
-                    for i in range(3):
-                        tau[dof[j] + i] += A[0, i] * mx + A[1, i] * my + A[2, i] * mz
-                        tau[dof[j] + 3 + i] += A[0, i] * fx + A[1, i] * fy + A[2, i] * fz
-                else:
-                    # joint axis in the world: the parent-side frame's rotation
-                    # (a revolute joint's own rotation leaves its axis unchanged)
-                    ax = A[0, 0] * axis[j, 0] + A[0, 1] * axis[j, 1] + A[0, 2] * axis[j, 2]
-                    ay = A[1, 0] * axis[j, 0] + A[1, 1] * axis[j, 1] + A[1, 2] * axis[j, 2]
-                    az = A[2, 0] * axis[j, 0] + A[2, 1] * axis[j, 1] + A[2, 2] * axis[j, 2]
-                    if k == REVOLUTE:
-                        ox, oy, oz = px - A[0, 3], py - A[1, 3], pz - A[2, 3]
-                        mx = tx + oy * fz - oz * fy
-                        my = ty + oz * fx - ox * fz
-                        mz = tz + ox * fy - oy * fx
-                        tau[dof[j]] += ax * mx + ay * my + az * mz
-                    else:
-                        tau[dof[j]] += ax * fx + ay * fy + az * fz
-            j = p
+        F[b, 0] += fx
+        F[b, 1] += fy
+        F[b, 2] += fz
+        M[b, 0] += torques[s, 0] + py * fz - pz * fy
+        M[b, 1] += torques[s, 1] + pz * fx - px * fz
+        M[b, 2] += torques[s, 2] + px * fy - py * fx
+    for b in range(n - 1, 0, -1):  # children come after their parents
+        p = parent[b]
+        if p >= 0:
+            for i in range(3):
+                F[p, i] += F[b, i]
+                M[p, i] += M[b, i]
+    A = np.empty((4, 4))
+    for j in range(n):
+        k = kind[j]
+        if k == WELD:
+            continue
+        fx, fy, fz = F[j, 0], F[j, 1], F[j, 2]
+        if fx == 0.0 and fy == 0.0 and fz == 0.0 and M[j, 0] == 0.0 and M[j, 1] == 0.0 and M[j, 2] == 0.0:
+            continue
+        p = parent[j]
+        if p < 0:
+            A[:, :] = T_pj[j]
+        else:
+            _mul4(T_out[p], T_pj[j], A)
+        if k == FREE:
+            # conjugate to (angular, linear velocity of the child origin) in the parent-side joint frame
+            ox, oy, oz = T_out[j, 0, 3], T_out[j, 1, 3], T_out[j, 2, 3]
+            mx = M[j, 0] - (oy * fz - oz * fy)
+            my = M[j, 1] - (oz * fx - ox * fz)
+            mz = M[j, 2] - (ox * fy - oy * fx)
+            for i in range(3):
+                tau[dof[j] + i] += A[0, i] * mx + A[1, i] * my + A[2, i] * mz
+                tau[dof[j] + 3 + i] += A[0, i] * fx + A[1, i] * fy + A[2, i] * fz
+        else:
+            # joint axis in the world: the parent-side frame's rotation
+            # (a revolute joint's own rotation leaves its axis unchanged)
+            ax = A[0, 0] * axis[j, 0] + A[0, 1] * axis[j, 1] + A[0, 2] * axis[j, 2]
+            ay = A[1, 0] * axis[j, 0] + A[1, 1] * axis[j, 1] + A[1, 2] * axis[j, 2]
+            az = A[2, 0] * axis[j, 0] + A[2, 1] * axis[j, 1] + A[2, 2] * axis[j, 2]
+            if k == REVOLUTE:
+                ox, oy, oz = A[0, 3], A[1, 3], A[2, 3]
+                mx = M[j, 0] - (oy * fz - oz * fy)
+                my = M[j, 1] - (oz * fx - ox * fz)
+                mz = M[j, 2] - (ox * fy - oy * fx)
+                tau[dof[j]] += ax * mx + ay * my + az * mz
+            else:
+                tau[dof[j]] += ax * fx + ay * fy + az * fz
 
 
 def wrench_forces(kin: SkeletonKinematics, bodies: np.ndarray, forces: np.ndarray, torques: np.ndarray,

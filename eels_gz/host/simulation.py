@@ -23,6 +23,7 @@ from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_col
 from eels_gz.host.element import Element
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
+from eels_gz.host.step_kernels import compose_forces, first_bad
 from eels_gz.host.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 
@@ -76,6 +77,7 @@ class Simulation:
         self.max_velocity = float(max_velocity)
         self.world = dart.simulation.World(self.spec.name)
         self.world.setTimeStep(self.dt)
+        self._world_step = self.world.step  # the physics step (a benchmark may wrap it to time it)
         self.world.setGravity(np.array(self.spec.gravity, dtype=float))
         self.world.getConstraintSolver().setCollisionDetector(make_detector(self.detector_name))
         self.ecm = gzsim.EntityComponentManager()
@@ -92,6 +94,7 @@ class Simulation:
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
         self.couplings: list[CouplingSolver] = []
+        self._coupling: dict[int, CouplingSolver] = {}  # id(SkeletonState) -> its couplings
         self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
         self.robot_model = None  # the optimizer's OptimizedModel
         self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
@@ -224,7 +227,9 @@ class Simulation:
         else:
             self._set_root_pose(skel, pose_matrix(Pose3d(*robot.pose)))
         entity = gzsim.new_entity(self.ecm)
-        self._register_skeleton(skel, entity, robot.name, False, robot.description.source)
+        rec = self._register_skeleton(skel, entity, robot.name, False, robot.description.source)
+        if couplings:
+            self._coupling[id(rec.state)] = self.couplings[-1]
         self.robot_entity = entity
         self.robot_skeleton = skel
         return entity
@@ -315,6 +320,8 @@ class Simulation:
         return self.world.getTime()
 
     def _apply_commands(self) -> None:
+        """Joint force commands, batched link wrenches and coupling torques of this step, set
+        on each skeleton in one call; then velocity commands (SERVO actuators)."""
         if self.ecm.pose_cmds:
             for entity, pose in self.ecm.pose_cmds.items():
                 state = self.ecm.models[entity].state
@@ -322,55 +329,69 @@ class Simulation:
                 state.refresh()
             self.ecm.pose_cmds.clear()
         for st in self.states:
-            skel = st.skel
-            if st.has_tau:
-                tau = st.tau
-                set_mask = ~np.isnan(tau)
-                st.applied = np.where(set_mask, tau, 0.0)
-                skel.setForces(st.applied)
-                tau.fill(np.nan)
-                st.has_tau = False
+            # a force command wins over a velocity command (gz-sim): note which DOFs have one
+            forced = {dof for dof in st.vel_cmd if not np.isnan(st.tau[dof])} if st.vel_cmd else None
+            coupling = self._coupling.get(id(st))
+            extra = coupling is not None and coupling.active
+            if st.has_tau or st.ext_used or extra:
+                if st.total is None:
+                    n = st.tau.shape[0]
+                    st.total, st.applied_buf = np.zeros(n), np.zeros(n)
+                    if st.ext_tau is None:
+                        st.ext_tau = np.zeros(n)
+                compose_forces(st.tau, st.ext_tau, st.ext_used, coupling.constraint_torque if extra else st.total,
+                               extra, st.applied_buf, st.total)
+                st.skel.setForces(st.total)
+                st.applied = st.applied_buf if st.has_tau else None
+                st.has_tau = st.ext_used = False
             else:
-                set_mask = None
                 st.applied = None
-            if st.ext_tau is not None:  # batched link wrenches (gzsim.add_link_world_wrenches)
-                skel.setForces(skel.getForces() + st.ext_tau)
-                st.ext_tau = None
-            servo = st.servo
-            commanded = set()
-            for dof, v in st.vel_cmd.items():
-                if set_mask is not None and set_mask[dof]:
-                    continue  # a force command wins over a velocity command (gz-sim)
-                joint, k = st.dof_owner[dof]
-                # dartpy 6.20 only honours per-DOF overrides to MIMIC: set the whole
-                # joint (Joint.set_velocity always commands every DOF of the joint)
-                joint.setActuatorType(dart.dynamics.ActuatorType.SERVO)
-                joint.setCommand(k, v)
-                commanded.add(dof)
-            st.vel_cmd.clear()
-            for dof in servo - commanded:
-                joint, _ = st.dof_owner[dof]
-                joint.setActuatorType(dart.dynamics.ActuatorType.FORCE)
-            servo.clear()
-            servo.update(commanded)
+            if st.vel_cmd or st.servo:
+                self._velocity_commands(st, forced or set())
 
-    def _check(self) -> None:
+    @staticmethod
+    def _velocity_commands(st: gzsim.SkeletonState, forced: set[int]) -> None:
+        servo = st.servo
+        commanded = set()
+        for dof, v in st.vel_cmd.items():
+            if dof in forced:
+                continue
+            joint, k = st.dof_owner[dof]
+            # dartpy 6.20 only honours per-DOF overrides to MIMIC: set the whole
+            # joint (Joint.set_velocity always commands every DOF of the joint)
+            joint.setActuatorType(dart.dynamics.ActuatorType.SERVO)
+            joint.setCommand(k, v)
+            commanded.add(dof)
+        st.vel_cmd.clear()
+        for dof in servo - commanded:
+            joint, _ = st.dof_owner[dof]
+            joint.setActuatorType(dart.dynamics.ActuatorType.FORCE)
+        servo.clear()
+        servo.update(commanded)
+
+    def _after_physics(self) -> None:
+        """Read each skeleton's state once, apply its couplings to it (written back to DART), check it."""
         bound = self.max_velocity
         for st in self.states:
-            dq = st.dq
-            if dq.size == 0:
-                continue
-            peak = np.abs(dq).max()
-            if not peak <= bound:  # also true for NaN
-                bad = np.where(~np.isfinite(dq) | (np.abs(dq) > bound))[0][0]
-                joint, k = st.dof_owner[int(bad)]
-                body = joint.getChildBodyNode().getName()
-                dof_name = joint.getDofName(k)
-                value = dq[bad]
-                detail = (f"velocity of DOF '{dof_name}' is {value:.6g}" if np.isfinite(value) else
-                          f"velocity of DOF '{dof_name}' is not finite")
-                raise SimulationDiverged(self.iterations, self.time, body,
-                                         f"{detail} (bound {bound:g}, set physics.max_velocity)")
+            skel = st.skel
+            q, dq = skel.getPositions(), skel.getVelocities()
+            coupling = self._coupling.get(id(st))
+            if coupling is not None:
+                coupling.correct(q, dq)
+                skel.setVelocities(dq)
+                skel.setPositions(q)
+            st.q, st.dq, st.kin_fresh = q, dq, False
+            if dq.size and first_bad(dq, bound) >= 0:
+                self._diverged(st, int(first_bad(dq, bound)))
+
+    def _diverged(self, st: gzsim.SkeletonState, bad: int) -> None:
+        joint, k = st.dof_owner[bad]
+        body = joint.getChildBodyNode().getName()
+        value = st.dq[bad]
+        detail = (f"velocity of DOF '{joint.getDofName(k)}' is {value:.6g}" if np.isfinite(value) else
+                  f"velocity of DOF '{joint.getDofName(k)}' is not finite")
+        raise SimulationDiverged(self.iterations, self.time, body,
+                                 f"{detail} (bound {self.max_velocity:g}, set physics.max_velocity)")
 
     def _info(self) -> gzsim.UpdateInfo:
         wall = _time.perf_counter() - self._wall0
@@ -415,15 +436,9 @@ class Simulation:
         if self._pre:
             self._run_phase(self._pre, "pre_update")
         self._apply_commands()
-        for c in self.couplings:
-            c.before_step()
-        self.world.step()
-        for c in self.couplings:
-            c.after_step()
-        for st in self.states:
-            st.refresh()
+        self._world_step()
+        self._after_physics()
         gzsim.report_checks(ecm)
-        self._check()
         if self._upd:
             self._run_phase(self._upd, "update")
         if self._post:
@@ -442,9 +457,13 @@ class Simulation:
             st.tau.fill(np.nan)
             st.has_tau = False
             st.vel_cmd.clear()
-            st.ext_tau = None
+            if st.ext_tau is not None:
+                st.ext_tau.fill(0.0)
+            st.ext_used = False
             st.applied = None
             st.refresh()
+        for c in self.couplings:
+            c.reset()
         self.world.setTime(0.0)
         self.world.setGravity(self._initial_gravity)
         self.ecm.gravity = self._initial_gravity.copy()

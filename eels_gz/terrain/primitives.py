@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from numba import njit
 
 from eels_gz.errors import TerrainError
 from eels_gz.terrain.fields import DistanceField, as_points, refuse_non_finite
@@ -102,10 +103,32 @@ class Plane(_Analytic):
         normal[np.isfinite(t)] = self.normal
         return t, normal
 
+    def query(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Signed distance (N,) [m] and unit outward normal (N, 3) at ``points`` (N, 3) [m]
+        (one compiled pass: the screw contact asks this every step)."""
+        p = as_points(points, "Plane")
+        d, normal = np.empty(p.shape[0]), np.empty_like(p)
+        if not _plane_eval(p, self.normal, self._offset, d, normal):
+            refuse_non_finite(p, "Plane")
+        return d, normal
+
     def _eval(self, p):
         normal = np.empty_like(p)
         normal[:] = self.normal
         return p @ self.normal - self._offset, normal
+
+
+@njit(cache=True)
+def _plane_eval(p, n, offset, d_out, normal_out):  # pragma: no cover - compiled
+    """d = p . n - offset and the normal n for each point; False if a point is not finite."""
+    finite = True
+    for i in range(p.shape[0]):
+        x, y, z = p[i, 0], p[i, 1], p[i, 2]
+        if not (math.isfinite(x) and math.isfinite(y) and math.isfinite(z)):
+            finite = False
+        d_out[i] = x * n[0] + y * n[1] + z * n[2] - offset
+        normal_out[i, 0], normal_out[i, 1], normal_out[i, 2] = n[0], n[1], n[2]
+    return finite
 
 
 @dataclass(frozen=True, eq=False)

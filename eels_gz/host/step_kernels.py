@@ -1,0 +1,38 @@
+"""numba kernels of the host's per-step bookkeeping, so that the step around
+DART's own costs a handful of calls instead of dozens of small numpy
+operations (bench/host_step.py measures the step against DART's)."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def compose_forces(tau, ext, use_ext, extra, use_extra, applied, total):
+    """``applied`` = the joint force commands ``tau`` (NaN: none -> 0), ``total`` =
+    applied + batched link wrenches ``ext`` (when ``use_ext``) + ``extra`` (when
+    ``use_extra``, e.g. coupling torques); then ``tau`` is reset to NaN and ``ext`` to 0."""
+    for k in range(tau.shape[0]):
+        a = tau[k]
+        if np.isnan(a):
+            a = 0.0
+        applied[k] = a
+        t = a
+        if use_ext:
+            t += ext[k]
+            ext[k] = 0.0
+        if use_extra:
+            t += extra[k]
+        total[k] = t
+        tau[k] = np.nan
+
+
+@numba.njit(cache=True)
+def first_bad(dq, bound):
+    """Index of the first generalized velocity that is not finite or beyond ``bound``, else -1."""
+    for k in range(dq.shape[0]):
+        v = dq[k]
+        if not (abs(v) <= bound):  # also true for NaN
+            return k
+    return -1

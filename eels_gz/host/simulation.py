@@ -75,6 +75,7 @@ class Simulation:
         self.robot_skeleton = None
         self.couplings: list[CouplingSolver] = []
         self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
+        self.robot_source_urdf = ""  # the URDF as given, before the optimizer: every link and frame
         self.robot_model = None  # the optimizer's OptimizedModel
         self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
         self.sensor_specs: list[tuple] = []  # (reference, name, type, element) from <gazebo reference>
@@ -156,6 +157,7 @@ class Simulation:
 
     def _add_robot(self, robot: RobotSpec) -> int:
         desc = robot.description
+        self.robot_source_urdf = desc.urdf
         if robot.optimize:
             desc, self.robot_model = optimize_description(desc)
             self.robot_frames = self.robot_model.frames

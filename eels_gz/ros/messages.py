@@ -74,3 +74,89 @@ def odometry(t_ns: int, frame_id: str, child_frame_id: str, position, quat_wxyz,
         pose=T["geometry_msgs/msg/PoseWithCovariance"](pose=pose, covariance=zeros),
         twist=T["geometry_msgs/msg/TwistWithCovariance"](twist=twist, covariance=zeros.copy()),
     )
+
+
+# --- the 3D scene of a run (eels_gz.host.scene_log) and cameras ------------------------
+TF_MESSAGE = "tf2_msgs/msg/TFMessage"
+STRING = "std_msgs/msg/String"
+MARKER_ARRAY = "visualization_msgs/msg/MarkerArray"
+IMAGE = "sensor_msgs/msg/Image"
+CAMERA_INFO = "sensor_msgs/msg/CameraInfo"
+
+
+def transform(t_ns: int, parent: str, child: str, T: np.ndarray):
+    """geometry_msgs/TransformStamped of ``child`` in ``parent`` from a 4x4 ``T`` (rotation orthonormal)."""
+    Ty = _types()
+    p = np.asarray(T)[:3, 3]
+    return Ty["geometry_msgs/msg/TransformStamped"](
+        header=header(t_ns, parent), child_frame_id=child,
+        transform=Ty["geometry_msgs/msg/Transform"](
+            translation=Ty["geometry_msgs/msg/Vector3"](x=float(p[0]), y=float(p[1]), z=float(p[2])),
+            rotation=_quaternion(np.asarray(T)[:3, :3])))
+
+
+def _quaternion(R: np.ndarray):
+    """geometry_msgs/Quaternion of a rotation matrix, w >= 0."""
+    from scipy.spatial.transform import Rotation
+
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    if w < 0:
+        x, y, z, w = -x, -y, -z, -w
+    return _types()["geometry_msgs/msg/Quaternion"](x=float(x), y=float(y), z=float(z), w=float(w))
+
+
+def tf_message(transforms: list):
+    return _types()[TF_MESSAGE](transforms=list(transforms))
+
+
+def string(text: str):
+    return _types()[STRING](data=text)
+
+
+def _point(p):
+    return _types()["geometry_msgs/msg/Point"](x=float(p[0]), y=float(p[1]), z=float(p[2]))
+
+
+def marker(t_ns: int, frame_id: str, ns: str, mid: int, kind: str, *, T: np.ndarray | None = None,
+           scale=(1.0, 1.0, 1.0), rgba=(1.0, 1.0, 1.0, 1.0), points=None, mesh_resource: str = "",
+           action: str = "ADD"):
+    """visualization_msgs/Marker: ``kind`` a Marker constant name (MESH_RESOURCE, TRIANGLE_LIST, ARROW, CUBE, ...),
+    pose ``T`` (4x4) in ``frame_id``, points (N, 3) for list and arrow markers; lifetime 0 (forever)."""
+    Ty = _types()
+    M = Ty["visualization_msgs/msg/Marker"]
+    T = np.eye(4) if T is None else np.asarray(T)
+    pose = Ty["geometry_msgs/msg/Pose"](position=_point(T[:3, 3]), orientation=_quaternion(T[:3, :3]))
+    pts = [] if points is None else [_point(p) for p in np.asarray(points, dtype=float).reshape(-1, 3)]
+    return M(
+        header=header(t_ns, frame_id), ns=ns, id=int(mid), type=getattr(M, kind), action=getattr(M, action),
+        pose=pose, scale=Ty["geometry_msgs/msg/Vector3"](x=float(scale[0]), y=float(scale[1]), z=float(scale[2])),
+        color=Ty["std_msgs/msg/ColorRGBA"](r=float(rgba[0]), g=float(rgba[1]), b=float(rgba[2]), a=float(rgba[3])),
+        lifetime=Ty["builtin_interfaces/msg/Duration"](sec=0, nanosec=0), frame_locked=False, points=pts, colors=[],
+        texture_resource="", texture=Ty["sensor_msgs/msg/CompressedImage"](
+            header=header(0, ""), format="", data=np.zeros(0, dtype=np.uint8)),
+        uv_coordinates=[], text="", mesh_resource=mesh_resource,
+        mesh_file=Ty["visualization_msgs/msg/MeshFile"](filename="", data=np.zeros(0, dtype=np.uint8)),
+        mesh_use_embedded_materials=False)
+
+
+def marker_array(markers: list):
+    return _types()[MARKER_ARRAY](markers=list(markers))
+
+
+def image(t_ns: int, frame_id: str, data: np.ndarray, encoding: str):
+    """sensor_msgs/Image of an (H, W) or (H, W, C) array, row-major, little-endian (``rgb8``, ``32FC1``)."""
+    data = np.ascontiguousarray(data)
+    h, w = data.shape[:2]
+    return _types()[IMAGE](header=header(t_ns, frame_id), height=int(h), width=int(w), encoding=encoding,
+                           is_bigendian=0, step=int(data.strides[0]),
+                           data=np.frombuffer(data.tobytes(), dtype=np.uint8))
+
+
+def camera_info(t_ns: int, frame_id: str, width: int, height: int, K, D, P):
+    """sensor_msgs/CameraInfo, ``plumb_bob`` with D = (k1, k2, p1, p2, k3), R identity."""
+    Ty = _types()
+    return Ty[CAMERA_INFO](
+        header=header(t_ns, frame_id), height=int(height), width=int(width), distortion_model="plumb_bob",
+        d=np.asarray(D, dtype=np.float64), k=np.asarray(K, dtype=np.float64).reshape(9),
+        r=np.eye(3).reshape(9), p=np.asarray(P, dtype=np.float64).reshape(12), binning_x=0, binning_y=0,
+        roi=Ty["sensor_msgs/msg/RegionOfInterest"](x_offset=0, y_offset=0, height=0, width=0, do_rectify=False))

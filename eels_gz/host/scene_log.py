@@ -1,0 +1,229 @@
+"""The 3D scene of a run in ``log.mcap``, in the messages ROS tools draw:
+
+- ``/robot_description`` (std_msgs/String): the robot's URDF as the xacro
+  made it (before the multibody optimizer, so every link and frame is there),
+  offered transient local as robot_state_publisher does;
+- ``/tf_static`` (tf2_msgs/TFMessage): every fixed joint of that URDF, once,
+  transient local, as robot_state_publisher publishes them;
+- ``/tf`` (tf2_msgs/TFMessage) at ``log.rate``: ``world -> <root link>``
+  (the ground truth) and every moving joint, ``parent -> child`` at the
+  simulated state, so every link of the URDF has a pose at every sample;
+- ``/terrain`` (visualization_msgs/MarkerArray, transient local): the
+  world's static collision geometry, meshes as MESH_RESOURCE markers with
+  ``package://eels_gz/...`` URIs (``file://`` for a mesh outside the
+  package), primitives as CUBE / CYLINDER / SPHERE markers;
+- ``/terrain/embedded`` (visualization_msgs/MarkerArray, transient local):
+  the same terrain as TRIANGLE_LIST markers, the triangles in the message
+  (simplified to at most ``EMBED_MAX_TRIANGLES`` per mesh), for a viewer
+  that cannot resolve package or file URIs;
+- ``/screw_contact/forces`` (visualization_msgs/MarkerArray) at
+  ``log.rate`` when the screw contact plugin runs: one ARROW per screw in
+  contact, from the normal-force-weighted centre of its contact points
+  along the total contact force, ``ARROW_M_PER_N`` metres per newton,
+  after a DELETEALL marker.
+
+Times are simulated time; the latched topics are stamped 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from eels_gz.host.gzmath import Pose3d
+from eels_gz.paths import share_dir
+from eels_gz.ros import messages
+
+log = logging.getLogger(__name__)
+
+WORLD_FRAME = "world"
+EMBED_MAX_TRIANGLES = 20000
+ARROW_M_PER_N = 0.002  # contact force arrows: 2 mm per newton (a 100 N screw load is 0.2 m long)
+ARROW_SHAFT_M = 0.015
+TERRAIN_RGBA = (0.8, 0.9, 1.0, 1.0)  # the shipped worlds' ice <material>, used where a model names none
+FORCE_RGBA = (1.0, 0.2, 0.1, 1.0)
+LATCHED = ("/robot_description", "/tf_static", "/terrain", "/terrain/embedded")
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    name: str
+    kind: str
+    parent: str
+    child: str
+    origin: np.ndarray  # 4x4, child frame in the parent at zero joint position
+
+
+def urdf_joints(urdf: str) -> tuple[str, list[UrdfJoint]]:
+    """The root link and the joints of a URDF (``world`` links are not frames of the robot)."""
+    root = etree.fromstring(urdf.encode())
+    joints, children = [], set()
+    for j in root.iter("joint"):
+        parent, child = j.find("parent").get("link"), j.find("child").get("link")
+        o = j.find("origin")
+        xyz = [float(v) for v in (o.get("xyz", "0 0 0") if o is not None else "0 0 0").split()]
+        rpy = [float(v) for v in (o.get("rpy", "0 0 0") if o is not None else "0 0 0").split()]
+        joints.append(UrdfJoint(j.get("name"), j.get("type"), parent, child, Pose3d(*xyz, *rpy).to_matrix()))
+        children.add(child)
+    links = [link.get("name") for link in root.iter("link")]
+    roots = [n for n in links if n not in children and n != "world"]
+    return (roots[0] if roots else links[0]), [j for j in joints if j.parent != "world"]
+
+
+def package_uri(path: str | Path) -> str:
+    """``package://eels_gz/<path in the share>`` for a file of the package, else ``file://<absolute path>``."""
+    path = Path(path).resolve()
+    try:
+        return "package://eels_gz/" + path.relative_to(share_dir().resolve()).as_posix()
+    except ValueError:
+        return path.as_uri()
+
+
+def _model_rgba(model_file: str) -> tuple[float, float, float, float]:
+    """The first ``<visual><material><diffuse>`` of a model's SDF file, else the ice colour."""
+    try:
+        node = etree.parse(model_file).getroot().find(".//visual/material/diffuse")
+        values = [float(v) for v in node.text.split()] if node is not None and node.text else []
+    except (OSError, etree.XMLSyntaxError, ValueError):
+        values = []
+    return tuple(values) if len(values) == 4 else TERRAIN_RGBA
+
+
+def _triangles(geometry, max_triangles: int) -> np.ndarray:
+    """(N, 3, 3) triangles of a collision geometry in its own frame."""
+    import trimesh
+
+    g = geometry
+    if g.kind == "mesh":
+        mesh = trimesh.load(g.mesh_file, force="mesh")
+        mesh.apply_scale(np.asarray(g.scale, dtype=float)) if tuple(g.scale) != (1.0, 1.0, 1.0) else None
+        if len(mesh.faces) > max_triangles:
+            import fast_simplification
+
+            v, f = fast_simplification.simplify(np.asarray(mesh.vertices, np.float32), np.asarray(mesh.faces),
+                                                target_reduction=1.0 - max_triangles / len(mesh.faces))
+            mesh = trimesh.Trimesh(v, f, process=False)
+    elif g.kind == "plane":
+        n = np.asarray(g.normal, dtype=float)
+        u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(n, u)
+        a, b = 0.5 * g.size[0], 0.5 * g.size[1]
+        c = [a * u + b * v, -a * u + b * v, -a * u - b * v, a * u - b * v]
+        return np.array([[c[0], c[1], c[2]], [c[0], c[2], c[3]]])
+    elif g.kind == "box":
+        mesh = trimesh.creation.box(extents=g.size)
+    elif g.kind == "cylinder":
+        mesh = trimesh.creation.cylinder(radius=g.radius, height=g.length, sections=48)
+    else:
+        mesh = trimesh.creation.icosphere(subdivisions=3, radius=g.radius)
+    return np.asarray(mesh.vertices)[np.asarray(mesh.faces)]
+
+
+def terrain_markers(spec, max_triangles: int = EMBED_MAX_TRIANGLES) -> tuple[list, list]:
+    """(resource markers, embedded markers) of a WorldSpec's static collision geometry."""
+    resource, embedded = [], []
+    for model in spec.models:
+        if not model.static:
+            continue
+        rgba = _model_rgba(model.file)
+        for link in model.links:
+            for col in link.collisions:
+                T = np.asarray(model.pose) @ np.asarray(link.pose) @ np.asarray(col.pose)
+                g, k = col.geometry, len(resource)
+                ns = f"{model.name}/{link.name}/{col.name}"
+                if g.kind == "mesh":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "MESH_RESOURCE", T=T, scale=g.scale,
+                                                    rgba=rgba, mesh_resource=package_uri(g.mesh_file)))
+                elif g.kind == "plane":
+                    # a CUBE marker's z is along the plane normal: turn local z onto it
+                    n = np.asarray(g.normal, dtype=float)
+                    R = _z_onto(n)
+                    P = T.copy()
+                    P[:3, :3] = T[:3, :3] @ R
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CUBE", T=P,
+                                                    scale=(g.size[0], g.size[1], 1e-3), rgba=rgba))
+                elif g.kind == "box":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CUBE", T=T, scale=g.size, rgba=rgba))
+                elif g.kind == "cylinder":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CYLINDER", T=T,
+                                                    scale=(2 * g.radius, 2 * g.radius, g.length), rgba=rgba))
+                else:
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "SPHERE", T=T,
+                                                    scale=(2 * g.radius,) * 3, rgba=rgba))
+                tris = _triangles(g, max_triangles)
+                embedded.append(messages.marker(0, WORLD_FRAME, ns, k, "TRIANGLE_LIST", T=T, rgba=rgba,
+                                                points=tris.reshape(-1, 3)))
+    return resource, embedded
+
+
+def _z_onto(n: np.ndarray) -> np.ndarray:
+    """A rotation taking +z onto the unit vector n."""
+    n = n / np.linalg.norm(n)
+    z = np.array([0.0, 0.0, 1.0])
+    v, c = np.cross(z, n), float(np.dot(z, n))
+    if np.linalg.norm(v) < 1e-12:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + K + K @ K / (1.0 + c)
+
+
+class SceneLog:
+    """Writes the scene topics of one run into an McapLog (see the module docstring)."""
+
+    def __init__(self, sim, mcap, urdf: str):
+        self.sim, self.mcap = sim, mcap
+        self.root, joints = urdf_joints(urdf)
+        self.fixed = [j for j in joints if j.kind == "fixed"]
+        self.moving = [j for j in joints if j.kind != "fixed"]
+        self.screw = [s.system for s in sim.systems if s.module == "screw_contact"]
+        mcap.channel("/robot_description", messages.STRING, latched=True)
+        mcap.channel("/tf_static", messages.TF_MESSAGE, latched=True)
+        mcap.channel("/tf", messages.TF_MESSAGE)
+        mcap.channel("/terrain", messages.MARKER_ARRAY, latched=True)
+        mcap.channel("/terrain/embedded", messages.MARKER_ARRAY, latched=True)
+        if self.screw:
+            mcap.channel("/screw_contact/forces", messages.MARKER_ARRAY)
+        mcap.write("/robot_description", 0, messages.string(urdf))
+        mcap.write("/tf_static", 0, messages.tf_message(
+            [messages.transform(0, j.parent, j.child, j.origin) for j in self.fixed]))
+        resource, embedded = terrain_markers(sim.spec)
+        mcap.write("/terrain", 0, messages.marker_array(resource))
+        mcap.write("/terrain/embedded", 0, messages.marker_array(embedded))
+
+    def sample(self, t_ns: int) -> None:
+        sim = self.sim
+        poses: dict[str, np.ndarray] = {}
+
+        def pose(name: str) -> np.ndarray:
+            if name not in poses:
+                poses[name] = sim.frame_world_pose(name)
+            return poses[name]
+
+        tfs = [messages.transform(t_ns, WORLD_FRAME, self.root, pose(self.root))]
+        for j in self.moving:
+            tfs.append(messages.transform(t_ns, j.parent, j.child, np.linalg.inv(pose(j.parent)) @ pose(j.child)))
+        self.mcap.write("/tf", t_ns, messages.tf_message(tfs))
+        if self.screw:
+            self.mcap.write("/screw_contact/forces", t_ns, messages.marker_array(self.force_markers(t_ns)))
+
+    def force_markers(self, t_ns: int) -> list:
+        out = [messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "ARROW", action="DELETEALL")]
+        for system in self.screw:
+            w = system.last
+            if w is None:
+                continue
+            for s in range(len(w.force)):
+                fn = np.clip(w.normal_force[s], 0.0, None)
+                if fn.sum() <= 0.0:
+                    continue
+                start = (fn[:, None] * w.points[s]).sum(axis=0) / fn.sum()
+                end = start + ARROW_M_PER_N * w.force[s]
+                out.append(messages.marker(t_ns, WORLD_FRAME, "screw_contact", len(out), "ARROW",
+                                           scale=(ARROW_SHAFT_M, 2 * ARROW_SHAFT_M, 0.03), rgba=FORCE_RGBA,
+                                           points=[start, end]))
+        return out

@@ -101,8 +101,8 @@
   const views = groups.map((members) => {
     const scene = new THREE.Scene();
     scene.background = new THREE.Color(0x20242a);
-    scene.add(new THREE.HemisphereLight(0xffffff, 0x404850, 1.6));
-    const sun = new THREE.DirectionalLight(0xffffff, 1.8);
+    scene.add(new THREE.HemisphereLight(0xffffff, 0x606870, 1.2));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.4);
     sun.position.set(0.5, -0.1, 0.9); // the worlds' <light> comes from (-0.5, 0.1, -0.9)
     scene.add(sun);
     const enclosed = !!REPLAY.enclosed;
@@ -125,6 +125,10 @@
     });
     const camera = new THREE.PerspectiveCamera(45, 1, 0.02, 2000);
     camera.up.set(0, 0, 1);
+    const headlight = new THREE.DirectionalLight(0xffffff, 1.2); // lights what the camera faces
+    headlight.position.set(0.2, 0.4, 1);
+    camera.add(headlight);
+    scene.add(camera);
     return { scene, camera, robots };
   });
 
@@ -152,7 +156,7 @@
   const hasForces = runs.some((r) => r.forceData);
   forcesBox.checked = hasForces && opts.forces !== "0";
   forcesBox.disabled = !hasForces;
-  if (opts.hud === "0") document.getElementById("hud").style.display = "none";
+  if (opts.hud === "0") for (const id of ["hud", "title"]) document.getElementById(id).style.display = "none";
   slider.min = 0;
   slider.max = 1000;
   let time = opts.t !== undefined ? Number(opts.t) : t0;

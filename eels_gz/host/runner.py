@@ -220,7 +220,7 @@ def start_sensors(sim: Simulation, scfg: dict, mcap=None):
         return None
     from eels_gz.host.sensors import HostSensors, log_sensors
 
-    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]))
+    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]))
     if mcap is not None:
         log_sensors(sensors, mcap)
     return sensors

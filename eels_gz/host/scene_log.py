@@ -93,6 +93,27 @@ def _model_rgba(model_file: str) -> tuple[float, float, float, float]:
     return tuple(values) if len(values) == 4 else TERRAIN_RGBA
 
 
+def terrain_rgb(spec) -> tuple[float, float, float]:
+    """The colour of a world's first static model (its visual's diffuse), else the ice colour."""
+    for model in spec.models:
+        if model.static:
+            return _model_rgba(model.file)[:3]
+    return TERRAIN_RGBA[:3]
+
+
+def sun_direction(world_file: str | Path) -> np.ndarray:
+    """Direction (unit, world) the world's first directional ``<light>`` travels; straight down if none."""
+    try:
+        for light in etree.parse(str(world_file)).getroot().iter("light"):
+            if light.get("type") == "directional" and light.findtext("direction"):
+                d = np.array([float(v) for v in light.findtext("direction").split()])
+                if d.shape == (3,) and np.linalg.norm(d) > 0:
+                    return d / np.linalg.norm(d)
+    except (OSError, etree.XMLSyntaxError, ValueError):
+        pass
+    return np.array([0.0, 0.0, -1.0])
+
+
 def _triangles(geometry, max_triangles: int) -> np.ndarray:
     """(N, 3, 3) triangles of a collision geometry in its own frame."""
     import trimesh

@@ -21,7 +21,10 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
   ``<topic>/points``.
 
-Cameras are not simulated (logged once).
+- ``camera`` and ``depth_camera``: eels_gz.host.cameras (ray-cast images,
+  gz.msgs.Image and CameraInfo) when ``cameras=True`` (``sensors.cameras``).
+
+Other sensor types are not simulated (logged once).
 """
 
 from __future__ import annotations
@@ -205,20 +208,7 @@ class Lidar(_Sensor):
         self.frame_id = name
 
     def shapes(self) -> list[Shape]:
-        out = []
-        for b in self.shapes_of:
-            for k in range(b.getNumShapeNodes()):
-                node = b.getShapeNode(k)
-                s = node.getShape()
-                T = node.getWorldTransform().matrix()
-                kind = s.getType()
-                if kind == "BoxShape":
-                    out.append(Shape("box", tuple(np.asarray(s.getSize(), dtype=float)), T))
-                elif kind == "SphereShape":
-                    out.append(Shape("sphere", (float(s.getRadius()),), T))
-                elif kind == "CylinderShape":
-                    out.append(Shape("cylinder", (float(s.getRadius()), float(s.getHeight())), T))
-        return out
+        return robot_shapes(self.shapes_of)
 
     def scan(self):
         T_ws = self.body.getWorldTransform().matrix() @ self.T
@@ -239,6 +229,24 @@ class Lidar(_Sensor):
         self.pub.publish(msg, copy=False)
 
 
+def robot_shapes(bodies) -> list[Shape]:
+    """The box, sphere and cylinder shapes of ``bodies`` at their world poses (what ray-cast sensors see)."""
+    out = []
+    for b in bodies:
+        for k in range(b.getNumShapeNodes()):
+            node = b.getShapeNode(k)
+            s = node.getShape()
+            T = node.getWorldTransform().matrix()
+            kind = s.getType()
+            if kind == "BoxShape":
+                out.append(Shape("box", tuple(np.asarray(s.getSize(), dtype=float)), T))
+            elif kind == "SphereShape":
+                out.append(Shape("sphere", (float(s.getRadius()),), T))
+            elif kind == "CylinderShape":
+                out.append(Shape("cylinder", (float(s.getRadius()), float(s.getHeight())), T))
+    return out
+
+
 def _bodies(skel):
     return [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())]
 
@@ -246,7 +254,7 @@ def _bodies(skel):
 class HostSensors:
     """All simulated sensors of the robot; ``post_step()`` after each step publishes those that are due."""
 
-    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None):
+    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None, cameras: bool = False):
         self.sim = sim
         self.node = transport.Node(bus=sim.transport)
         rng = np.random.default_rng(seed)
@@ -260,7 +268,8 @@ class HostSensors:
             if kind == "force_torque":
                 self.sensors.append(ForceTorque(sim, name, el, here, ref, robot, self.node, rng, noise))
                 continue
-            if kind not in ("imu", "gpu_lidar"):
+            if kind not in ("imu", "gpu_lidar", "camera", "depth_camera") or \
+                    (kind in ("camera", "depth_camera") and not cameras):
                 skipped.append(f"{name} ({kind})")
                 continue
             body = skel.getBodyNode(ref)
@@ -269,19 +278,33 @@ class HostSensors:
             T = _pose(el, here)
             if kind == "imu":
                 self.sensors.append(Imu(sim, name, el, here, body, T, self.node, rng, noise))
-            else:
-                if terrain_field is None:
-                    from eels_gz.terrain.writers import find_terrain_field
+                continue
+            if terrain_field is None:
+                from eels_gz.terrain.writers import find_terrain_field
 
-                    terrain_field = find_terrain_field(sim.spec)
+                terrain_field = find_terrain_field(sim.spec)
+            if kind == "gpu_lidar":
                 self.sensors.append(Lidar(sim, name, el, here, body, T, self.node, terrain_field))
+            else:
+                from eels_gz.host.cameras import Camera
+                from eels_gz.host.scene_log import sun_direction, terrain_rgb
+
+                others = [b for b in _bodies(skel) if b is not body]
+                self.sensors.append(Camera(_Sensor(sim, name, el, here), el, kind, body, T, self.node, rng, noise,
+                                           terrain_field, others, terrain_rgb(sim.spec), sun_direction(sim.spec.file)))
         if skipped:
-            log.info("the host does not simulate the sensors %s", ", ".join(skipped))
+            log.info("the host does not simulate the sensors %s (cameras render with sensors.cameras: true)",
+                     ", ".join(skipped))
 
     @property
     def topics(self) -> dict[str, str]:
-        """gz topic -> gz message type name of every simulated sensor."""
-        return {s.topic: s.pub.type_name for s in self.sensors}
+        """gz topic -> gz message type name of every simulated sensor (a camera has two: image and info)."""
+        out = {}
+        for s in self.sensors:
+            out[s.topic] = s.pub.type_name
+            if hasattr(s, "info_topic"):
+                out[s.info_topic] = s.info_pub.type_name
+        return out
 
     def post_step(self) -> None:
         t_ns = None

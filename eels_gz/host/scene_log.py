@@ -227,7 +227,11 @@ class SceneLog:
 
         tfs = [messages.transform(t_ns, WORLD_FRAME, self.root, pose(self.root))]
         for j in self.moving:
-            tfs.append(messages.transform(t_ns, j.parent, j.child, np.linalg.inv(pose(j.parent)) @ pose(j.child)))
+            P = pose(j.parent)
+            rel = np.eye(4)  # P^-1 C of rigid transforms: R_P^T (R_C, p_C - p_P)
+            rel[:3, :3] = P[:3, :3].T @ pose(j.child)[:3, :3]
+            rel[:3, 3] = P[:3, :3].T @ (pose(j.child)[:3, 3] - P[:3, 3])
+            tfs.append(messages.transform(t_ns, j.parent, j.child, rel))
         self.mcap.write("/tf", t_ns, messages.tf_message(tfs))
         if self.screw:
             self.mcap.write("/screw_contact/forces", t_ns, messages.marker_array(self.force_markers(t_ns)))

@@ -3,6 +3,7 @@ type store, so the bytes are those a ROS 2 node would put on the wire."""
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -96,13 +97,24 @@ def transform(t_ns: int, parent: str, child: str, T: np.ndarray):
 
 
 def _quaternion(R: np.ndarray):
-    """geometry_msgs/Quaternion of a rotation matrix, w >= 0."""
-    from scipy.spatial.transform import Rotation
-
-    x, y, z, w = Rotation.from_matrix(R).as_quat()
-    if w < 0:
-        x, y, z, w = -x, -y, -z, -w
-    return _types()["geometry_msgs/msg/Quaternion"](x=float(x), y=float(y), z=float(z), w=float(w))
+    """geometry_msgs/Quaternion of a rotation matrix, w >= 0 (Shepperd's method; per transform, so no scipy)."""
+    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(R, dtype=float).tolist()
+    tr = m00 + m11 + m22
+    if tr > 0.0:
+        s = 2.0 * math.sqrt(tr + 1.0)
+        w, x, y, z = 0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+    elif m00 > m11 and m00 > m22:
+        s = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
+        w, x, y, z = (m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s
+    elif m11 > m22:
+        s = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
+        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s
+    else:
+        s = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
+        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s
+    if w < 0.0:
+        w, x, y, z = -w, -x, -y, -z
+    return _types()["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w)
 
 
 def tf_message(transforms: list):

@@ -56,6 +56,13 @@ class McapLog:
                                  data=encode(msg, typename), sequence=self._seq[topic])
         self._seq[topic] += 1
 
+    def write_cdr(self, topic: str, t_ns: int, data: bytes) -> None:
+        """Write an already CDR-encoded message (eels_gz.ros.messages.TfTemplate)."""
+        cid, _ = self._channels[topic]
+        self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns, data=data,
+                                 sequence=self._seq[topic])
+        self._seq[topic] += 1
+
     def close(self) -> None:
         if self._file.closed:
             return

@@ -117,6 +117,68 @@ def _quaternion(R: np.ndarray):
     return _types()["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w)
 
 
+def quaternions_xyzw(R: np.ndarray) -> np.ndarray:
+    """Unit quaternions (N, 4) x, y, z, w (w >= 0) of rotation matrices (N, 3, 3), vectorized: each from the
+    largest of the four diagonal combinations, as Shepperd's method."""
+    R = np.asarray(R, dtype=float)
+    m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
+    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=1)
+    k = np.argmax(cand, axis=1)
+    s = 2.0 * np.sqrt(np.maximum(cand[np.arange(len(R)), k], 1e-300))
+    a, b, c = R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]
+    d, e, f = R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1]
+    q = np.where((k == 0)[:, None], np.stack([a / s, b / s, c / s, 0.25 * s], 1),
+                 np.where((k == 1)[:, None], np.stack([0.25 * s, d / s, e / s, a / s], 1),
+                          np.where((k == 2)[:, None], np.stack([d / s, 0.25 * s, f / s, b / s], 1),
+                                   np.stack([e / s, f / s, 0.25 * s, c / s], 1))))
+    return np.where(q[:, 3:4] < 0, -q, q)
+
+
+class TfTemplate:
+    """CDR bytes of a tf2_msgs/TFMessage whose frames never change: built once with rosbags, then each call
+    writes only the stamp, translations and rotations into a copy (a /tf sample of a 40-joint robot in tens of
+    microseconds instead of milliseconds). ``encode(t_ns, T)`` with T (N, 4, 4) child-in-parent transforms."""
+
+    def __init__(self, frames: list[tuple[str, str]]):
+        import struct
+
+        Ty = _types()
+        n = len(frames)
+        items = []
+        for i, (parent, child) in enumerate(frames):  # sentinels: unique, exactly representable values
+            h = Ty["std_msgs/msg/Header"](stamp=Ty["builtin_interfaces/msg/Time"](sec=1_000_000 + i,
+                                                                                   nanosec=2_000_000 + i),
+                                          frame_id=parent)
+            v = [float(16384 + 16 * i + k) for k in range(7)]
+            items.append(Ty["geometry_msgs/msg/TransformStamped"](
+                header=h, child_frame_id=child, transform=Ty["geometry_msgs/msg/Transform"](
+                    translation=Ty["geometry_msgs/msg/Vector3"](x=v[0], y=v[1], z=v[2]),
+                    rotation=Ty["geometry_msgs/msg/Quaternion"](x=v[3], y=v[4], z=v[5], w=v[6]))))
+        self.data = bytes(encode(tf_message(items), TF_MESSAGE))
+        self.values, self.stamps = np.zeros((n, 7), dtype=np.int64), np.zeros((n, 2), dtype=np.int64)
+        for i in range(n):
+            for k in range(7):
+                off = self.data.find(struct.pack("<d", float(16384 + 16 * i + k)))
+                if off < 0 or (off - 4) % 8:
+                    raise ValueError(f"TfTemplate: cannot place transform {i} value {k} in the CDR bytes")
+                self.values[i, k] = (off - 4) // 8
+            for k, v in enumerate((1_000_000 + i, 2_000_000 + i)):
+                off = self.data.find(struct.pack("<I", v))
+                if off < 0 or off % 4:
+                    raise ValueError(f"TfTemplate: cannot place transform {i} stamp in the CDR bytes")
+                self.stamps[i, k] = off // 4
+
+    def encode(self, t_ns: int, T: np.ndarray) -> bytes:
+        buf = bytearray(self.data)
+        doubles = np.frombuffer(buf, dtype="<f8", offset=4, count=(len(buf) - 4) // 8)
+        words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)
+        doubles[self.values[:, :3]] = T[:, :3, 3]
+        doubles[self.values[:, 3:]] = quaternions_xyzw(T[:, :3, :3])
+        words[self.stamps[:, 0]] = t_ns // 1_000_000_000
+        words[self.stamps[:, 1]] = t_ns % 1_000_000_000
+        return bytes(buf)
+
+
 def tf_message(transforms: list):
     return _types()[TF_MESSAGE](transforms=list(transforms))
 

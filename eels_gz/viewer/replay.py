@@ -176,9 +176,9 @@ def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0
                     p = msg.pose.pose.position
                     odom.append((message.log_time, (p.x, p.y, p.z)))
                 elif topic == "/screw_contact/forces":
-                    arrows = [np.array([[q.x, q.y, q.z] for q in m.points]) for m in msg.markers
-                              if m.action == 0 and len(m.points) == 2]
-                    forces.append((message.log_time, np.array(arrows).reshape(-1, 2, 3)))
+                    pts = [[q.x, q.y, q.z] for m in msg.markers if m.action == m.ADD and m.type == m.LINE_LIST
+                           for q in m.points]
+                    forces.append((message.log_time, np.array(pts, dtype=float).reshape(-1, 2, 3)))
                 elif topic == "/terrain/embedded":
                     for m in msg.markers:
                         pts = np.array([[q.x, q.y, q.z] for q in m.points]).reshape(-1, 3)

@@ -136,17 +136,17 @@ def test_ice_plane_is_a_flat_cube_marker_and_two_triangles(head_run):
     assert pts.shape == (6, 3) and np.all(pts[:, 2] == 0.0) and np.ptp(pts[:, 0]) == 200.0
 
 
-def test_force_arrows_are_the_screw_contact_forces(head_run):
+def test_force_segments_are_the_screw_contact_forces(head_run):
     sim, messages, _ = head_run
     _, last = messages["/screw_contact/forces"][-1]
-    assert last.markers[0].action == last.markers[0].DELETEALL
-    arrows = last.markers[1:]
+    (marker,) = last.markers
+    assert marker.type == marker.LINE_LIST and marker.id == 0 and marker.header.frame_id == "world"
+    pts = np.array([[p.x, p.y, p.z] for p in marker.points]).reshape(-1, 2, 3)
     system = next(s.system for s in sim.systems if s.module == "screw_contact")
     w = system.last
     in_contact = [s for s in range(len(w.force)) if np.any(w.normal_force[s] > 0)]
-    assert len(arrows) == len(in_contact) > 0
-    for arrow, s in zip(arrows, in_contact):
-        start, end = (np.array([p.x, p.y, p.z]) for p in arrow.points)
+    assert len(pts) == len(in_contact) > 0
+    for (start, end), s in zip(pts, in_contact):
         assert np.allclose((end - start) / ARROW_M_PER_N, w.force[s], rtol=1e-9, atol=1e-9)
         # from the pressure centre of its contact points, which lie on the screw
         fn = w.normal_force[s]

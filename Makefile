@@ -63,6 +63,7 @@ bench: venv
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
 	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
 	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json
+	$(BIN)/python bench/camera.py --out results/bench_camera.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

@@ -118,9 +118,9 @@ def sun_direction(world_file: str | Path) -> np.ndarray:
 
 def _triangles(geometry, max_triangles: int) -> np.ndarray:
     """(N, 3, 3) triangles of a collision geometry in its own frame."""
-    import trimesh
-
     g = geometry
+    if g.kind != "plane":
+        import trimesh  # only here: importing it costs about a second
     if g.kind == "mesh":
         mesh = trimesh.load(g.mesh_file, force="mesh")
         mesh.apply_scale(np.asarray(g.scale, dtype=float)) if tuple(g.scale) != (1.0, 1.0, 1.0) else None
@@ -208,6 +208,13 @@ class SceneLog:
         self.links = [self.root] + sorted({n for j in self.moving for n in (j.parent, j.child)} - {self.root})
         index = {name: k for k, name in enumerate(self.links)}
         self.edges = np.array([(0, 0)] + [(index[j.parent], index[j.child]) for j in self.moving], dtype=int)
+        # each link is a body of the simulated skeleton at a fixed offset (the optimizer's frames, else itself)
+        skel, frames = sim.robot_skeleton, sim.robot_frames
+        names = [frames[n].body if n in frames else n for n in self.links]
+        self.bodies = [skel.getBodyNode(b) for b in dict.fromkeys(names)]
+        order = {b.getName(): k for k, b in enumerate(self.bodies)}
+        self.link_body = np.array([order[b] for b in names], dtype=int)
+        self.link_offset = np.array([frames[n].pose if n in frames else np.eye(4) for n in self.links])
         self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] + [(j.parent, j.child) for j in self.moving])
         mcap.channel("/robot_description", messages.STRING, latched=True)
         mcap.channel("/tf_static", messages.TF_MESSAGE, latched=True)
@@ -225,7 +232,8 @@ class SceneLog:
 
     def sample(self, t_ns: int) -> None:
         sim = self.sim
-        W = np.array([sim.frame_world_pose(name) for name in self.links])  # world poses, (L, 4, 4)
+        bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
+        W = bodies[self.link_body] @ self.link_offset  # world poses of the links, (L, 4, 4)
         T = np.empty((len(self.edges), 4, 4))
         T[0] = W[0]  # world -> root
         P, C = W[self.edges[1:, 0]], W[self.edges[1:, 1]]

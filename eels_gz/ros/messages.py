@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+import numba
 import numpy as np
 from rosbags.typesys import Stores, get_typestore
 
@@ -117,21 +118,35 @@ def _quaternion(R: np.ndarray):
     return _types()["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w)
 
 
+@numba.njit(cache=True)
+def _quaternions_xyzw(R, out):
+    for i in range(R.shape[0]):
+        m00, m01, m02 = R[i, 0, 0], R[i, 0, 1], R[i, 0, 2]
+        m10, m11, m12 = R[i, 1, 0], R[i, 1, 1], R[i, 1, 2]
+        m20, m21, m22 = R[i, 2, 0], R[i, 2, 1], R[i, 2, 2]
+        tr = m00 + m11 + m22
+        if tr > 0.0:
+            s = 2.0 * math.sqrt(tr + 1.0)
+            w, x, y, z = 0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
+        elif m00 > m11 and m00 > m22:
+            s = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
+            w, x, y, z = (m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s
+        elif m11 > m22:
+            s = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
+            w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s
+        else:
+            s = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
+            w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s
+        sign = -1.0 if w < 0.0 else 1.0
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = sign * x, sign * y, sign * z, sign * w
+
+
 def quaternions_xyzw(R: np.ndarray) -> np.ndarray:
-    """Unit quaternions (N, 4) x, y, z, w (w >= 0) of rotation matrices (N, 3, 3), vectorized: each from the
-    largest of the four diagonal combinations, as Shepperd's method."""
-    R = np.asarray(R, dtype=float)
-    m00, m11, m22 = R[:, 0, 0], R[:, 1, 1], R[:, 2, 2]
-    cand = np.stack([1 + m00 + m11 + m22, 1 + m00 - m11 - m22, 1 - m00 + m11 - m22, 1 - m00 - m11 + m22], axis=1)
-    k = np.argmax(cand, axis=1)
-    s = 2.0 * np.sqrt(np.maximum(cand[np.arange(len(R)), k], 1e-300))
-    a, b, c = R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]
-    d, e, f = R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1]
-    q = np.where((k == 0)[:, None], np.stack([a / s, b / s, c / s, 0.25 * s], 1),
-                 np.where((k == 1)[:, None], np.stack([0.25 * s, d / s, e / s, a / s], 1),
-                          np.where((k == 2)[:, None], np.stack([d / s, 0.25 * s, f / s, b / s], 1),
-                                   np.stack([e / s, f / s, 0.25 * s, c / s], 1))))
-    return np.where(q[:, 3:4] < 0, -q, q)
+    """Unit quaternions (N, 4) x, y, z, w (w >= 0) of rotation matrices (N, 3, 3) (Shepperd's method)."""
+    R = np.ascontiguousarray(R, dtype=np.float64)
+    out = np.empty((R.shape[0], 4))
+    _quaternions_xyzw(R, out)
+    return out
 
 
 class TfTemplate:

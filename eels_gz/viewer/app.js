@@ -134,7 +134,7 @@
 
   // ---- camera: fit the trails, or the hash's cam= ----
   const center = new THREE.Vector3((lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, (lo[2] + hi[2]) / 2);
-  const radius = Math.max(0.5, 0.5 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]));
+  const radius = Math.max(1.0, 0.5 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]));
   const main = views[0].camera;
   if (opts.cam) {
     const c = opts.cam.split(",").map(Number);

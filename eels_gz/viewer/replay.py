@@ -228,11 +228,12 @@ def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0
 
 
 def _decimate(times_ns: list[int], max_fps: float) -> list[int]:
-    """Indices of samples at most 1/max_fps apart-ish: every k-th sample, the last one always kept."""
+    """Indices of every k-th sample, k the smallest that keeps at most ``max_fps`` frames per simulated second
+    (0: every sample); the last sample is always kept."""
     if len(times_ns) < 2 or max_fps <= 0:
         return list(range(len(times_ns)))
     dt = (times_ns[-1] - times_ns[0]) * 1e-9 / (len(times_ns) - 1)
-    step = max(1, int(np.floor(1.0 / (max_fps * dt))) if dt > 0 else 1)
+    step = max(1, int(np.ceil(1.0 / (max_fps * dt) - 1e-9))) if dt > 0 else 1
     keep = list(range(0, len(times_ns), step))
     if keep[-1] != len(times_ns) - 1:
         keep.append(len(times_ns) - 1)

@@ -25,29 +25,13 @@ import numpy as np
 
 from eels_gz.errors import ConfigError, DescriptionError
 from eels_gz.host import msgs
+from eels_gz.host.sensors import _float, _text
 from eels_gz.ros.bridge import camera_topics
 from eels_gz.sensors.camera import (T_SENSOR_OPTICAL, Distortion, Lighting, PinholeCamera, depth_image, render,
                                     shade, to_rgb8)
 
 ROBOT_RGB = (0.9, 0.45, 0.1)  # the robot's albedo in camera images (its URDF has no materials)
 FORMATS = {"camera": ("R8G8B8",), "depth_camera": ("R_FLOAT32", "")}
-
-
-def _text(el, path, default=None):
-    node = el.find(path)
-    return default if node is None or node.text is None else node.text.strip()
-
-
-def _float(el, path: str, default: float | None, where: str) -> float:
-    text = _text(el, path)
-    if text is None:
-        if default is None:
-            raise DescriptionError(f"{where}: <{path}> is required")
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise DescriptionError(f"{where}: <{path}> must be a number, got '{text}'") from None
 
 
 def camera_model(el, where: str) -> PinholeCamera:

@@ -98,23 +98,8 @@ def transform(t_ns: int, parent: str, child: str, T: np.ndarray):
 
 
 def _quaternion(R: np.ndarray):
-    """geometry_msgs/Quaternion of a rotation matrix, w >= 0 (Shepperd's method; per transform, so no scipy)."""
-    (m00, m01, m02), (m10, m11, m12), (m20, m21, m22) = np.asarray(R, dtype=float).tolist()
-    tr = m00 + m11 + m22
-    if tr > 0.0:
-        s = 2.0 * math.sqrt(tr + 1.0)
-        w, x, y, z = 0.25 * s, (m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s
-    elif m00 > m11 and m00 > m22:
-        s = 2.0 * math.sqrt(1.0 + m00 - m11 - m22)
-        w, x, y, z = (m21 - m12) / s, 0.25 * s, (m01 + m10) / s, (m02 + m20) / s
-    elif m11 > m22:
-        s = 2.0 * math.sqrt(1.0 + m11 - m00 - m22)
-        w, x, y, z = (m02 - m20) / s, (m01 + m10) / s, 0.25 * s, (m12 + m21) / s
-    else:
-        s = 2.0 * math.sqrt(1.0 + m22 - m00 - m11)
-        w, x, y, z = (m10 - m01) / s, (m02 + m20) / s, (m12 + m21) / s, 0.25 * s
-    if w < 0.0:
-        w, x, y, z = -w, -x, -y, -z
+    """geometry_msgs/Quaternion of a rotation matrix, w >= 0."""
+    x, y, z, w = quaternions_xyzw(np.asarray(R, dtype=float)[None])[0].tolist()
     return _types()["geometry_msgs/msg/Quaternion"](x=x, y=y, z=z, w=w)
 
 

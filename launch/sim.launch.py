@@ -47,16 +47,7 @@ def _fts_sensors(urdf: str) -> list[tuple[str, str]]:
             for s in g.iter("sensor") if s.get("type") == "force_torque"]
 
 
-def _cameras(description) -> list[tuple[str, str]]:
-    """(image, camera_info) topics of the description's camera and depth_camera sensors (eels_gz.ros.bridge)."""
-    from eels_gz.ros.bridge import description_cameras
-
-    return description_cameras([(g.get("reference"), s.get("name"), s.get("type"), s)
-                                for g in description.references for s in g.iter("sensor")])
-
-
-def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]],
-                 cameras: list[tuple[str, str]] = ()) -> str:
+def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]]) -> str:
     """config/bridge.yaml with the {robot}/{sensor} entries expanded; the gz side of a force_torque
     sensor is gz-sim's default scoped topic /world/W/model/M/joint/J/sensor/S/force_torque."""
     entries = []
@@ -68,10 +59,6 @@ def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]],
                                                   f"/sensor/{name}/force_torque"))
         else:
             entries.append(e)
-    from eels_gz.ros.bridge import camera_entries
-
-    entries += [{"ros_topic_name": c.ros_topic, "gz_topic_name": c.gz_topic, "ros_type_name": c.ros_type,
-                 "gz_type_name": c.gz_type, "direction": c.direction} for c in camera_entries(list(cameras))]
     out = Path(tempfile.mkdtemp(prefix="eels_gz_bridge_")) / "bridge.yaml"
     out.write_text(yaml.safe_dump(entries, sort_keys=False))
     return str(out)
@@ -101,8 +88,7 @@ def _setup(context):
         Node(package="ros_gz_sim", executable="create", output="screen",
              arguments=["-name", entry.name, "-topic", "robot_description"]),
         Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
-             parameters=[{"config_file": _bridge_file(entry.name, world_name, _fts_sensors(description.urdf),
-                                                      _cameras(description)),
+             parameters=[{"config_file": _bridge_file(entry.name, world_name, _fts_sensors(description.urdf)),
                           "use_sim_time": True}]),
     ]
 

@@ -26,7 +26,7 @@ import numpy as np
 from eels_gz.errors import ConfigError, DescriptionError
 from eels_gz.host import msgs
 from eels_gz.host.sensors import _float, _text
-from eels_gz.ros.bridge import camera_topics
+from eels_gz.ros.camera_bridge import camera_topics
 from eels_gz.sensors.camera import (T_SENSOR_OPTICAL, Distortion, Lighting, PinholeCamera, depth_image, render,
                                     shade, to_rgb8)
 
@@ -84,7 +84,7 @@ class Camera:
     """One camera or depth camera of the robot (see the module docstring); ``publish(t_ns)`` renders a frame."""
 
     def __init__(self, sensor, el, kind: str, body, T_body_sensor: np.ndarray, node, rng, noise: bool,
-                 field, shapes_of, albedo_terrain, sun_direction):
+                 field, shapes_of, albedo_terrain, sun_direction, scope: str = ""):
         self.sensor, self.kind, self.body = sensor, kind, body
         where = sensor.where
         fmt = _text(el, "camera/image/format", FORMATS[kind][0])
@@ -101,10 +101,10 @@ class Camera:
         self.albedo = np.array([albedo_terrain, ROBOT_RGB], dtype=float)
         self.lighting = Lighting(sun_direction=tuple(sun_direction))
         self.topic, self.info_topic = camera_topics(sensor.name, _text(el, "topic"),
-                                                    _text(el, "camera/camera_info_topic"))
+                                                    _text(el, "camera/camera_info_topic"), scope, kind)
         self.frame_id = _text(el, "camera/optical_frame_id") or sensor.name
         self.pub = node.advertise(self.topic, msgs.Image)
-        self.info_pub = node.advertise(self.info_topic, msgs.CameraInfo)
+        self.info = CameraInfoTopic(self, node.advertise(self.info_topic, msgs.CameraInfo))
 
     @property
     def name(self) -> str:
@@ -150,8 +150,20 @@ class Camera:
         info.intrinsics.k.extend(m.K.reshape(-1).tolist())
         info.projection.p.extend(m.P.reshape(-1).tolist())
         info.rectification_matrix.extend(np.eye(3).reshape(-1).tolist())
-        self.pub.publish(img, copy=False)
-        self.info_pub.publish(info, copy=False)
+        self.pub.publish(img)
+        self.info.pub.publish(info)
+
+
+class CameraInfoTopic:
+    """A camera's camera_info publisher, listed beside the camera among the host's sensors (so the sensors'
+    topics, and the log, include it); the camera publishes it with each image, it is never due itself."""
+
+    def __init__(self, camera: Camera, pub):
+        self.camera, self.pub = camera, pub
+        self.name, self.topic = f"{camera.name} camera_info", camera.info_topic
+
+    def due(self) -> bool:
+        return False
 
 
 def _header(msg, t_ns: int, frame: str) -> None:

@@ -290,21 +290,18 @@ class HostSensors:
                 from eels_gz.host.scene_log import sun_direction, terrain_rgb
 
                 others = [b for b in _bodies(skel) if b is not body]
-                self.sensors.append(Camera(_Sensor(sim, name, el, here), el, kind, body, T, self.node, rng, noise,
-                                           terrain_field, others, terrain_rgb(sim.spec), sun_direction(sim.spec.file)))
+                scope = f"/world/{sim.spec.name}/model/{robot}/link/{ref}/sensor/{name}"
+                cam = Camera(_Sensor(sim, name, el, here), el, kind, body, T, self.node, rng, noise, terrain_field,
+                             others, terrain_rgb(sim.spec), sun_direction(sim.spec.file), scope)
+                self.sensors += [cam, cam.info]  # the camera_info publisher, listed for topics and the log
         if skipped:
             log.info("the host does not simulate the sensors %s (cameras render with sensors.cameras: true)",
                      ", ".join(skipped))
 
     @property
     def topics(self) -> dict[str, str]:
-        """gz topic -> gz message type name of every simulated sensor (a camera has two: image and info)."""
-        out = {}
-        for s in self.sensors:
-            out[s.topic] = s.pub.type_name
-            if hasattr(s, "info_topic"):
-                out[s.info_topic] = s.info_pub.type_name
-        return out
+        """gz topic -> gz message type name of every simulated sensor."""
+        return {s.topic: s.pub.type_name for s in self.sensors}
 
     def post_step(self) -> None:
         t_ns = None

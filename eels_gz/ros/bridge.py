@@ -78,44 +78,6 @@ def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=())
     return entries
 
 
-CAMERA_TYPES = ("camera", "depth_camera")
-
-
-def camera_topics(name: str, topic: str | None, info_topic: str | None = None) -> tuple[str, str]:
-    """(image, camera_info) topics of a camera sensor as gz-sensors names them: ``<topic>`` (the host's default
-    ``/<name>/image``), and ``<camera_info_topic>`` or ``<topic>``'s parent + ``/camera_info``."""
-    image = "/" + (topic or f"{name}/image").strip().strip("/")
-    if info_topic and info_topic.strip() not in ("", "__default__"):
-        return image, "/" + info_topic.strip().strip("/")
-    parent = image.rsplit("/", 1)[0]
-    return image, f"{parent}/camera_info"
-
-
-def camera_entries(cameras: list[tuple[str, str]]) -> list[BridgeEntry]:
-    """Bridge entries of cameras given as (image topic, camera_info topic): the same names on both sides, as
-    ros_gz_image's image_bridge and parameter_bridge give them (the topic table of config/bridge.yaml has no
-    per-camera template; eels_gz.ros.interface and launch/sim.launch.py add these)."""
-    out = []
-    for image, info in cameras:
-        out.append(BridgeEntry(image, image, "sensor_msgs/msg/Image", "gz.msgs.Image", "GZ_TO_ROS"))
-        out.append(BridgeEntry(info, info, "sensor_msgs/msg/CameraInfo", "gz.msgs.CameraInfo", "GZ_TO_ROS"))
-    return out
-
-
-def description_cameras(sensor_specs) -> list[tuple[str, str]]:
-    """(image, camera_info) topics of every camera and depth camera in (reference, name, type, element) specs."""
-    out = []
-    for _, name, kind, el in sensor_specs:
-        if kind in CAMERA_TYPES:
-            out.append(camera_topics(name, _text(el, "topic"), _text(el, "camera/camera_info_topic")))
-    return out
-
-
-def _text(el, path: str) -> str | None:
-    node = el.find(path)
-    return node.text.strip() if node is not None and node.text else None
-
-
 def expand(entry: BridgeEntry, **names: str) -> BridgeEntry:
     return BridgeEntry(entry.ros_topic.format(**names), entry.gz_topic.format(**names), entry.ros_type,
                        entry.gz_type, entry.direction)

@@ -1,7 +1,7 @@
 """Start and stop the embedded host's ROS 2 interface: pick the backend
 (``auto``: rclpy when ROS 2 is sourced, DDS otherwise), read
-config/bridge.yaml for the robot's force-torque sensors, add its cameras'
-image and camera_info topics, bridge the simulation's gz topics."""
+config/bridge.yaml for the robot's force-torque sensors, bridge the
+simulation's gz topics."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import logging
 import os
 
 from eels_gz.errors import ConfigError
-from eels_gz.ros.bridge import RosBridge, camera_entries, description_cameras, load_bridge
+from eels_gz.ros.bridge import RosBridge, load_bridge
+from eels_gz.ros.camera_bridge import camera_entries, description_cameras
 
 log = logging.getLogger(__name__)
 TRANSPORTS = ("auto", "rclpy", "dds")
@@ -47,9 +48,10 @@ class RosInterface:
     def __init__(self, sim, transport: str = "auto", domain_id: int = 0, bridge_file=None):
         robot = sim.robot_skeleton.getName() if sim.robot_skeleton is not None else ""
         fts = [name for _, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
-        self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts) + \
-            camera_entries(description_cameras(sim.sensor_specs))
+        self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts)
         self.kind, self.backend = make_backend(transport, domain_id)
+        # the cameras' image and camera_info topics (no template in config/bridge.yaml)
+        self.entries = self.entries + camera_entries(description_cameras(sim.sensor_specs, sim.spec.name, robot))
         self.bridge = RosBridge(sim.transport, self.entries, self.backend)
         log.info("ROS 2 interface over %s on domain %d: %d topics", self.kind, domain_id, len(self.entries))
 

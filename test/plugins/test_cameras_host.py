@@ -12,11 +12,11 @@ from mcap.reader import make_reader
 from eels_gz import config
 from eels_gz.errors import DescriptionError
 from eels_gz.host import msgs, transport
-from eels_gz.host.cameras import camera_model
+from eels_gz.host.cameras import Camera, camera_model
 from eels_gz.host.runner import prepare, run
 from eels_gz.host.sensors import HostSensors
 from eels_gz.ros import convert
-from eels_gz.ros.bridge import camera_entries, description_cameras
+from eels_gz.ros.camera_bridge import camera_entries, description_cameras
 from eels_gz.ros.messages import typestore
 from eels_gz.sensors.camera import T_SENSOR_OPTICAL
 

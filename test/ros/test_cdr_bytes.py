@@ -13,7 +13,8 @@ import pytest
 
 from eels_gz.host import msgs as gz
 from eels_gz.ros import convert, idl
-from eels_gz.ros.bridge import camera_entries, load_bridge
+from eels_gz.ros.bridge import load_bridge
+from eels_gz.ros.camera_bridge import camera_entries
 from eels_gz.ros.messages import encode, typestore
 
 

@@ -35,7 +35,7 @@ def test_gazebo_tags_name_the_optical_frames_of_the_description(head):
     sim, sensors = head
     urdf = etree.fromstring(sim.robot_source_urdf.encode())
     links = {n.get("name") for n in urdf.iter("link")}
-    cams = [s for s in sensors.sensors if hasattr(s, "info_topic")]
+    cams = [s for s in sensors.sensors if isinstance(s, Camera)]
     assert sorted(c.name for c in cams) == sorted(
         [f"stereo_{i}_{s}" for i in range(1, 5) for s in ("left", "right")] + ["depth_camera"])
     for cam in cams:

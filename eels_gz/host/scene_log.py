@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from eels_gz.host.gzmath import Pose3d
+from eels_gz.description.optimizer import read_origin
 from eels_gz.paths import share_dir
 from eels_gz.ros import messages
 
@@ -66,10 +66,8 @@ def urdf_joints(urdf: str) -> tuple[str, list[UrdfJoint]]:
     joints, children = [], set()
     for j in root.iter("joint"):
         parent, child = j.find("parent").get("link"), j.find("child").get("link")
-        o = j.find("origin")
-        xyz = [float(v) for v in (o.get("xyz", "0 0 0") if o is not None else "0 0 0").split()]
-        rpy = [float(v) for v in (o.get("rpy", "0 0 0") if o is not None else "0 0 0").split()]
-        joints.append(UrdfJoint(j.get("name"), j.get("type"), parent, child, Pose3d(*xyz, *rpy).to_matrix()))
+        origin = read_origin(j, f"joint '{j.get('name')}'", "/robot_description")
+        joints.append(UrdfJoint(j.get("name"), j.get("type"), parent, child, origin))
         children.add(child)
     links = [link.get("name") for link in root.iter("link")]
     roots = [n for n in links if n not in children and n != "world"]
@@ -231,7 +229,6 @@ class SceneLog:
         mcap.write("/terrain/embedded", 0, messages.marker_array(embedded))
 
     def sample(self, t_ns: int) -> None:
-        sim = self.sim
         bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
         W = bodies[self.link_body] @ self.link_offset  # world poses of the links, (L, 4, 4)
         T = np.empty((len(self.edges), 4, 4))

@@ -19,7 +19,7 @@ from mcap.reader import make_reader
 from scipy.spatial.transform import Rotation
 
 from eels_gz.errors import ConfigError
-from eels_gz.host.gzmath import Pose3d
+from eels_gz.description.optimizer import read_origin
 from eels_gz.ros.messages import typestore
 
 WORLD = "world"
@@ -73,15 +73,6 @@ def _pose_of(marker) -> np.ndarray:
     return T
 
 
-def _origin(node) -> np.ndarray:
-    o = node.find("origin") if node is not None else None
-    if o is None:
-        return np.eye(4)
-    xyz = [float(v) for v in o.get("xyz", "0 0 0").split()]
-    rpy = [float(v) for v in o.get("rpy", "0 0 0").split()]
-    return Pose3d(*xyz, *rpy).to_matrix()
-
-
 def _mesh_triangles(filename: str, scale, where: str) -> np.ndarray:
     import trimesh
 
@@ -120,7 +111,7 @@ def urdf_visuals(urdf: str, where: str) -> list[Visual]:
                 color = mat.find("color") if mat.find("color") is not None else colors.get(mat.get("name"))
                 if color is not None:
                     rgba = tuple(float(v) for v in color.get("rgba").split())
-            T = _origin(vis)
+            T = read_origin(vis, f"link '{link.get('name')}' visual", where)
             name = link.get("name")
             if shape.tag == "box":
                 out.append(Visual(name, "box", tuple(float(v) for v in shape.get("size").split()), T, rgba))

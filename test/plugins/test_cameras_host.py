@@ -11,7 +11,7 @@ from mcap.reader import make_reader
 
 from eels_gz import config
 from eels_gz.errors import DescriptionError
-from eels_gz.host import msgs, transport
+from eels_gz.host import msgs
 from eels_gz.host.cameras import Camera, camera_model
 from eels_gz.host.runner import prepare, run
 from eels_gz.host.sensors import HostSensors
@@ -63,7 +63,7 @@ def test_stereo_pairs_look_out_radially_left_camera_on_the_left(head):
 
 def test_images_and_camera_info_on_gz_and_ros(head):
     sim, sensors = head
-    node = transport.Node(bus=sim.transport)
+    node = sensors.node  # a node on the simulation's bus
     got = {}
     for topic, kind in (("/stereo_1_left/image_raw", msgs.Image), ("/stereo_1_left/camera_info", msgs.CameraInfo),
                         ("/depth_camera/depth_image", msgs.Image)):

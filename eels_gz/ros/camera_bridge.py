@@ -1,7 +1,7 @@
 """Bridge entries for the description's cameras: one image and one camera_info topic per ``camera`` or
 ``depth_camera`` sensor, named as gz-sensors names them, the same on the gz and the ROS side (as
 ros_gz_image's image_bridge and parameter_bridge give them). config/bridge.yaml has no per-camera template,
-so eels_gz.ros.interface (and a Gazebo launch) adds these to its entries."""
+so eels_gz.ros.interface adds these to its entries (launch/sim.launch.py does not yet)."""
 
 from __future__ import annotations
 

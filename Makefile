@@ -7,7 +7,8 @@ BIN    := $(VENV)/bin
 STAMP  := .venv.stamp
 
 # dartpy needs libGL/libX11; the tests validate SDF with libsdformat's `ign sdf -k`.
-SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby
+# The replay tests drive headless Chromium (test/viewer).
+SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby chromium
 
 .PHONY: venv sysdeps demo test bench clean worlds
 
@@ -48,6 +49,8 @@ demo: venv
 	@echo "  results/demo/compare.json"
 	@echo "  results/demo/compare.png"
 	@echo "  results/demo/{stock,screw}/{summary.json,log.mcap,trajectory.png}"
+	@echo
+	@echo "3D replay (open it in a browser): results/demo/replay.html"
 
 # regenerate the shipped terrain models/ and worlds/ from their recipes in eels_gz/registry.py
 worlds: venv
@@ -60,6 +63,7 @@ bench: venv
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
 	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
 	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json
+	$(BIN)/python bench/camera.py --out results/bench_camera.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

@@ -181,7 +181,9 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
-def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, sets, as_json):
+@click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
+              help="replay.html: the two runs overlaid in one scene, or side by side.")
+def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, sets, as_json, layout):
     """Run one scenario under stock and under screw contact and compare the tail pose."""
     from eels_gz.compare import compare as run_compare
 
@@ -193,7 +195,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
                 bar.length = 2 * total  # both runs have the same number of steps
                 bar.update(delta)
 
-            result = run_compare(cfg, out_dir, progress)
+            result = run_compare(cfg, out_dir, progress, layout=layout)
     except SimulationDiverged as exc:
         _diverged(exc, out_dir)
     except EelsError as exc:
@@ -209,6 +211,41 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, s
     click.echo("screw - stock: " + ", ".join(f"{k} max {d[k]['max']:.4f} rms {d[k]['rms']:.4f}" for k in ("x", "y", "yaw")))
     for name, path in result["files"].items():
         click.echo(f"{name}: {path}")
+
+
+@main.command()
+@click.argument("run_dirs", nargs=-1, required=True, type=click.Path(file_okay=False))
+@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+              help="HTML file to write (default: RUN_DIR/replay.html, or replay.html beside several runs).")
+@click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
+              help="Several runs: overlaid in one scene, or side by side with one camera.")
+@click.option("--label", "labels", multiple=True, help="Name shown for each run, in order (default: its folder).")
+@click.option("--fps", type=float, default=30.0, show_default=True, help="Frames kept per simulated second.")
+@click.option("--screenshot", "png", type=click.Path(dir_okay=False),
+              help="Also save a PNG of the replay from headless Chromium (see --at).")
+@click.option("--at", "at_time", type=float, help="Simulated time (s) of the --screenshot (default: the end).")
+def view(run_dirs, out_file, layout, labels, fps, png, at_time):
+    """Write a self-contained 3D replay (one HTML file, no server or network needed) of one or more runs."""
+    from eels_gz.viewer import load_run, write_replay
+
+    try:
+        if labels and len(labels) != len(run_dirs):
+            raise configuration.ConfigError(f"--label given {len(labels)} times for {len(run_dirs)} runs")
+        runs = [load_run(d, labels[i] if labels else None, max_fps=fps) for i, d in enumerate(run_dirs)]
+        if out_file is None:
+            out_file = Path(run_dirs[0]) / "replay.html" if len(run_dirs) == 1 else \
+                Path(run_dirs[0]).parent / "replay.html"
+        out = write_replay(runs, out_file, layout=layout)
+        click.echo(f"replay: {out}")
+        if png:
+            from eels_gz.viewer.browser import screenshot
+
+            t = at_time if at_time is not None else max(float(r.times[-1]) for r in runs)
+            shot = screenshot(out, f"t={t}")
+            Path(png).write_bytes(shot.png)
+            click.echo(f"screenshot: {png}")
+    except EelsError as exc:
+        _fail(exc)
 
 
 from eels_gz.cli_calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)

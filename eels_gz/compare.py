@@ -9,8 +9,9 @@ length, and the maximum and RMS of the difference (screw - stock) in x, y
 and yaw.
 
 Output folder: ``stock/`` and ``screw/`` (each a full ``eels-gz run``
-folder), ``compare.json`` and ``compare.png`` (Fig. 14 layout: the two
-models' x, y, yaw against time, and their difference).
+folder), ``compare.json``, ``compare.png`` (Fig. 14 layout: the two
+models' x, y, yaw against time, and their difference) and ``replay.html``
+(both runs in 3D, overlaid or side by side: eels_gz.viewer).
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ def differences(pose_a: np.ndarray, pose_b: np.ndarray) -> dict:
 
 
 def compare(cfg: dict, out_dir: str | Path,
-            progress: Callable[[str, int, int], None] | None = None) -> dict:
-    """Run ``cfg`` under both contact models; write and return compare.json."""
+            progress: Callable[[str, int, int], None] | None = None, layout: str = "overlay") -> dict:
+    """Run ``cfg`` under both contact models; write and return compare.json, and the
+    3D replay of both runs (``layout`` overlay or side) as replay.html."""
     from eels_gz.host.runner import run
 
     entry = registry.robot(cfg["robot"]["name"])
@@ -95,6 +97,10 @@ def compare(cfg: dict, out_dir: str | Path,
             log.error("the %s contact run diverged; its log up to the last good state is in %s", model, out / model)
             raise
         tracks[model] = tail_track(out / model / "log.mcap")
+    from eels_gz.viewer import load_run, write_replay
+
+    replay = write_replay([load_run(out / m, m) for m in MODELS], out / "replay.html",
+                          title=f"{cfg['robot']['name']}: stock vs screw contact", layout=layout)
     (t0, p0), (t1, p1) = tracks["stock"], tracks["screw"]
     n = min(len(t0), len(t1))
     if not np.allclose(t0[:n], t1[:n], atol=1e-9):
@@ -114,7 +120,7 @@ def compare(cfg: dict, out_dir: str | Path,
         "tail_link": "base_link",
         "models": {m: _model_summary(*tracks[m], runs[m]) for m in MODELS},
         "difference": {"of": "screw - stock", **differences(p0, p1)},
-        "files": {"json": str(out / "compare.json"), "plot": str(png),
+        "files": {"json": str(out / "compare.json"), "plot": str(png), "replay": str(replay),
                   **{f"{m}_run": str(out / m) for m in MODELS}},
     }
     (out / "compare.json").write_text(json.dumps(result, indent=2))

@@ -6,7 +6,8 @@ empty: the variant's), ``world`` (registry name or SDF path), ``contact``
 
 Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
 (the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
-the robot from /robot_description) and ros_gz_bridge's ``parameter_bridge``
+the robot from /robot_description, the URDF with its Gazebo blocks) and
+ros_gz_bridge's ``parameter_bridge``
 with config/bridge.yaml, whose templated force-torque entries are expanded
 per sensor of the description into a temporary file (the host-only
 commands of config/bridge_host.yaml are not bridged: gz-sim has no topics
@@ -39,21 +40,22 @@ ARGS = {
 }
 
 
-def _fts_sensors(urdf: str) -> list[tuple[str, str]]:
-    """(joint, sensor name) of every force_torque sensor in a URDF's <gazebo reference> blocks."""
-    from lxml import etree
-
-    root = etree.fromstring(urdf.encode())
-    return [(g.get("reference"), s.get("name")) for g in root.iter("gazebo")
-            for s in g.iter("sensor") if s.get("type") == "force_torque"]
+def _sensor_specs(description) -> list[tuple]:
+    """(reference, name, type, element) of every sensor in the description's <gazebo reference> blocks."""
+    return [(g.get("reference"), s.get("name"), s.get("type"), s) for g in description.references
+            for s in g.iter("sensor")]
 
 
-def _bridge_file(robot: str, world_name: str, sensors: list[tuple[str, str]]) -> str:
-    """config/bridge.yaml with its {world}/{robot}/{joint}/{sensor} entries expanded (the same
-    expansion the embedded host uses); the host-only entries of config/bridge_host.yaml are left out."""
+def _bridge_file(robot: str, world_name: str, specs: list[tuple]) -> str:
+    """config/bridge.yaml with its {world}/{robot}/{joint}/{sensor} entries expanded, and the cameras'
+    image and camera_info topics (the same entries the embedded host bridges); the host-only entries of
+    config/bridge_host.yaml are left out."""
     from eels_gz.ros.bridge import load_bridge, to_ros_gz_yaml
+    from eels_gz.ros.camera_bridge import camera_entries, description_cameras
 
-    entries = load_bridge(BRIDGE_FILE, robot=robot, fts_sensors=sensors, world=world_name)
+    fts = [(ref, name) for ref, name, kind, _ in specs if kind == "force_torque"]
+    entries = load_bridge(BRIDGE_FILE, robot=robot, fts_sensors=fts, world=world_name)
+    entries += camera_entries(description_cameras(specs, world_name, robot))
     out = Path(tempfile.mkdtemp(prefix="eels_gz_bridge_")) / "bridge.yaml"
     out.write_text(to_ros_gz_yaml(entries))
     return str(out)
@@ -79,11 +81,11 @@ def _setup(context):
             PythonLaunchDescriptionSource([FindPackageShare("ros_gz_sim"), "/launch/gz_sim.launch.py"]),
             launch_arguments={"gz_args": gz_args}.items()),
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
-             parameters=[{"robot_description": description.urdf, "use_sim_time": True}]),
+             parameters=[{"robot_description": description.gazebo_urdf(), "use_sim_time": True}]),
         Node(package="ros_gz_sim", executable="create", output="screen",
              arguments=["-name", entry.name, "-topic", "robot_description"]),
         Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
-             parameters=[{"config_file": _bridge_file(entry.name, world_name, _fts_sensors(description.urdf)),
+             parameters=[{"config_file": _bridge_file(entry.name, world_name, _sensor_specs(description)),
                           "use_sim_time": True}]),
     ]
 

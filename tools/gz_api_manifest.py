@@ -627,8 +627,8 @@ def extract_msgs(src: Source, names: list[str]) -> dict:
             protos.update(_proto_messages(strip_comments(src.read(rel))))
     wanted = {}
     for name in names:
-        key = name.replace("_Field", ".Field") if name == "PointCloudPacked_Field" else name
-        key = "Header.Map" if name == "Map" else key
+        # the host names nested messages Outer_Inner (protobuf: Outer.Inner); Map is Header.Map
+        key = "Header.Map" if name == "Map" else name if name in protos else name.replace("_", ".", 1)
         if key not in protos:
             raise ValueError(f"gz-msgs has no message {key}")
         wanted[name] = {"proto_name": key, "fields": protos[key]}

@@ -27,6 +27,16 @@ class Description:
     source: str  # the xacro file it came from
     references: list = field(default_factory=list)  # <gazebo reference="link or joint"> blocks
 
+    def gazebo_urdf(self) -> str:
+        """The URDF with its ``<gazebo>`` blocks, as Gazebo reads it (robot_state_publisher and
+        ``ros_gz_sim create`` in Gazebo mode): without them Gazebo would get no plugins or sensors."""
+        import copy
+
+        root = etree.fromstring(self.urdf.encode())
+        for block in [*self.gazebo, *self.references]:
+            root.append(copy.deepcopy(block))
+        return etree.tostring(root, encoding="unicode")
+
 
 def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
     """Run xacro on ``path`` with ``args``; raise DescriptionError naming the file on failure."""

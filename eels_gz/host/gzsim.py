@@ -111,6 +111,7 @@ class SkeletonState:
     kin_fresh: bool = False
     total: np.ndarray | None = None  # buffer: the generalized forces set on the skeleton
     applied_buf: np.ndarray | None = None  # buffer behind ``applied``
+    zero: np.ndarray | None = None  # zeros, the base of the forces when joint commands replace them
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()

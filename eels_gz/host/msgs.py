@@ -193,6 +193,16 @@ _define("Wrench", header="Header", force="Vector3d", torque="Vector3d", force_of
 _define("PointCloudPacked_Field", name="", offset=0, datatype=0, count=0)
 _define("PointCloudPacked", header="Header", field=["PointCloudPacked_Field"], height=0, width=0,
         is_bigendian=False, point_step=0, row_step=0, data=b"", is_dense=False)
+_define("Image", header="Header", width=0, height=0, step=0, data=b"", pixel_format_type=0)
+_define("CameraInfo_Distortion", model=0, k=[None])
+_define("CameraInfo_Intrinsics", k=[None])
+_define("CameraInfo_Projection", p=[None])
+_define("CameraInfo", header="Header", width=0, height=0, distortion="CameraInfo_Distortion",
+        intrinsics="CameraInfo_Intrinsics", projection="CameraInfo_Projection", rectification_matrix=[None])
+
+# PixelFormatType values (gz-msgs image.proto) the host's cameras use; CameraInfo.Distortion.PLUMB_BOB
+L_INT8, RGB_INT8, R_FLOAT32 = 1, 3, 13
+PLUMB_BOB = 0
 
 # PointCloudPacked.Field.DataType values (gz-msgs pointcloud_packed.proto)
 INT8, UINT8, INT16, UINT16, INT32, UINT32, FLOAT32, FLOAT64 = range(1, 9)
@@ -217,3 +227,6 @@ def set_frame_id(header, frame: str) -> None:
     header.data.add(key="frame_id", value=[frame])
 
 PointCloudPacked.Field = PointCloudPacked_Field  # protobuf's nested name
+CameraInfo.Distortion = CameraInfo_Distortion
+CameraInfo.Intrinsics = CameraInfo_Intrinsics
+CameraInfo.Projection = CameraInfo_Projection

@@ -161,6 +161,9 @@ class Recorder:
             self.log.channel("/clock", messages.CLOCK)
             self.log.channel("/joint_states", messages.JOINT_STATE)
             self.log.channel("/ground_truth/odom", messages.ODOMETRY)
+            from eels_gz.host.scene_log import SceneLog
+
+            self.scene = SceneLog(sim, self.log, sim.robot_source_urdf)
 
     def sample(self) -> None:
         t_ns = round(self.sim.time * 1e9)
@@ -179,6 +182,7 @@ class Recorder:
         self.log.write("/clock", t_ns, messages.clock(t_ns))
         self.log.write("/joint_states", t_ns, messages.joint_state(t_ns, self.joint_names, st.q[idx], st.dq[idx], effort))
         self.log.write("/ground_truth/odom", t_ns, messages.odometry(t_ns, "world", self.base.getName(), T[:3, 3], q, v_child, w_child))
+        self.scene.sample(t_ns)
 
     def close(self) -> None:
         if self.log:
@@ -221,7 +225,7 @@ def start_sensors(sim: Simulation, scfg: dict, mcap=None):
         return None
     from eels_gz.host.sensors import HostSensors, log_sensors
 
-    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]))
+    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]))
     if mcap is not None:
         log_sensors(sensors, mcap)
     return sensors

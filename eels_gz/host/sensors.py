@@ -23,7 +23,10 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
   ``<topic>/points``.
 
-Cameras are not simulated (logged once).
+- ``camera`` and ``depth_camera``: eels_gz.host.cameras (ray-cast images,
+  gz.msgs.Image and CameraInfo) when ``cameras=True`` (``sensors.cameras``).
+
+Other sensor types are not simulated (logged once).
 
 As in Gazebo, a sensor publishes only if its gz-sim system is loaded by the
 world or the robot (``SENSOR_SYSTEMS``: Imu, ForceTorque, and Sensors for the
@@ -222,23 +225,13 @@ class Lidar(_Sensor):
         self.topic = f"/{base}/points"
         self.pub = node.advertise(self.topic, msgs.PointCloudPacked)
         self.shapes_of = [b for b in _bodies(sim.robot_skeleton) if b is not body]
+        self.shape_table = ShapeTable(self.shapes_of)
+        self.state = next((st for st in sim.states if st.skel is sim.robot_skeleton), None)
         self.frame_id = name
 
     def shapes(self) -> list[Shape]:
-        out = []
-        for b in self.shapes_of:
-            for k in range(b.getNumShapeNodes()):
-                node = b.getShapeNode(k)
-                s = node.getShape()
-                T = node.getWorldTransform().matrix()
-                kind = s.getType()
-                if kind == "BoxShape":
-                    out.append(Shape("box", tuple(np.asarray(s.getSize(), dtype=float)), T))
-                elif kind == "SphereShape":
-                    out.append(Shape("sphere", (float(s.getRadius()),), T))
-                elif kind == "CylinderShape":
-                    out.append(Shape("cylinder", (float(s.getRadius()), float(s.getHeight())), T))
-        return out
+        kin = self.state.kinematics() if self.state is not None else None
+        return self.shape_table.world(kin.T if kin is not None else None)
 
     def scan(self):
         T_ws = self.body.getWorldTransform().matrix() @ self.T
@@ -259,6 +252,51 @@ class Lidar(_Sensor):
         transport.publish_owned(self.pub, msg)
 
 
+class ShapeTable:
+    """The box, sphere and cylinder shapes of some bodies, read from DART once: ``world()`` gives
+    them at the bodies' current world poses (one batched product instead of a dartpy call per shape)."""
+
+    _DART = {"BoxShape": "box", "SphereShape": "sphere", "CylinderShape": "cylinder"}
+
+    def __init__(self, bodies):
+        self.bodies = list(bodies)
+        self.kinds, self.sizes, owners, local = [], [], [], []
+        for b in self.bodies:
+            for k in range(b.getNumShapeNodes()):
+                node = b.getShapeNode(k)
+                s = node.getShape()
+                kind = self._DART.get(s.getType())
+                if kind is None:
+                    continue
+                size = (tuple(np.asarray(s.getSize(), dtype=float)) if kind == "box" else (float(s.getRadius()),)
+                        if kind == "sphere" else (float(s.getRadius()), float(s.getHeight())))
+                self.kinds.append(kind)
+                self.sizes.append(size)
+                owners.append(b)
+                local.append(node.getRelativeTransform().matrix())
+        self.owners = owners
+        self.local = np.array(local).reshape(-1, 4, 4)
+        skel = owners[0].getSkeleton() if owners else None
+        self.index = np.array([b.getIndexInSkeleton() for b in owners], dtype=np.int64)
+        self.skel = skel
+
+    def world(self, body_T: np.ndarray | None = None) -> list[Shape]:
+        """The shapes at their world poses; ``body_T`` (B, 4, 4): the skeleton's body poses when known."""
+        if not self.kinds:
+            return []
+        if body_T is None:
+            T_b = np.array([b.getWorldTransform().matrix() for b in self.owners])
+        else:
+            T_b = body_T[self.index]
+        T = np.einsum("kij,kjl->kil", T_b, self.local)
+        return [Shape(k, s, T[i]) for i, (k, s) in enumerate(zip(self.kinds, self.sizes))]
+
+
+def robot_shapes(bodies) -> list[Shape]:
+    """The box, sphere and cylinder shapes of ``bodies`` at their world poses (what ray-cast sensors see)."""
+    return ShapeTable(bodies).world()
+
+
 def _bodies(skel):
     return [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())]
 
@@ -266,7 +304,7 @@ def _bodies(skel):
 class HostSensors:
     """All simulated sensors of the robot; ``post_step()`` after each step publishes those that are due."""
 
-    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None):
+    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None, cameras: bool = False):
         self.sim = sim
         self.node = transport.node_on(sim.transport)
         rng = np.random.default_rng(seed)
@@ -286,7 +324,8 @@ class HostSensors:
             if kind == "force_torque":
                 self.sensors.append(ForceTorque(sim, name, el, here, ref, robot, self.node, rng, noise))
                 continue
-            if kind not in ("imu", "gpu_lidar"):
+            if kind not in ("imu", "gpu_lidar", "camera", "depth_camera") or \
+                    (kind in ("camera", "depth_camera") and not cameras):
                 skipped.append(f"{name} ({kind})")
                 continue
             body = skel.getBodyNode(ref)
@@ -295,14 +334,25 @@ class HostSensors:
             T = _pose(el, here)
             if kind == "imu":
                 self.sensors.append(Imu(sim, name, el, here, body, T, self.node, rng, noise))
-            else:
-                if terrain_field is None:
-                    from eels_gz.terrain.writers import find_terrain_field
+                continue
+            if terrain_field is None:
+                from eels_gz.terrain.writers import find_terrain_field
 
-                    terrain_field = find_terrain_field(sim.spec)
+                terrain_field = find_terrain_field(sim.spec)
+            if kind == "gpu_lidar":
                 self.sensors.append(Lidar(sim, name, el, here, body, T, self.node, terrain_field))
+            else:
+                from eels_gz.host.cameras import Camera
+                from eels_gz.host.scene_log import sun_direction, terrain_rgb
+
+                others = [b for b in _bodies(skel) if b is not body]
+                scope = f"/world/{sim.spec.name}/model/{robot}/link/{ref}/sensor/{name}"
+                cam = Camera(_Sensor(sim, name, el, here), el, kind, body, T, self.node, rng, noise, terrain_field,
+                             others, terrain_rgb(sim.spec), sun_direction(sim.spec.file), scope)
+                self.sensors += [cam, cam.info]  # the camera_info publisher, listed for topics and the log
         if skipped:
-            log.info("the host does not simulate the sensors %s", ", ".join(skipped))
+            log.info("the host does not simulate the sensors %s (cameras render with sensors.cameras: true)",
+                     ", ".join(skipped))
 
     @property
     def topics(self) -> dict[str, str]:

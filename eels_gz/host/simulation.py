@@ -96,6 +96,7 @@ class Simulation:
         self.couplings: list[CouplingSolver] = []
         self._coupling: dict[int, CouplingSolver] = {}  # id(SkeletonState) -> its couplings
         self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
+        self.robot_source_urdf = ""  # the URDF as given, before the optimizer: every link and frame
         self.robot_model = None  # the optimizer's OptimizedModel
         self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
         self.sensor_specs: list[tuple] = []  # (reference, name, type, element) from <gazebo reference>
@@ -139,6 +140,7 @@ class Simulation:
                     loaded.callbacks.append(callback)
         self._pre, self._upd, self._post = (self._phases[phase] for phase in PHASES)
         self._dt_delta = datetime.timedelta(seconds=self.dt)
+        self._times_of = -1  # the iteration _sim_delta and _real_delta are of
         self._wall0: float | None = None
         self._closed = False
         # the state a world reset returns to (gz-sim keeps the ECM as it was after loading)
@@ -198,6 +200,7 @@ class Simulation:
 
     def _add_robot(self, robot: RobotSpec) -> int:
         desc = robot.description
+        self.robot_source_urdf = desc.urdf
         if robot.optimize:
             desc, self.robot_model = optimize_description(desc)
             self.robot_frames = self.robot_model.frames
@@ -336,11 +339,13 @@ class Simulation:
             if st.has_tau or st.ext_used or extra:
                 if st.total is None:
                     n = st.tau.shape[0]
-                    st.total, st.applied_buf = np.zeros(n), np.zeros(n)
+                    st.total, st.applied_buf, st.zero = np.zeros(n), np.zeros(n), np.zeros(n)
                     if st.ext_tau is None:
                         st.ext_tau = np.zeros(n)
+                # joint commands replace the skeleton's forces; without them, forces set on DART directly stay
+                base = st.zero if st.has_tau else st.skel.getForces()
                 compose_forces(st.tau, st.ext_tau, st.ext_used, coupling.constraint_torque if extra else st.total,
-                               extra, st.applied_buf, st.total)
+                               extra, base, st.applied_buf, st.total)
                 st.skel.setForces(st.total)
                 st.applied = st.applied_buf if st.has_tau else None
                 st.has_tau = st.ext_used = False
@@ -394,9 +399,12 @@ class Simulation:
                                  f"{detail} (bound {self.max_velocity:g}, set physics.max_velocity)")
 
     def _info(self) -> gzsim.UpdateInfo:
-        wall = _time.perf_counter() - self._wall0
-        return gzsim.update_info(datetime.timedelta(seconds=self.iterations * self.dt),
-                                 datetime.timedelta(seconds=wall), self._dt_delta, False, self.iterations)
+        """A fresh UpdateInfo of this iteration (its times are computed once per iteration)."""
+        if self._times_of != self.iterations:
+            self._times_of = self.iterations
+            self._sim_delta = datetime.timedelta(seconds=self.iterations * self.dt)
+            self._real_delta = datetime.timedelta(seconds=_time.perf_counter() - self._wall0)
+        return gzsim.update_info(self._sim_delta, self._real_delta, self._dt_delta, False, self.iterations)
 
     def _run_phase(self, callbacks: list, phase: str) -> None:
         """Call each ``callback(info, ecm)``, a fresh UpdateInfo per call (gz-sim's loader passes a copy)."""
@@ -470,6 +478,7 @@ class Simulation:
         self.ecm.pose_cmds.clear()
         gzsim.unreport_checks(self.ecm)
         self.iterations = 0
+        self._times_of = -1
         self.resets += 1
         if self._wall0 is None:
             self._wall0 = _time.perf_counter()

@@ -9,16 +9,16 @@ import numpy as np
 
 
 @numba.njit(cache=True)
-def compose_forces(tau, ext, use_ext, extra, use_extra, applied, total):
+def compose_forces(tau, ext, use_ext, extra, use_extra, base, applied, total):
     """``applied`` = the joint force commands ``tau`` (NaN: none -> 0), ``total`` =
-    applied + batched link wrenches ``ext`` (when ``use_ext``) + ``extra`` (when
-    ``use_extra``, e.g. coupling torques); then ``tau`` is reset to NaN and ``ext`` to 0."""
+    ``base`` + applied + batched link wrenches ``ext`` (when ``use_ext``) + ``extra``
+    (when ``use_extra``, e.g. coupling torques); then ``tau`` is reset to NaN and ``ext`` to 0."""
     for k in range(tau.shape[0]):
         a = tau[k]
         if np.isnan(a):
             a = 0.0
         applied[k] = a
-        t = a
+        t = a + base[k]
         if use_ext:
             t += ext[k]
             ext[k] = 0.0

@@ -128,6 +128,30 @@ def tf_message(m):
     return _T("tf2_msgs/msg/TFMessage")(transforms=transforms)
 
 
+# ros_gz_bridge's pixel format <-> encoding table (convert/sensor_msgs.cpp), for the formats the host renders
+_ENCODINGS = {gz.RGB_INT8: ("rgb8", 3), gz.L_INT8: ("mono8", 1), gz.R_FLOAT32: ("32FC1", 4)}
+
+
+def image(m):
+    encoding, _ = _ENCODINGS.get(m.pixel_format_type, ("", 0))
+    if not encoding:
+        raise ValueError(f"gz.msgs.Image pixel_format_type {m.pixel_format_type} has no ROS encoding here")
+    return _T("sensor_msgs/msg/Image")(
+        header=_header(m.header), height=int(m.height), width=int(m.width), encoding=encoding, is_bigendian=0,
+        step=int(m.step), data=np.frombuffer(bytes(m.data), dtype=np.uint8))
+
+
+def camera_info(m):
+    return _T("sensor_msgs/msg/CameraInfo")(
+        header=_header(m.header), height=int(m.height), width=int(m.width),
+        distortion_model="plumb_bob" if m.distortion.model == gz.PLUMB_BOB else "",
+        d=np.array(list(m.distortion.k), dtype=np.float64),
+        k=np.array(list(m.intrinsics.k), dtype=np.float64).reshape(9),
+        r=np.array(list(m.rectification_matrix), dtype=np.float64).reshape(9),
+        p=np.array(list(m.projection.p), dtype=np.float64).reshape(12), binning_x=0, binning_y=0,
+        roi=_T("sensor_msgs/msg/RegionOfInterest")(x_offset=0, y_offset=0, height=0, width=0, do_rectify=False))
+
+
 # --- ROS -> gz -----------------------------------------------------------------------
 def _to_gz_header(src, dst) -> None:
     dst.stamp.sec, dst.stamp.nsec = int(src.stamp.sec), int(src.stamp.nanosec)
@@ -183,6 +207,8 @@ GZ_TO_ROS: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("sensor_msgs/msg/PointCloud2", "gz.msgs.PointCloudPacked"): point_cloud,
     ("nav_msgs/msg/Odometry", "gz.msgs.Odometry"): odometry,
     ("tf2_msgs/msg/TFMessage", "gz.msgs.Pose_V"): tf_message,
+    ("sensor_msgs/msg/Image", "gz.msgs.Image"): image,
+    ("sensor_msgs/msg/CameraInfo", "gz.msgs.CameraInfo"): camera_info,
 }
 ROS_TO_GZ: dict[tuple[str, str], Callable[[Any], Any]] = {
     ("sensor_msgs/msg/JointState", "gz.msgs.Model"): model_from_joint_state,

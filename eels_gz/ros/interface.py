@@ -10,6 +10,7 @@ import os
 
 from eels_gz.errors import ConfigError
 from eels_gz.ros.bridge import RosBridge, load_bridge
+from eels_gz.ros.camera_bridge import camera_entries, description_cameras
 
 log = logging.getLogger(__name__)
 TRANSPORTS = ("auto", "rclpy", "dds")
@@ -49,6 +50,8 @@ class RosInterface:
         fts = [(joint, name) for joint, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
         self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts, world=sim.spec.name)
         self.kind, self.backend = make_backend(transport, domain_id)
+        # the cameras' image and camera_info topics (no template in config/bridge.yaml)
+        self.entries = self.entries + camera_entries(description_cameras(sim.sensor_specs, sim.spec.name, robot))
         self.bridge = RosBridge(sim.transport, self.entries, self.backend)
         log.info("ROS 2 interface over %s on domain %d: %d topics", self.kind, domain_id, len(self.entries))
 

@@ -40,6 +40,7 @@ class BeamPattern:
     range_min: float
     range_max: float
     rows: int = 1  # an organized grid has rows x columns beams, row-major
+    grid: tuple | None = None  # (azimuths, elevations) of a grid from the sensor origin, for culling
 
     def __post_init__(self) -> None:
         if not 0 <= self.range_min < self.range_max or not np.isfinite(self.range_max):
@@ -66,7 +67,7 @@ def grid_pattern(rows: int, columns: int, h_min: float, h_max: float, v_min: flo
     el = _angles(rows, v_min, v_max, "vertical")
     E, A = np.meshgrid(el, az, indexing="ij")
     d = np.stack([np.cos(E) * np.cos(A), np.cos(E) * np.sin(A), np.sin(E)], axis=-1).reshape(-1, 3)
-    return BeamPattern(np.zeros_like(d), d, float(range_min), float(range_max), rows=int(rows))
+    return BeamPattern(np.zeros_like(d), d, float(range_min), float(range_max), rows=int(rows), grid=(az, el))
 
 
 def load_pattern(path: str | Path, range_min: float, range_max: float) -> BeamPattern:
@@ -212,13 +213,75 @@ def _ray_shapes(kind, size, R, p, radius, origins, dirs, best, normals):
                     normals[i, a] = R[k, a, 0] * nx + R[k, a, 1] * ny + R[k, a, 2] * nz
 
 
-def ray_shapes(shapes: list[Shape], origins: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest intersection (t, world normal) of each ray (unit directions) with the shapes; inf where none."""
-    n, m = len(origins), len(shapes)
-    best = np.full(n, np.inf)
-    normals = np.zeros((n, 3))
-    if m == 0:
-        return best, normals
+@numba.njit(cache=True)
+def _hit_one(k, kind, size, R, p, ow, dw, i, best, normals):
+    cx, cy, cz = ow[0] - p[k, 0], ow[1] - p[k, 1], ow[2] - p[k, 2]
+    ox = R[k, 0, 0] * cx + R[k, 1, 0] * cy + R[k, 2, 0] * cz
+    oy = R[k, 0, 1] * cx + R[k, 1, 1] * cy + R[k, 2, 1] * cz
+    oz = R[k, 0, 2] * cx + R[k, 1, 2] * cy + R[k, 2, 2] * cz
+    dx = R[k, 0, 0] * dw[0] + R[k, 1, 0] * dw[1] + R[k, 2, 0] * dw[2]
+    dy = R[k, 0, 1] * dw[0] + R[k, 1, 1] * dw[1] + R[k, 2, 1] * dw[2]
+    dz = R[k, 0, 2] * dw[0] + R[k, 1, 2] * dw[1] + R[k, 2, 2] * dw[2]
+    t, nx, ny, nz = _local_hit(kind[k], size[k], ox, oy, oz, dx, dy, dz)
+    if t < best[i]:
+        best[i] = t
+        for a in range(3):
+            normals[i, a] = R[k, a, 0] * nx + R[k, a, 1] * ny + R[k, a, 2] * nz
+
+
+@numba.njit(cache=True)
+def _ray_shapes_grid(kind, size, R, p, radius, origin, R_ws, az, el, dirs, best, normals):
+    """``_ray_shapes`` for a grid of beams from one origin (azimuth ``az`` from x about z, elevation ``el``
+    from the x-y plane, in the sensor frame rotated by ``R_ws``; ``dirs`` their world directions, row-major):
+    each shape is tested only against the beams within the cone its bounding sphere subtends, found from
+    the grid's angles, instead of against every beam."""
+    n_rows, n_cols = el.shape[0], az.shape[0]
+    dh = (az[-1] - az[0]) / (n_cols - 1) if n_cols > 1 else 1.0
+    dv = (el[-1] - el[0]) / (n_rows - 1) if n_rows > 1 else 1.0
+    two_pi = 2.0 * np.pi
+    for k in range(kind.shape[0]):
+        wx, wy, wz = p[k, 0] - origin[0], p[k, 1] - origin[1], p[k, 2] - origin[2]
+        cx = R_ws[0, 0] * wx + R_ws[1, 0] * wy + R_ws[2, 0] * wz
+        cy = R_ws[0, 1] * wx + R_ws[1, 1] * wy + R_ws[2, 1] * wz
+        cz = R_ws[0, 2] * wx + R_ws[1, 2] * wy + R_ws[2, 2] * wz
+        dist = np.sqrt(cx * cx + cy * cy + cz * cz)
+        if dist <= radius[k] * (1.0 + 1e-9) + 1e-12:  # the sensor is inside the bounding sphere: every beam
+            for i in range(n_rows * n_cols):
+                _hit_one(k, kind, size, R, p, origin, dirs[i], i, best, normals)
+            continue
+        alpha = np.arcsin(min(1.0, radius[k] / dist)) + 1e-9
+        el_c = np.arcsin(max(-1.0, min(1.0, cz / dist)))
+        az_c = np.arctan2(cy, cx)
+        if n_rows > 1:
+            r0 = max(0, int(np.ceil((el_c - alpha - el[0]) / dv - 1e-9)))
+            r1 = min(n_rows - 1, int(np.floor((el_c + alpha - el[0]) / dv + 1e-9)))
+        else:
+            r0, r1 = (0, 0) if abs(el[0] - el_c) <= alpha else (1, 0)
+        for r in range(r0, r1 + 1):
+            e = el[r]
+            den = np.cos(e) * np.cos(el_c)
+            if den < 1e-12:
+                lo_d = np.pi
+            else:
+                ratio = (np.cos(alpha) - np.sin(e) * np.sin(el_c)) / den
+                if ratio > 1.0:
+                    continue  # this row's cone of directions misses the sphere
+                lo_d = np.pi if ratio <= -1.0 else np.arccos(ratio) + 1e-9
+            if lo_d >= np.pi or n_cols == 1:
+                for c in range(n_cols):
+                    _hit_one(k, kind, size, R, p, origin, dirs[r * n_cols + c], r * n_cols + c, best, normals)
+                continue
+            for shift in (-two_pi, 0.0, two_pi):
+                a0 = az_c - lo_d + shift
+                a1 = az_c + lo_d + shift
+                c0 = max(0, int(np.ceil((a0 - az[0]) / dh - 1e-9)))
+                c1 = min(n_cols - 1, int(np.floor((a1 - az[0]) / dh + 1e-9)))
+                for c in range(c0, c1 + 1):
+                    _hit_one(k, kind, size, R, p, origin, dirs[r * n_cols + c], r * n_cols + c, best, normals)
+
+
+def _shape_arrays(shapes: list[Shape]):
+    m = len(shapes)
     kind, size = np.zeros(m, np.int64), np.zeros((m, 3))
     R, p, radius = np.zeros((m, 3, 3)), np.zeros((m, 3)), np.zeros(m)
     for k, s in enumerate(shapes):
@@ -230,6 +293,32 @@ def ray_shapes(shapes: list[Shape], origins: np.ndarray, dirs: np.ndarray) -> tu
         R[k], p[k] = s.T[:3, :3], s.T[:3, 3]
         radius[k] = (0.5 * np.linalg.norm(dims) if kind[k] == 0 else dims[0] if kind[k] == 1
                      else np.hypot(dims[0], 0.5 * dims[1]))
+    return kind, size, R, p, radius
+
+
+def ray_shapes_grid(shapes: list[Shape], pattern: BeamPattern, T_world_sensor: np.ndarray, dirs_world: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """``ray_shapes`` for a grid pattern (``pattern.grid``): the same hits, found from the grid's angles."""
+    n = pattern.size
+    best, normals = np.full(n, np.inf), np.zeros((n, 3))
+    if not shapes:
+        return best, normals
+    kind, size, R, p, radius = _shape_arrays(shapes)
+    az, el = pattern.grid
+    _ray_shapes_grid(kind, size, R, p, radius, np.ascontiguousarray(T_world_sensor[:3, 3], float),
+                     np.ascontiguousarray(T_world_sensor[:3, :3], float), az, el,
+                     np.ascontiguousarray(dirs_world, float), best, normals)
+    return best, normals
+
+
+def ray_shapes(shapes: list[Shape], origins: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest intersection (t, world normal) of each ray (unit directions) with the shapes; inf where none."""
+    n, m = len(origins), len(shapes)
+    best = np.full(n, np.inf)
+    normals = np.zeros((n, 3))
+    if m == 0:
+        return best, normals
+    kind, size, R, p, radius = _shape_arrays(shapes)
     _ray_shapes(kind, size, R, p, radius, np.ascontiguousarray(origins, float), np.ascontiguousarray(dirs, float),
                 best, normals)
     return best, normals
@@ -261,7 +350,8 @@ def cast(pattern: BeamPattern, T_world_sensor: np.ndarray, field=None, shapes: l
     if field is not None:
         t, normals = sphere_trace(field, o_w, d_w, pattern.range_min, pattern.range_max)
     if shapes:
-        ts, ns = ray_shapes(list(shapes), o_w, d_w)
+        ts, ns = (ray_shapes_grid(list(shapes), pattern, T_world_sensor, d_w) if pattern.grid is not None
+                  else ray_shapes(list(shapes), o_w, d_w))
         closer = (ts < t) & (ts >= pattern.range_min)
         t[closer], normals[closer] = ts[closer], ns[closer]
     ok = (t >= pattern.range_min) & (t <= pattern.range_max)

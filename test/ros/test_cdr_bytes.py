@@ -14,6 +14,7 @@ import pytest
 from eels_gz.host import msgs as gz
 from eels_gz.ros import convert, idl
 from eels_gz.ros.bridge import load_bridge
+from eels_gz.ros.camera_bridge import camera_entries
 from eels_gz.ros.messages import encode, typestore
 
 
@@ -43,8 +44,17 @@ def _gz_samples():
     p.header.stamp.sec = 2
     gz.set_frame_id(p.header, "odom")
     p.header.data.add(key="child_frame_id", value=["eels::base_link"])
+    image = gz.Image(width=3, height=2, step=9, data=bytes(range(18)), pixel_format_type=gz.RGB_INT8)
+    gz.set_frame_id(image.header, "cam_optical_frame")
+    info = gz.CameraInfo(width=3, height=2)
+    gz.set_frame_id(info.header, "cam_optical_frame")
+    info.distortion.k.extend([-0.1, 0.01, 1e-3, -2e-3, 0.001])
+    info.intrinsics.k.extend([2.5, 0, 1.5, 0, 2.5, 1.0, 0, 0, 1])
+    info.projection.p.extend([2.5, 0, 1.5, 0, 0, 2.5, 1.0, 0, 0, 0, 1, 0])
+    info.rectification_matrix.extend([1, 0, 0, 0, 1, 0, 0, 0, 1])
     return {"gz.msgs.Clock": clock, "gz.msgs.Model": model, "gz.msgs.Wrench": wrench, "gz.msgs.IMU": imu,
-            "gz.msgs.PointCloudPacked": cloud, "gz.msgs.Odometry": odom, "gz.msgs.Pose_V": tf}
+            "gz.msgs.PointCloudPacked": cloud, "gz.msgs.Odometry": odom, "gz.msgs.Pose_V": tf,
+            "gz.msgs.Image": image, "gz.msgs.CameraInfo": info}
 
 
 def _ros_commands():
@@ -65,7 +75,8 @@ def _ros_commands():
     }
 
 
-ENTRIES = load_bridge(robot="eels_1_5", fts_sensors=[("fts_2_joint", "fts_2")], world="ice_plane")
+ENTRIES = load_bridge(robot="eels_1_5", fts_sensors=[("fts_2_joint", "fts_2")], world="ice_plane") + \
+    camera_entries([("/stereo_1_left/image_raw", "/stereo_1_left/camera_info")])
 
 
 def test_bridge_uses_every_conversion_once_at_least():

@@ -91,3 +91,22 @@ def test_bad_bridge_files(tmp_path):
     f.write_text("{}\n")
     with pytest.raises(ConfigError, match="expected a list"):
         load_bridge(f)
+
+
+def test_gazebo_gets_the_description_with_its_gazebo_blocks():
+    """robot_state_publisher and ``ros_gz_sim create`` get the URDF with its <gazebo> blocks: without
+    them Gazebo would spawn the robot with no plugins and no sensors."""
+    from lxml import etree
+
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+
+    assert "description.gazebo_urdf()" in LAUNCH.read_text()
+    desc = robot_description(registry.robot("eels_1_5"), xacro_args={"head": "true"}, gazebo=True)
+    root = etree.fromstring(desc.gazebo_urdf().encode())
+    modules = {m.text for m in root.iter("module_name")}
+    assert {"joint_control"} <= modules
+    sensors = {s.get("type") for s in root.iter("sensor")}
+    assert {"imu", "gpu_lidar", "force_torque", "camera"} <= sensors
+    # the Gazebo blocks are the description's own, unchanged
+    assert len(root.findall("gazebo")) == len(desc.gazebo) + len(desc.references)

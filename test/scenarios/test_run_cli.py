@@ -47,9 +47,11 @@ def test_run_writes_log_summary_and_plot(tmp_path):
     assert (tmp_path / "trajectory.png").stat().st_size > 10_000
 
     topics = read_mcap(tmp_path / "log.mcap")
-    assert set(topics) == {"/clock", "/joint_states", "/ground_truth/odom"}
+    sampled = {"/clock", "/joint_states", "/ground_truth/odom", "/tf"}
+    # and the run's 3D scene, written once (docs/viewer.md)
+    assert set(topics) == sampled | {"/robot_description", "/tf_static", "/terrain", "/terrain/embedded"}
     # one sample at t = 0 and one every 1/50 s: 0.5 s -> 26
-    assert all(len(v) == 26 for v in topics.values())
+    assert all(len(topics[t]) == 26 for t in sampled)
     assert topics["/joint_states"][0][0] == "sensor_msgs/msg/JointState"
     ts = typestore()
     js = ts.deserialize_cdr(topics["/joint_states"][-1][2], "sensor_msgs/msg/JointState")

@@ -192,3 +192,37 @@ def test_rays_at_a_rotated_shape_hit_its_surface(kind, size):
     before = (origins + (t - 1e-6)[:, None] * dirs - T[:3, 3]) @ R
     assert not inside(before).any()  # ... and the first contact along the ray
     np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_grid_culling_finds_the_brute_force_hits(seed):
+    """A grid pattern tests each shape only against the beams in the cone its bounding
+    sphere subtends; the hits (ranges and normals) are exactly the brute-force ones."""
+    from eels_gz.sensors.lidar import Shape, grid_pattern, ray_shapes, ray_shapes_grid
+
+    rng = np.random.default_rng(seed)
+    pattern = grid_pattern(16, 360, -np.pi, np.pi, -0.26, 0.26, 0.1, 30.0)
+    shapes = []
+    for k in range(60):
+        kind = ("box", "sphere", "cylinder")[k % 3]
+        size = (tuple(rng.uniform(0.05, 0.6, 3)) if kind == "box" else (rng.uniform(0.05, 0.4),) if kind == "sphere"
+                else (rng.uniform(0.05, 0.3), rng.uniform(0.1, 0.8)))
+        T = np.eye(4)
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        w, x, y, z = q
+        T[:3, :3] = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]]
+        T[:3, 3] = rng.uniform(-3, 3, 3) * (0.1 if k < 5 else 1.0)  # a few around the sensor
+        shapes.append(Shape(kind, size, T))
+    T_ws = np.eye(4)
+    T_ws[:3, :3] = shapes[7].T[:3, :3]
+    T_ws[:3, 3] = rng.uniform(-0.5, 0.5, 3)
+    d_w = pattern.directions @ T_ws[:3, :3].T
+    o_w = pattern.origins @ T_ws[:3, :3].T + T_ws[:3, 3]
+    t_ref, n_ref = ray_shapes(shapes, o_w, d_w)
+    t_grid, n_grid = ray_shapes_grid(shapes, pattern, T_ws, d_w)
+    assert np.isfinite(t_ref).sum() > 500  # the comparison covers many hits
+    np.testing.assert_array_equal(t_grid, t_ref)
+    np.testing.assert_array_equal(n_grid, n_ref)

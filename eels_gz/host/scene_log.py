@@ -1,0 +1,261 @@
+"""The 3D scene of a run in ``log.mcap``, in the messages ROS tools draw:
+
+- ``/robot_description`` (std_msgs/String): the robot's URDF as the xacro
+  made it (before the multibody optimizer, so every link and frame is there),
+  offered transient local as robot_state_publisher does;
+- ``/tf_static`` (tf2_msgs/TFMessage): every fixed joint of that URDF, once,
+  transient local, as robot_state_publisher publishes them;
+- ``/tf`` (tf2_msgs/TFMessage) at ``log.rate``: ``world -> <root link>``
+  (the ground truth) and every moving joint, ``parent -> child`` at the
+  simulated state, so every link of the URDF has a pose at every sample;
+- ``/terrain`` (visualization_msgs/MarkerArray, transient local): the
+  world's static collision geometry, meshes as MESH_RESOURCE markers with
+  ``package://eels_gz/...`` URIs (``file://`` for a mesh outside the
+  package), primitives as CUBE / CYLINDER / SPHERE markers;
+- ``/terrain/embedded`` (visualization_msgs/MarkerArray, transient local):
+  the same terrain as TRIANGLE_LIST markers, the triangles in the message
+  (simplified to at most ``EMBED_MAX_TRIANGLES`` per mesh), for a viewer
+  that cannot resolve package or file URIs;
+- ``/screw_contact/forces`` (visualization_msgs/MarkerArray) at
+  ``log.rate`` when the screw contact plugin runs: one LINE_LIST marker
+  (id 0, replaced each sample) with a segment per screw in contact, from the
+  normal-force-weighted centre of its contact points along the total
+  contact force, ``ARROW_M_PER_N`` metres per newton (one marker rather than
+  an ARROW per screw: a tenth of the cost per sample; the replay draws them
+  as arrows).
+
+Times are simulated time; the latched topics are stamped 0.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from eels_gz.description.optimizer import read_origin
+from eels_gz.paths import share_dir
+from eels_gz.ros import messages
+
+log = logging.getLogger(__name__)
+
+WORLD_FRAME = "world"
+EMBED_MAX_TRIANGLES = 20000
+ARROW_M_PER_N = 0.002  # contact force arrows: 2 mm per newton (a 100 N screw load is 0.2 m long)
+ARROW_SHAFT_M = 0.015  # line width
+TERRAIN_RGBA = (0.8, 0.9, 1.0, 1.0)  # the shipped worlds' ice <material>, used where a model names none
+FORCE_RGBA = (1.0, 0.2, 0.1, 1.0)
+LATCHED = ("/robot_description", "/tf_static", "/terrain", "/terrain/embedded")
+
+
+@dataclass(frozen=True)
+class UrdfJoint:
+    name: str
+    kind: str
+    parent: str
+    child: str
+    origin: np.ndarray  # 4x4, child frame in the parent at zero joint position
+
+
+def urdf_joints(urdf: str) -> tuple[str, list[UrdfJoint]]:
+    """The root link and the joints of a URDF (``world`` links are not frames of the robot)."""
+    root = etree.fromstring(urdf.encode())
+    joints, children = [], set()
+    for j in root.iter("joint"):
+        parent, child = j.find("parent").get("link"), j.find("child").get("link")
+        origin = read_origin(j, f"joint '{j.get('name')}'", "/robot_description")
+        joints.append(UrdfJoint(j.get("name"), j.get("type"), parent, child, origin))
+        children.add(child)
+    links = [link.get("name") for link in root.iter("link")]
+    roots = [n for n in links if n not in children and n != "world"]
+    return (roots[0] if roots else links[0]), [j for j in joints if j.parent != "world"]
+
+
+def package_uri(path: str | Path) -> str:
+    """``package://eels_gz/<path in the share>`` for a file of the package, else ``file://<absolute path>``."""
+    path = Path(path).resolve()
+    try:
+        return "package://eels_gz/" + path.relative_to(share_dir().resolve()).as_posix()
+    except ValueError:
+        return path.as_uri()
+
+
+def _model_rgba(model_file: str) -> tuple[float, float, float, float]:
+    """The first ``<visual><material><diffuse>`` of a model's SDF file, else the ice colour."""
+    try:
+        node = etree.parse(model_file).getroot().find(".//visual/material/diffuse")
+        values = [float(v) for v in node.text.split()] if node is not None and node.text else []
+    except (OSError, etree.XMLSyntaxError, ValueError):
+        values = []
+    return tuple(values) if len(values) == 4 else TERRAIN_RGBA
+
+
+def terrain_rgb(spec) -> tuple[float, float, float]:
+    """The colour of a world's first static model (its visual's diffuse), else the ice colour."""
+    for model in spec.models:
+        if model.static:
+            return _model_rgba(model.file)[:3]
+    return TERRAIN_RGBA[:3]
+
+
+def sun_direction(world_file: str | Path) -> np.ndarray:
+    """Direction (unit, world) the world's first directional ``<light>`` travels; straight down if none."""
+    try:
+        for light in etree.parse(str(world_file)).getroot().iter("light"):
+            if light.get("type") == "directional" and light.findtext("direction"):
+                d = np.array([float(v) for v in light.findtext("direction").split()])
+                if d.shape == (3,) and np.linalg.norm(d) > 0:
+                    return d / np.linalg.norm(d)
+    except (OSError, etree.XMLSyntaxError, ValueError):
+        pass
+    return np.array([0.0, 0.0, -1.0])
+
+
+def _triangles(geometry, max_triangles: int) -> np.ndarray:
+    """(N, 3, 3) triangles of a collision geometry in its own frame."""
+    g = geometry
+    if g.kind != "plane":
+        import trimesh  # only here: importing it costs about a second
+    if g.kind == "mesh":
+        mesh = trimesh.load(g.mesh_file, force="mesh")
+        mesh.apply_scale(np.asarray(g.scale, dtype=float)) if tuple(g.scale) != (1.0, 1.0, 1.0) else None
+        if len(mesh.faces) > max_triangles:
+            import fast_simplification
+
+            v, f = fast_simplification.simplify(np.asarray(mesh.vertices, np.float32), np.asarray(mesh.faces),
+                                                target_reduction=1.0 - max_triangles / len(mesh.faces))
+            mesh = trimesh.Trimesh(v, f, process=False)
+    elif g.kind == "plane":
+        n = np.asarray(g.normal, dtype=float)
+        u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+        u /= np.linalg.norm(u)
+        v = np.cross(n, u)
+        a, b = 0.5 * g.size[0], 0.5 * g.size[1]
+        c = [a * u + b * v, -a * u + b * v, -a * u - b * v, a * u - b * v]
+        return np.array([[c[0], c[1], c[2]], [c[0], c[2], c[3]]])
+    elif g.kind == "box":
+        mesh = trimesh.creation.box(extents=g.size)
+    elif g.kind == "cylinder":
+        mesh = trimesh.creation.cylinder(radius=g.radius, height=g.length, sections=48)
+    else:
+        mesh = trimesh.creation.icosphere(subdivisions=3, radius=g.radius)
+    return np.asarray(mesh.vertices)[np.asarray(mesh.faces)]
+
+
+def terrain_markers(spec, max_triangles: int = EMBED_MAX_TRIANGLES) -> tuple[list, list]:
+    """(resource markers, embedded markers) of a WorldSpec's static collision geometry."""
+    resource, embedded = [], []
+    for model in spec.models:
+        if not model.static:
+            continue
+        rgba = _model_rgba(model.file)
+        for link in model.links:
+            for col in link.collisions:
+                T = np.asarray(model.pose) @ np.asarray(link.pose) @ np.asarray(col.pose)
+                g, k = col.geometry, len(resource)
+                ns = f"{model.name}/{link.name}/{col.name}"
+                if g.kind == "mesh":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "MESH_RESOURCE", T=T, scale=g.scale,
+                                                    rgba=rgba, mesh_resource=package_uri(g.mesh_file)))
+                elif g.kind == "plane":
+                    # a CUBE marker's z is along the plane normal: turn local z onto it
+                    n = np.asarray(g.normal, dtype=float)
+                    R = _z_onto(n)
+                    P = T.copy()
+                    P[:3, :3] = T[:3, :3] @ R
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CUBE", T=P,
+                                                    scale=(g.size[0], g.size[1], 1e-3), rgba=rgba))
+                elif g.kind == "box":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CUBE", T=T, scale=g.size, rgba=rgba))
+                elif g.kind == "cylinder":
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "CYLINDER", T=T,
+                                                    scale=(2 * g.radius, 2 * g.radius, g.length), rgba=rgba))
+                else:
+                    resource.append(messages.marker(0, WORLD_FRAME, ns, k, "SPHERE", T=T,
+                                                    scale=(2 * g.radius,) * 3, rgba=rgba))
+                tris = _triangles(g, max_triangles)
+                embedded.append(messages.marker(0, WORLD_FRAME, ns, k, "TRIANGLE_LIST", T=T, rgba=rgba,
+                                                points=tris.reshape(-1, 3)))
+    return resource, embedded
+
+
+def _z_onto(n: np.ndarray) -> np.ndarray:
+    """A rotation taking +z onto the unit vector n."""
+    n = n / np.linalg.norm(n)
+    z = np.array([0.0, 0.0, 1.0])
+    v, c = np.cross(z, n), float(np.dot(z, n))
+    if np.linalg.norm(v) < 1e-12:
+        return np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
+    K = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
+    return np.eye(3) + K + K @ K / (1.0 + c)
+
+
+class SceneLog:
+    """Writes the scene topics of one run into an McapLog (see the module docstring)."""
+
+    def __init__(self, sim, mcap, urdf: str):
+        self.sim, self.mcap = sim, mcap
+        self.root, joints = urdf_joints(urdf)
+        self.fixed = [j for j in joints if j.kind == "fixed"]
+        self.moving = [j for j in joints if j.kind != "fixed"]
+        self.screw = [s.system for s in sim.systems if s.module == "screw_contact"]
+        # /tf: world -> root, then parent -> child of every moving joint, as indices into self.links
+        self.links = [self.root] + sorted({n for j in self.moving for n in (j.parent, j.child)} - {self.root})
+        index = {name: k for k, name in enumerate(self.links)}
+        self.edges = np.array([(0, 0)] + [(index[j.parent], index[j.child]) for j in self.moving], dtype=int)
+        # each link is a body of the simulated skeleton at a fixed offset (the optimizer's frames, else itself)
+        skel, frames = sim.robot_skeleton, sim.robot_frames
+        names = [frames[n].body if n in frames else n for n in self.links]
+        self.bodies = [skel.getBodyNode(b) for b in dict.fromkeys(names)]
+        order = {b.getName(): k for k, b in enumerate(self.bodies)}
+        self.link_body = np.array([order[b] for b in names], dtype=int)
+        self.link_offset = np.array([frames[n].pose if n in frames else np.eye(4) for n in self.links])
+        self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] + [(j.parent, j.child) for j in self.moving])
+        mcap.channel("/robot_description", messages.STRING, latched=True)
+        mcap.channel("/tf_static", messages.TF_MESSAGE, latched=True)
+        mcap.channel("/tf", messages.TF_MESSAGE)
+        mcap.channel("/terrain", messages.MARKER_ARRAY, latched=True)
+        mcap.channel("/terrain/embedded", messages.MARKER_ARRAY, latched=True)
+        if self.screw:
+            mcap.channel("/screw_contact/forces", messages.MARKER_ARRAY)
+        mcap.write("/robot_description", 0, messages.string(urdf))
+        mcap.write("/tf_static", 0, messages.tf_message(
+            [messages.transform(0, j.parent, j.child, j.origin) for j in self.fixed]))
+        resource, embedded = terrain_markers(sim.spec)
+        mcap.write("/terrain", 0, messages.marker_array(resource))
+        mcap.write("/terrain/embedded", 0, messages.marker_array(embedded))
+
+    def sample(self, t_ns: int) -> None:
+        bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
+        W = bodies[self.link_body] @ self.link_offset  # world poses of the links, (L, 4, 4)
+        T = np.empty((len(self.edges), 4, 4))
+        T[0] = W[0]  # world -> root
+        P, C = W[self.edges[1:, 0]], W[self.edges[1:, 1]]
+        Rt = np.transpose(P[:, :3, :3], (0, 2, 1))
+        T[1:] = np.eye(4)
+        T[1:, :3, :3] = Rt @ C[:, :3, :3]  # parent^-1 child of rigid transforms
+        T[1:, :3, 3] = np.einsum("nij,nj->ni", Rt, C[:, :3, 3] - P[:, :3, 3])
+        self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, T))
+        if self.screw:
+            self.mcap.write("/screw_contact/forces", t_ns, messages.marker_array(self.force_markers(t_ns)))
+
+    def force_markers(self, t_ns: int) -> list:
+        """One LINE_LIST marker (id 0, replaced at each sample): a segment per screw in contact."""
+        segments = []
+        for system in self.screw:
+            w = system.last
+            if w is None:
+                continue
+            fn = np.clip(w.normal_force, 0.0, None)  # (S, N)
+            total = fn.sum(axis=1)
+            touching = total > 0.0
+            if not touching.any():
+                continue
+            start = np.einsum("sn,snk->sk", fn[touching], w.points[touching]) / total[touching, None]
+            segments.append(np.stack([start, start + ARROW_M_PER_N * w.force[touching]], axis=1))
+        points = np.concatenate(segments).reshape(-1, 3) if segments else np.zeros((0, 3))
+        return [messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST", scale=(ARROW_SHAFT_M, 0, 0),
+                                rgba=FORCE_RGBA, points=points)]

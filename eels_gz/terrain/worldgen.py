@@ -41,9 +41,16 @@ class Terrain:
     heightmap: bool = False  # DEM worlds: Gazebo gets a <heightmap> (with the bullet detector)
     field_spacing: float | None = None  # volumes: voxel size (m) of the signed distance grid
     parameters: dict = field(default_factory=dict)
+    field: object | None = None  # a field built already (scans: the grid of the oriented points)
+    field_dem: Dem | None = None  # DEMs: the full raster of the heightfield when `dem` is a crop of it
 
     def build_field(self):
-        """The terrain's distance field: the DEM's heightfield, or a grid of the collision mesh."""
+        """The terrain's distance field: the one built already, the DEM's heightfield, or a grid of the
+        collision mesh."""
+        if self.field is not None:
+            return self.field
+        if self.field_dem is not None:
+            return self.field_dem.to_heightfield()
         if self.dem is not None:
             return self.dem.to_heightfield()
         from eels_gz.terrain.fields import sdf_grid_from_mesh
@@ -498,6 +505,13 @@ def mesh_terrain(full: trimesh.Trimesh, collision: trimesh.Trimesh, voxel: float
     terrain = Terrain("mesh", description, collision, full, field_spacing=voxel,
                       parameters={"faces": len(full.faces), "collision_faces": len(collision.faces), "voxel": voxel})
     return terrain
+
+
+def scan_terrain(surface, kind: str, description: str) -> Terrain:
+    """A reconstructed scan or open mesh (:class:`eels_gz.terrain.pointcloud.ScanSurface`): one-sided
+    collision and visual meshes and the grid of its oriented points."""
+    return Terrain(kind, description, surface.collision, surface.visual, field=surface.field,
+                   field_spacing=surface.field.spacing, parameters=dict(surface.derived))
 
 
 PRIMITIVES = {

@@ -80,10 +80,17 @@ def world() -> None:
 @click.option("--reference", nargs=3, type=float, metavar="E N Z",
               help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
 @click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
-@click.option("--max-cells", type=int, default=512 * 512, show_default=True, help="Post budget; larger DEMs are "
-              "downsampled with a warning.")
-@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the collision mesh.")
-def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces):
+@click.option("--max-cells", type=int, default=1 << 25, show_default=True, help="Post budget of the heightfield "
+              "(screw contact, placement); larger DEMs are downsampled with a warning.")
+@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the engine mesh: "
+              "by default the engine region is the largest full-resolution square within it.")
+@click.option("--center", nargs=2, type=float, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
+              "the host's mesh) in world m; default the DEM's centre.")
+@click.option("--radius", type=float, help="Half-width of the engine region in m (rounded up to 2^n posts).")
+@click.option("--crop", nargs=4, type=float, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
+              "(world m).")
+def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces, center,
+        radius, crop):
     """A DEM (.tif GeoTIFF, .png, .npy) as a <heightmap> world (the host gets the triangulated DEM)."""
     from eels_gz.terrain.dem import read_dem
     from eels_gz.terrain.worldgen import dem_terrain
@@ -94,7 +101,16 @@ def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_g
         ref = (0.0, 0.0, 0.0) if keep_georef else (tuple(reference) if reference else None)
         raster = read_dem(file, size_xy=size or None, spacing_xy=spacing or None, height_range=height_range,
                           reference=ref, max_cells=max_cells)
-        _write(dem_terrain(raster, max_faces), name or Path(file).stem, out, shipped, source=str(file))
+        if radius is not None and crop:
+            raise click.UsageError("give either --radius or --crop")
+        terrain = dem_terrain(raster, max_faces, tuple(center) if center else None, radius,
+                              tuple(crop) if crop else None)
+        p = terrain.parameters
+        click.echo(f"heightfield: {p['shape'][1]} x {p['shape'][0]} posts at {p['spacing_xy'][0]:.4g} m (full raster); "
+                   f"engine region: {p['engine_shape'][1]} x {p['engine_shape'][0]} posts at "
+                   f"{p['engine_spacing_xy'][0]:.4g} m from ({p['engine_origin_xy'][0]:.6g}, "
+                   f"{p['engine_origin_xy'][1]:.6g}) m, {p['engine_faces']} faces")
+        _write(terrain, name or Path(file).stem, out, shipped, source=str(file))
     except EelsError as exc:
         _fail(exc)
 

@@ -485,18 +485,25 @@ def mars_dem(p: MarsDemParams) -> Terrain:
     return _raster_terrain("mars_dem", desc, dem, p, heightmap=True)
 
 
-def dem_terrain(dem: Dem, max_faces: int | None = None) -> Terrain:
-    """A DEM read by :func:`eels_gz.terrain.dem.read_dem` as a heightmap terrain."""
-    from eels_gz.terrain.dem import MAX_FACES, square_posts
+def dem_terrain(dem: Dem, max_faces: int | None = None, center: tuple[float, float] | None = None,
+                radius: float | None = None, crop: tuple[float, float, float, float] | None = None) -> Terrain:
+    """A DEM read by :func:`eels_gz.terrain.dem.read_dem` as a heightmap terrain: the full raster is
+    the heightfield (screw contact, placement); Gazebo's heightmap and the host's mesh cover the
+    engine region (:func:`eels_gz.terrain.dem.engine_region`) at full resolution."""
+    from eels_gz.terrain.dem import MAX_FACES, engine_region
 
-    # one raster for Gazebo's heightmap image, the host's mesh and the heightfield
-    dem = square_posts(dem)
-    v, f = triangulate(dem, max_faces or MAX_FACES)
+    budget = max_faces or MAX_FACES
+    region = engine_region(dem, budget, center, radius, crop)
+    v, f = triangulate(region, budget)
     mesh = _solid(trimesh.Trimesh(v, f, process=True), dem.source or "DEM")
     ny, nx = dem.shape
-    desc = f"DEM {Path(dem.source).name}: {nx} x {ny} posts at {dem.spacing_xy[0]:.4g} x {dem.spacing_xy[1]:.4g} m"
-    return Terrain("dem", desc, mesh, mesh, dem=dem, heightmap=True,
-                   parameters={"shape": [ny, nx], "spacing_xy": list(dem.spacing_xy), "origin_xy": list(dem.origin_xy)})
+    my, mx = region.shape
+    desc = (f"DEM {Path(dem.source).name}: {nx} x {ny} posts at {dem.spacing_xy[0]:.4g} x {dem.spacing_xy[1]:.4g} m;"
+            f" engine region {mx} x {my} posts at {region.spacing_xy[0]:.4g} m")
+    return Terrain("dem", desc, mesh, mesh, dem=region, heightmap=True, field_dem=dem,
+                   parameters={"shape": [ny, nx], "spacing_xy": list(dem.spacing_xy), "origin_xy": list(dem.origin_xy),
+                               "engine_shape": [my, mx], "engine_spacing_xy": list(region.spacing_xy),
+                               "engine_origin_xy": list(region.origin_xy), "engine_faces": int(len(mesh.faces))})
 
 
 def mesh_terrain(full: trimesh.Trimesh, collision: trimesh.Trimesh, voxel: float | None,

@@ -1,25 +1,25 @@
 """Signed distance grid and wall mesh of oriented points (:mod:`eels_gz.terrain.pointcloud`, steps 6-7).
 
-At each grid node x, over the points p_i (unit normals n_i toward free space):
+The points p_i (unit normals n_i toward free space) are binned to their nearest grid node; per-node
+sums of 1, n_i, p_i.n_i, p_i and p_i.p_i are convolved with Gaussians (``scipy.ndimage.gaussian_filter``),
+so every weighted sum below costs a few filter passes over the grid, whatever the point count:
 
-- IMLS distance ``f(x) = sum w_i (x - p_i).n_i / sum w_i``, Gaussian weights
-  ``w_i = exp(-|x - p_i|^2 / (2 sigma^2))`` (sigma the smoothing radius). It is
-  the weighted mean distance to the points' tangent planes, so the planes of
-  a hole's rim carry the wall across the hole. Written as
-  ``f = (x.A - B) / W`` with ``A = sum w_i n_i``, ``B = sum w_i p_i.n_i`` and
-  ``W = sum w_i``, each a Gaussian convolution of per-node sums (the points
-  binned to their nearest node; ``scipy.ndimage.gaussian_filter``, cut off at
-  the fill radius ``R``), so the whole grid costs a few filter passes;
-- the distance r to the scan: the exact distance to the point binned at the
-  nearest occupied node (``scipy.ndimage.distance_transform_edt``);
-- the field is ``f`` within ``R / 2`` of the scan, ``sign(f) r`` beyond ``R``
-  (the distance to the scan, which is the distance to the wall away from
-  holes; the sign from the nearest point's tangent half-space where the
-  weights have died out), and a smooth blend between.
+- near the scan, the IMLS distance with narrow weights (sigma the smoothing radius): the weighted
+  mean distance to the points' tangent planes, ``f = (x.A - B) / W`` with ``W = sum w_i``,
+  ``A = sum w_i n_i``, ``B = sum w_i p_i.n_i``; it averages the noise down;
+- from two smoothing radii out, the distance to an algebraic sphere fitted to the points and normals
+  under wide weights (sigma a quarter of the fill radius ``R``; APSS, Guennebaud and Gross 2007), as
+  the algebraic distance over its gradient's length. A node facing a hole hears the whole rim, and the
+  sphere's curvature carries a curved wall across it: tangent planes alone would leave it off by
+  distance^2 / (2 x the wall's radius of curvature). An ill-conditioned fit falls back to the mean
+  tangent plane;
+- beyond 0.9 R from the scan, a blend into ``sign x r`` (r the distance to the point binned at the
+  nearest occupied node, ``scipy.ndimage.distance_transform_edt``): the distance to the scan, which is
+  the distance to the wall away from holes. Where no weight reaches, the sign is the side of the
+  nearest patch's mean tangent plane, so inside and outside continue beyond the open ends.
 
-The wall mesh is the zero level of the grid (marching cubes, scikit-image)
-over the cells within ``R`` of the scan: one-sided, its faces wound with the
-normal toward free space.
+The wall mesh is the zero level of the grid (marching cubes, scikit-image) over the cells within ``R``
+of the scan: one-sided, its faces wound with the normal toward free space.
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ def prepare_open_mesh(mesh: trimesh.Trimesh, source: str, opts=None):
 
     opts = opts or ScanOptions()
     points, normals = surface_samples(mesh, min(opts.max_points, 2 * len(mesh.faces)), opts.seed)
-    surface = scan_surface(points, opts, source, normals=normals, points_read=len(mesh.faces))
+    surface = scan_surface(points, opts, source, normals=normals)
     visual = decimate_open(mesh, opts.visual_faces, source)
     derived = dict(surface.derived, input_faces=int(len(mesh.faces)), visual_faces=int(len(visual.faces)))
     return type(surface)(surface.collision, visual, surface.field, derived)

@@ -9,11 +9,12 @@ behind each choice):
 1. **Budget.** Over ``max_points`` the scan is subsampled (a warning says by
    how much).
 2. **Defaults from the scan.** The point spacing ``s`` (median distance to
-   the nearest neighbour) and the extent give the distance-grid voxel ``h``
-   (``2 s``, or coarser so the grid holds at most ``max_nodes`` nodes), the
-   hole-filling radius ``R`` and the smoothing radius. A value given by the
-   user that cannot work is refused here, before the long steps, with a value
-   that would.
+   the nearest neighbour), the noise (rms off the local plane) and the extent
+   give the distance-grid voxel ``h`` (``2 s`` or 3 x the noise, or coarser so
+   the grid holds at most ``max_nodes`` nodes), the hole-filling radius ``R``
+   (8 voxels, at least 0.25 m) and the smoothing radius (1.5 voxels). A value
+   given by the user that cannot work is refused here, before the long steps,
+   with a value that would.
 3. **Cluster** the points into cells of ``h / 2`` (mean position): the grid
    cannot resolve more, and averaging lowers the noise.
 4. **Normals** by local PCA (``K_NORMALS`` neighbours); **outliers** (points
@@ -25,13 +26,13 @@ behind each choice):
    ``viewpoint``; ``auto`` picks ``axis`` when the cross-sections are hollow,
    else ``up``. Neighbour voting then fixes isolated flips.
 6. **Signed distance grid** (:mod:`eels_gz.terrain._scan_field`): near the
-   scan (within ``R`` of a point), the implicit moving least-squares (IMLS)
-   distance: the Gaussian-weighted mean of the distances to the nearest
-   points' tangent planes. It crosses holes narrower than ``2 R`` as the
-   wall's continuation, and it is averaged over the noise. Farther out, the
-   distance to the nearest point with the IMLS sign, so inside and outside
-   stay right across holes and beyond the open ends (the wall's tangent
-   half-space decides).
+   scan, the implicit moving least-squares (IMLS) distance, the
+   Gaussian-weighted mean of the distances to the points' tangent planes,
+   averaged over the noise; a little farther, an algebraic sphere fitted to
+   the points and normals, which carries the wall across holes narrower than
+   ``2 R``; beyond ``R``, the distance to the scan with the sign of the
+   nearest wall's side, so inside and outside stay right across holes and
+   beyond the open ends.
 7. **Meshes.** Marching cubes of the grid's zero level where a point is
    within ``R``: a one-sided wall (not a closed solid), holes narrower than
    ``2 R`` closed, small loose pieces dropped; decimated to ``max_faces`` for
@@ -66,6 +67,7 @@ VISUAL_FACES = 120_000
 K_NORMALS = 16  # neighbours of the PCA normal
 SPACING_VOXELS = 2.0  # default voxel in point spacings ...
 NOISE_VOXELS = 3.0  # ... and in the scan's noise (rms off the local plane): no finer than the wall is known
+SMOOTHING_VOXELS = 1.5  # Gaussian weights of the IMLS distance (sigma, in voxels): the noise averaged down
 FILL_VOXELS = 8.0  # default hole-filling radius in voxels ...
 FILL_MIN = 0.25  # ... and at least this (m): holes up to 0.5 m across are closed
 ORIENT = ("auto", "axis", "up", "viewpoint", "winding")  # winding: a mesh's normals as the file winds them
@@ -195,7 +197,7 @@ def derive(points: np.ndarray, opts: ScanOptions, source: str, tree: cKDTree | N
     origin = lo - pad
     return {"points_used": int(len(points)), "point_spacing": spacing, "scan_noise": noise, "extent": extent.tolist(),
             "bounds": [lo.tolist(), hi.tolist()], "voxel": h, "voxel_from": source_of_h,
-            "cluster_cell": h / 2, "smoothing_radius": h, "fill_radius": fill,
+            "cluster_cell": h / 2, "smoothing_radius": SMOOTHING_VOXELS * h, "fill_radius": fill,
             "grid_shape": shape.tolist(), "grid_nodes": int(np.prod(shape)), "grid_origin": origin.tolist()}
 
 
@@ -240,7 +242,8 @@ def outliers(offset: np.ndarray, mean_dist: np.ndarray, h: float) -> np.ndarray:
 
 def _slab_centres(points: np.ndarray, h: float):
     """Centres of the cross-sections along the principal axis: for each point, its slab's centroid,
-    and the share of the points in hollow slabs (centroid far from the slab's points)."""
+    and the share of the points in hollow slabs (under 5 % of the slab's points within 0.4 x its rms
+    radius of the centroid: a ring, not a strip; a few stray points do not change that)."""
     c = points.mean(axis=0)
     _, vec = np.linalg.eigh(np.cov((points - c).T))
     axis = vec[:, 2]
@@ -248,12 +251,12 @@ def _slab_centres(points: np.ndarray, h: float):
     width = max(4 * h, float(np.ptp(t)) / 200)
     slab = np.floor((t - t.min()) / width).astype(np.int64)
     counts = np.bincount(slab)
-    centres = np.column_stack([np.bincount(slab, points[:, k], minlength=len(counts)) for k in range(3)])
-    centres /= np.maximum(counts, 1)[:, None]
-    radius = np.sqrt(np.bincount(slab, np.sum((points - centres[slab]) ** 2, axis=1), len(counts))
-                     / np.maximum(counts, 1))
-    gap, _ = cKDTree(points).query(centres, workers=-1)
-    hollow = (gap > 0.5 * radius) & (counts > 0)
+    n = np.maximum(counts, 1)
+    centres = np.column_stack([np.bincount(slab, points[:, k], minlength=len(counts)) for k in range(3)]) / n[:, None]
+    dist = np.linalg.norm(points - centres[slab], axis=1)
+    rms = np.sqrt(np.bincount(slab, dist**2, len(counts)) / n)
+    inner = np.bincount(slab, (dist < 0.4 * rms[slab]).astype(float), len(counts)) / n
+    hollow = (inner < 0.05) & (counts > 0)
     return centres[slab], float(np.sum(counts[hollow]) / len(points)), axis
 
 

@@ -130,17 +130,21 @@ def repair(mesh: trimesh.Trimesh, source: str) -> trimesh.Trimesh:
 
 
 def decimate(mesh: trimesh.Trimesh, max_faces: int, source: str = "mesh") -> trimesh.Trimesh:
-    """Quadric-error decimation to at most ``max_faces`` faces; re-checked as a solid."""
+    """Quadric-error decimation to at most ``max_faces`` faces. The collision mesh need not stay a
+    closed solid (the distance grid is built from the full mesh): if decimation opens it, a warning
+    says so and the open mesh is kept."""
     if len(mesh.faces) <= max_faces:
         return mesh
     if max_faces < 4:
-        raise TerrainError(f"{source}: face budget {max_faces} is too small for a solid")
+        raise TerrainError(f"{source}: face budget {max_faces} is too small for a collision mesh; the default "
+                           "is 40000")
     out = mesh.simplify_quadric_decimation(face_count=int(max_faces))
     out.merge_vertices()
-    if not out.is_watertight or not out.volume > 0:
-        raise TerrainError(f"{source}: decimating {len(mesh.faces)} -> {max_faces} faces broke the solid; "
-                           "raise the face budget")
-    out = orient_shells(out)
+    if out.is_watertight and out.volume > 0:
+        out = orient_shells(out)
+    else:
+        log.warning("%s: decimating %d -> %d faces opened the solid; the collision mesh is used open (one-sided), "
+                    "the distance grid comes from the full mesh", source, len(mesh.faces), len(out.faces))
     log.info("%s: decimated %d -> %d faces", source, len(mesh.faces), len(out.faces))
     return out
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent / "test" / "worlds"))
 sys.path.insert(0, str(HERE))
 
 from dem_truth import raster, rest_on_dem  # noqa: E402
-from terrain_scans import folder_mb, run  # noqa: E402
+from terrain_scans import finish, folder_mb, run  # noqa: E402
 
 
 def main() -> None:
@@ -65,12 +65,7 @@ def main() -> None:
                               "spots": spots.round(3).tolist(), "wheels": kin.names,
                               "gap_to_true_surface_m": gaps.round(5).tolist(),
                               "max_abs_gap_m": float(np.abs(gaps).max())}
-    result["machine"]["load_avg_at_end"] = os.getloadavg()
-    text = json.dumps(result, indent=2, default=float)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    finish(result, args.out)
 
 
 if __name__ == "__main__":

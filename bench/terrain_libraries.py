@@ -43,6 +43,9 @@ sys.path.insert(0, str(HERE.parent / "test" / "worlds"))
 
 from scan_truth import ShaftTruth, shaft_radius, shaft_scan  # noqa: E402
 
+sys.path.insert(0, str(HERE))
+from terrain_scans import finish  # noqa: E402
+
 HOLES = [(0.5, -1.5), (2.5, -3.0), (4.2, -5.0), (1.3, -7.0), (5.5, -8.5)]
 HOLE_R = 0.12
 Z = (-10.0, 0.0)
@@ -286,12 +289,7 @@ def main() -> None:
         for name in args.only:
             result["candidates"][name] = run_child(name, work)
             print(name, json.dumps(result["candidates"][name], default=float), flush=True)
-    result["machine"]["load_avg_at_end"] = os.getloadavg()
-    text = json.dumps(result, indent=2, default=float)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    finish(result, args.out)
 
 
 if __name__ == "__main__":

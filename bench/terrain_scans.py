@@ -223,6 +223,16 @@ def bench_mesh(faces: int, work: Path) -> dict:
     return res
 
 
+def finish(result: dict, out: str | None) -> None:
+    """Note the load average at the end, write the JSON to ``out`` (if given) and print it."""
+    result["machine"]["load_avg_at_end"] = os.getloadavg()
+    text = json.dumps(result, indent=2, default=float)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text + "\n")
+    print(text)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--points", type=int, nargs="*", default=[200_000, 1_000_000, 10_000_000])
@@ -238,12 +248,7 @@ def main() -> None:
                   flush=True)
         if args.mesh_faces:
             result["mesh"] = bench_mesh(args.mesh_faces, work)
-    result["machine"]["load_avg_at_end"] = os.getloadavg()
-    text = json.dumps(result, indent=2, default=float)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
-    print(text)
+    finish(result, args.out)
 
 
 if __name__ == "__main__":

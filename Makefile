@@ -64,6 +64,8 @@ bench: venv
 	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
 	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json
 	$(BIN)/python bench/camera.py --out results/bench_camera.json
+	$(BIN)/python bench/terrain_dem.py --out results/bench_terrain_dem.json
+	$(BIN)/python bench/terrain_scans.py --out results/bench_terrain_scans.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

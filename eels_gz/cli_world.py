@@ -64,6 +64,10 @@ def _common(f):
 @click.group()
 def world() -> None:
     """Terrain model folders and worlds from DEMs, meshes, point clouds and primitives."""
+    # the long steps' progress lines (eels_gz.terrain.progress) reach stderr through the root handler
+    terrain_log = logging.getLogger("eels_gz.terrain")
+    if terrain_log.getEffectiveLevel() > logging.INFO:
+        terrain_log.setLevel(logging.INFO)
 
 
 @world.command()
@@ -76,10 +80,17 @@ def world() -> None:
 @click.option("--reference", nargs=3, type=float, metavar="E N Z",
               help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
 @click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
-@click.option("--max-cells", type=int, default=512 * 512, show_default=True, help="Post budget; larger DEMs are "
-              "downsampled with a warning.")
-@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the collision mesh.")
-def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces):
+@click.option("--max-cells", type=int, default=1 << 25, show_default=True, help="Post budget of the heightfield "
+              "(screw contact, placement); larger DEMs are downsampled with a warning.")
+@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the engine mesh: "
+              "by default the engine region is the largest full-resolution square within it.")
+@click.option("--center", nargs=2, type=float, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
+              "the host's mesh) in world m; default the DEM's centre.")
+@click.option("--radius", type=float, help="Half-width of the engine region in m (rounded up to 2^n posts).")
+@click.option("--crop", nargs=4, type=float, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
+              "(world m).")
+def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces, center,
+        radius, crop):
     """A DEM (.tif GeoTIFF, .png, .npy) as a <heightmap> world (the host gets the triangulated DEM)."""
     from eels_gz.terrain.dem import read_dem
     from eels_gz.terrain.worldgen import dem_terrain
@@ -90,9 +101,54 @@ def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_g
         ref = (0.0, 0.0, 0.0) if keep_georef else (tuple(reference) if reference else None)
         raster = read_dem(file, size_xy=size or None, spacing_xy=spacing or None, height_range=height_range,
                           reference=ref, max_cells=max_cells)
-        _write(dem_terrain(raster, max_faces), name or Path(file).stem, out, shipped, source=str(file))
+        if radius is not None and crop:
+            raise click.UsageError("give either --radius or --crop")
+        terrain = dem_terrain(raster, max_faces, tuple(center) if center else None, radius,
+                              tuple(crop) if crop else None)
+        p = terrain.parameters
+        click.echo(f"heightfield: {p['shape'][1]} x {p['shape'][0]} posts at {p['spacing_xy'][0]:.4g} m (full raster); "
+                   f"engine region: {p['engine_shape'][1]} x {p['engine_shape'][0]} posts at "
+                   f"{p['engine_spacing_xy'][0]:.4g} m from ({p['engine_origin_xy'][0]:.6g}, "
+                   f"{p['engine_origin_xy'][1]:.6g}) m, {p['engine_faces']} faces")
+        _write(terrain, name or Path(file).stem, out, shipped, source=str(file))
     except EelsError as exc:
         _fail(exc)
+
+
+def _scan_options(f):
+    """Options of the one-sided reconstruction (scans and open meshes); unset values are derived."""
+    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the subsampling over "
+                     "--max-points.")(f)
+    f = click.option("--visual-faces", type=int, default=120_000, show_default=True,
+                     help="Visual mesh face budget.")(f)
+    f = click.option("--max-nodes", type=int, default=4_000_000, show_default=True,
+                     help="Distance grid node budget (the default voxel is at least what keeps within it).")(f)
+    f = click.option("--max-points", type=int, default=2_000_000, show_default=True,
+                     help="Point budget; larger scans are downsampled with a warning.")(f)
+    f = click.option("--viewpoint", nargs=3, type=float, metavar="X Y Z",
+                     help="Scanner position (m) for --orient viewpoint.")(f)
+    f = click.option("--fill-radius", type=float, help="Holes narrower than twice this (m) are closed "
+                     "(default: max(8 voxels, 0.25 m)).")(f)
+    return f
+
+
+def _options(voxel, fill_radius, orient, viewpoint, max_points, max_nodes, max_faces, visual_faces, seed):
+    from eels_gz.terrain.pointcloud import ScanOptions
+
+    return ScanOptions(voxel=voxel, fill_radius=fill_radius, orient=orient or ("viewpoint" if viewpoint else "auto"),
+                       viewpoint=tuple(viewpoint) if viewpoint else None, max_points=max_points,
+                       max_nodes=max_nodes, max_faces=max_faces, visual_faces=visual_faces, seed=seed)
+
+
+def _echo_derived(derived: dict) -> None:
+    """Print every derived value (they are in terrain.json too)."""
+    click.echo("derived (also in terrain.json):")
+    for key, value in derived.items():
+        if isinstance(value, float):
+            value = f"{value:.6g}"
+        elif isinstance(value, list):
+            value = [round(v, 6) if isinstance(v, float) else v for v in value]
+        click.echo(f"  {key}: {value}")
 
 
 @world.command()
@@ -103,36 +159,67 @@ def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_g
               help="Units of the file's coordinates.")
 @click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget "
               "(quadric decimation).")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 128 nodes along the longest side).")
-def mesh(file, name, out, shipped, scale, units, max_faces, voxel):
-    """A terrain mesh (.stl, .obj, .ply): checked, repaired where sound, decimated, with a distance grid."""
-    from eels_gz.terrain.meshes import prepare_mesh
-    from eels_gz.terrain.worldgen import mesh_terrain
+@click.option("--voxel", type=float, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
+              "longest side; open mesh: derived like a scan's).")
+@click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint", "winding"]),
+              help="Open mesh: which side is free space (default auto; winding: the file's face normals).")
+@_scan_options
+def mesh(file, name, out, shipped, scale, units, max_faces, voxel, orient, fill_radius, viewpoint, max_points,
+         max_nodes, visual_faces, seed):
+    """A terrain mesh (.stl, .obj, .ply). A closed mesh is checked, repaired where sound and decimated, with the
+    exact distance grid of its solid; an open one (holes, open edges) becomes a one-sided wall like a scan."""
+    from eels_gz.terrain.meshes import is_open, load_mesh, prepare_mesh, prepare_open_mesh
+    from eels_gz.terrain.worldgen import mesh_terrain, scan_terrain
 
     try:
-        full, collision = prepare_mesh(file, scale, units, max_faces)
-        _write(mesh_terrain(full, collision, voxel, f"terrain mesh from {Path(file).name}"),
-               name or Path(file).stem, out, shipped, source=str(file))
+        loaded = load_mesh(file, scale, units)
+        if is_open(loaded):
+            click.echo(f"{file}: the mesh is open (boundary edges remain): built as a one-sided wall")
+            opts = _options(voxel, fill_radius, orient, viewpoint, max_points, max_nodes, max_faces, visual_faces,
+                            seed)
+            surface = prepare_open_mesh(loaded, str(file), opts)
+            _echo_derived(surface.derived)
+            terrain = scan_terrain(surface, "mesh", f"one-sided terrain mesh from {Path(file).name}")
+        else:
+            full, collision = prepare_mesh(file, scale, units, max_faces)
+            terrain = mesh_terrain(full, collision, voxel, f"terrain mesh from {Path(file).name}")
+        _write(terrain, name or Path(file).stem, out, shipped, source=str(file))
     except EelsError as exc:
         _fail(exc)
+
+
+def _gone(ctx, param, value):
+    if value is not None:
+        raise click.BadParameter("the scan is now reconstructed as a one-sided wall (no thickened shell): "
+                                 "use --voxel for the grid and --fill-radius for the holes", ctx, param)
 
 
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor to metres.")
-@click.option("--recon-voxel", type=float, help="Reconstruction voxel in m (default: half the point spacing).")
-@click.option("--thickness", type=float, help="Shell half-thickness in m (default: 1.5 x point spacing).")
+@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 2 x the point spacing, or coarser "
+              "to keep within --max-nodes).")
+@click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint"]),
+              help="Which side of the wall is free space: axis (a shaft seen from inside), up (a surface seen from "
+              "above), viewpoint (toward --viewpoint); default auto (axis if the cross-sections are hollow).")
 @click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget.")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 128 nodes along the longest side).")
-def pointcloud(file, name, out, shipped, scale, recon_voxel, thickness, max_faces, voxel):
-    """A point cloud scan (.ply, .xyz): surface reconstruction, then the mesh pipeline."""
+@_scan_options
+@click.option("--recon-voxel", type=float, hidden=True, callback=_gone, expose_value=False)
+@click.option("--thickness", type=float, hidden=True, callback=_gone, expose_value=False)
+def pointcloud(file, name, out, shipped, scale, voxel, orient, max_faces, fill_radius, viewpoint, max_points,
+               max_nodes, visual_faces, seed):
+    """A point cloud scan (.ply, .xyz/.txt/.csv, .las/.laz, .pcd, .e57) as a one-sided wall: the signed distance
+    grid of its oriented points, and collision and visual meshes of its zero level. Every value not given is
+    derived from the scan, printed and written to terrain.json."""
     from eels_gz.terrain.pointcloud import prepare_pointcloud
-    from eels_gz.terrain.worldgen import mesh_terrain
+    from eels_gz.terrain.worldgen import scan_terrain
 
     try:
-        full, collision = prepare_pointcloud(file, scale, recon_voxel, thickness, max_faces)
-        _write(mesh_terrain(full, collision, voxel, f"terrain reconstructed from the scan {Path(file).name}"),
+        opts = _options(voxel, fill_radius, orient, viewpoint, max_points, max_nodes, max_faces, visual_faces, seed)
+        surface = prepare_pointcloud(file, scale, opts)
+        _echo_derived(surface.derived)
+        _write(scan_terrain(surface, "pointcloud", f"terrain reconstructed from the scan {Path(file).name}"),
                name or Path(file).stem, out, shipped, source=str(file))
     except EelsError as exc:
         _fail(exc)

@@ -34,7 +34,8 @@ from eels_gz.errors import TerrainError
 
 log = logging.getLogger(__name__)
 
-MAX_CELLS = 512 * 512  # default post budget of a DEM raster (heightfield file of ~2 MB)
+MAX_CELLS = 1 << 25  # default post budget of the heightfield (33.5 M posts, 268 MB in memory): a 4 km HiRISE
+# site at 1 m posts is kept whole; larger rasters are downsampled with a warning
 MAX_FACES = 200_000  # default face budget of the triangulated collision mesh
 SKIRT_DEPTH = 1.0  # m below the lowest post: the triangulated DEM is a closed solid
 
@@ -312,6 +313,66 @@ def square_posts(dem: Dem, max_posts: int = 1025) -> Dem:
         return dem
     log.info("%s: DEM of %d x %d posts resampled to %d x %d for a heightmap", dem.source, nx, ny, n, n)
     return resample(dem, (n, n))
+
+
+def window(dem: Dem, i0: int, j0: int, n: int) -> Dem:
+    """The n x n posts of ``dem`` from column ``i0``, row ``j0`` (at the raster's own spacing)."""
+    heights = np.ascontiguousarray(dem.heights[j0:j0 + n, i0:i0 + n])
+    origin = (dem.origin_xy[0] + i0 * dem.spacing_xy[0], dem.origin_xy[1] + j0 * dem.spacing_xy[1])
+    return Dem(heights, origin, dem.spacing_xy, dem.source)
+
+
+def engine_region(dem: Dem, max_faces: int = MAX_FACES, center: tuple[float, float] | None = None,
+                  radius: float | None = None, crop: tuple[float, float, float, float] | None = None,
+                  max_posts: int = 1025) -> Dem:
+    """The part of the DEM that the engines collide with: Gazebo's ``<heightmap>`` and the host's mesh.
+
+    A square of 2^n + 1 posts at the raster's own spacing (Gazebo's heightmap shape), centred on
+    ``center`` (m, default the raster's centre), covering ``radius`` (m) around it or the ``crop``
+    rectangle ``(x0, y0, x1, y1)`` (m); by default the largest such square whose triangulated mesh
+    keeps within ``max_faces`` (257 posts for 200k faces). The full raster stays the heightfield
+    (screw contact, placement). A DEM smaller than the square is used whole, resampled to 2^n + 1
+    posts as before; a region over ``max_posts`` per side is coarsened with a warning."""
+    ny, nx = dem.shape
+    dx, dy = dem.spacing_xy
+    if crop is not None:
+        x0, y0, x1, y1 = (float(c) for c in crop)
+        if not (x1 > x0 and y1 > y0):
+            raise TerrainError(f"{dem.source}: crop {crop} must be x0 y0 x1 y1 with x1 > x0 and y1 > y0 (m)")
+        center, half = ((x0 + x1) / 2, (y0 + y1) / 2), max(x1 - x0, y1 - y0) / 2
+    elif radius is not None:
+        if not (math.isfinite(radius) and radius > 0):
+            raise TerrainError(f"{dem.source}: radius must be a positive length in m, got {radius}")
+        half = float(radius)
+    else:
+        half = None
+    cx, cy = center if center is not None else dem.center_xy
+    x_lo, y_lo = dem.origin_xy
+    x_hi, y_hi = x_lo + (nx - 1) * dx, y_lo + (ny - 1) * dy
+    if not (x_lo <= cx <= x_hi and y_lo <= cy <= y_hi):
+        raise TerrainError(f"{dem.source}: the engine region's centre ({cx:.6g}, {cy:.6g}) m is off the DEM, which "
+                           f"spans x {x_lo:.6g} to {x_hi:.6g} and y {y_lo:.6g} to {y_hi:.6g} m")
+    if half is None:  # the face budget: 2 c^2 top faces for c cells per side, 12 (c + 1) skirt and floor faces
+        cells = 2
+        while 2 * (2 * cells) ** 2 + 12 * (2 * cells + 1) <= max_faces:
+            cells *= 2
+    else:
+        cells = 2 ** max(1, math.ceil(math.log2(max(2 * half / min(dx, dy), 2))))
+    n = cells + 1
+    if n > min(nx, ny):  # the DEM is smaller than the region: whole, as a square raster
+        return square_posts(dem, max_posts)
+    i0 = int(np.clip(round((cx - x_lo) / dx) - cells // 2, 0, nx - n))
+    j0 = int(np.clip(round((cy - y_lo) / dy) - cells // 2, 0, ny - n))
+    out = window(dem, i0, j0, n)
+    if n > max_posts:
+        coarse = resample(out, (max_posts, max_posts))
+        log.warning("%s: the engine region of %d x %d posts is over Gazebo's heightmap limit of %d; coarsened "
+                    "%.2f x (spacing %.4g m); the heightfield keeps the full raster", dem.source, n, n, max_posts,
+                    (n - 1) / (max_posts - 1), coarse.spacing_xy[0])
+        out = coarse
+    log.info("%s: engine region %d x %d posts at %.4g x %.4g m from (%.6g, %.6g) m (the heightfield keeps all "
+             "%d x %d posts)", dem.source, out.shape[1], out.shape[0], *out.spacing_xy, *out.origin_xy, nx, ny)
+    return out
 
 
 def grid_faces(ny: int, nx: int, offset: int = 0) -> np.ndarray:

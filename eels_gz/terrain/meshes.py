@@ -18,6 +18,11 @@ Refused, with the count and a location: empty input, non-manifold edges
 
 Decimation for collision uses quadric edge collapse from the pinned
 ``fast-simplification`` package (through trimesh).
+
+An *open* mesh (a scanned wall with holes, a channel open at the top) is not
+refused by :func:`prepare_any_mesh`: it is sampled into oriented points and
+reconstructed like a scan (:mod:`eels_gz.terrain.pointcloud`), a one-sided
+wall with the distance field's sign right across its holes and open edges.
 """
 
 from __future__ import annotations
@@ -125,19 +130,61 @@ def repair(mesh: trimesh.Trimesh, source: str) -> trimesh.Trimesh:
 
 
 def decimate(mesh: trimesh.Trimesh, max_faces: int, source: str = "mesh") -> trimesh.Trimesh:
-    """Quadric-error decimation to at most ``max_faces`` faces; re-checked as a solid."""
+    """Quadric-error decimation to at most ``max_faces`` faces. The collision mesh need not stay a
+    closed solid (the distance grid is built from the full mesh): if decimation opens it, a warning
+    says so and the open mesh is kept."""
     if len(mesh.faces) <= max_faces:
         return mesh
     if max_faces < 4:
-        raise TerrainError(f"{source}: face budget {max_faces} is too small for a solid")
+        raise TerrainError(f"{source}: face budget {max_faces} is too small for a collision mesh; the default "
+                           "is 40000")
     out = mesh.simplify_quadric_decimation(face_count=int(max_faces))
     out.merge_vertices()
-    if not out.is_watertight or not out.volume > 0:
-        raise TerrainError(f"{source}: decimating {len(mesh.faces)} -> {max_faces} faces broke the solid; "
-                           "raise the face budget")
-    out = orient_shells(out)
+    if out.is_watertight and out.volume > 0:
+        out = orient_shells(out)
+    else:
+        log.warning("%s: decimating %d -> %d faces opened the solid; the collision mesh is used open (one-sided), "
+                    "the distance grid comes from the full mesh", source, len(mesh.faces), len(out.faces))
     log.info("%s: decimated %d -> %d faces", source, len(mesh.faces), len(out.faces))
     return out
+
+
+def is_open(mesh: trimesh.Trimesh) -> bool:
+    """Whether the mesh, after merging duplicate vertices and filling 3-4 edge holes, still has boundary edges."""
+    m = mesh.copy()
+    m.merge_vertices()
+    m.update_faces(m.nondegenerate_faces())
+    if m.is_watertight:
+        return False
+    trimesh.repair.fill_holes(m)
+    return not m.is_watertight
+
+
+def surface_samples(mesh: trimesh.Trimesh, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Points on the mesh (its face centroids, plus area-weighted random samples up to ``count``) and
+    their faces' unit normals, as the file winds them."""
+    mesh = mesh.copy()
+    mesh.update_faces(mesh.nondegenerate_faces())
+    normals = mesh.face_normals
+    points = mesh.triangles_center
+    if count > len(points):
+        extra, face = trimesh.sample.sample_surface(mesh, count - len(points), seed=seed)
+        points, normals = np.concatenate([points, extra]), np.concatenate([normals, normals[face]])
+    return np.asarray(points, float), np.asarray(normals, float)
+
+
+def prepare_open_mesh(mesh: trimesh.Trimesh, source: str, opts=None):
+    """A one-sided terrain (:class:`eels_gz.terrain.pointcloud.ScanSurface`) from an open mesh: its
+    surface sampled into oriented points (twice the face count, at most the point budget), then
+    reconstructed like a scan. The visual mesh is the file's own, decimated to the visual budget."""
+    from eels_gz.terrain.pointcloud import ScanOptions, decimate_open, scan_surface
+
+    opts = opts or ScanOptions()
+    points, normals = surface_samples(mesh, min(opts.max_points, 2 * len(mesh.faces)), opts.seed)
+    surface = scan_surface(points, opts, source, normals=normals)
+    visual = decimate_open(mesh, opts.visual_faces, source)
+    derived = dict(surface.derived, input_faces=int(len(mesh.faces)), visual_faces=int(len(visual.faces)))
+    return type(surface)(surface.collision, visual, surface.field, derived)
 
 
 def prepare_mesh(path: str | Path, scale: float = 1.0, units: str = "m", max_faces: int | None = None):

@@ -41,9 +41,16 @@ class Terrain:
     heightmap: bool = False  # DEM worlds: Gazebo gets a <heightmap> (with the bullet detector)
     field_spacing: float | None = None  # volumes: voxel size (m) of the signed distance grid
     parameters: dict = field(default_factory=dict)
+    field: object | None = None  # a field built already (scans: the grid of the oriented points)
+    field_dem: Dem | None = None  # DEMs: the full raster of the heightfield when `dem` is a crop of it
 
     def build_field(self):
-        """The terrain's distance field: the DEM's heightfield, or a grid of the collision mesh."""
+        """The terrain's distance field: the one built already, the DEM's heightfield, or a grid of the
+        collision mesh."""
+        if self.field is not None:
+            return self.field
+        if self.field_dem is not None:
+            return self.field_dem.to_heightfield()
         if self.dem is not None:
             return self.dem.to_heightfield()
         from eels_gz.terrain.fields import sdf_grid_from_mesh
@@ -478,18 +485,25 @@ def mars_dem(p: MarsDemParams) -> Terrain:
     return _raster_terrain("mars_dem", desc, dem, p, heightmap=True)
 
 
-def dem_terrain(dem: Dem, max_faces: int | None = None) -> Terrain:
-    """A DEM read by :func:`eels_gz.terrain.dem.read_dem` as a heightmap terrain."""
-    from eels_gz.terrain.dem import MAX_FACES, square_posts
+def dem_terrain(dem: Dem, max_faces: int | None = None, center: tuple[float, float] | None = None,
+                radius: float | None = None, crop: tuple[float, float, float, float] | None = None) -> Terrain:
+    """A DEM read by :func:`eels_gz.terrain.dem.read_dem` as a heightmap terrain: the full raster is
+    the heightfield (screw contact, placement); Gazebo's heightmap and the host's mesh cover the
+    engine region (:func:`eels_gz.terrain.dem.engine_region`) at full resolution."""
+    from eels_gz.terrain.dem import MAX_FACES, engine_region
 
-    # one raster for Gazebo's heightmap image, the host's mesh and the heightfield
-    dem = square_posts(dem)
-    v, f = triangulate(dem, max_faces or MAX_FACES)
+    budget = max_faces or MAX_FACES
+    region = engine_region(dem, budget, center, radius, crop)
+    v, f = triangulate(region, budget)
     mesh = _solid(trimesh.Trimesh(v, f, process=True), dem.source or "DEM")
     ny, nx = dem.shape
-    desc = f"DEM {Path(dem.source).name}: {nx} x {ny} posts at {dem.spacing_xy[0]:.4g} x {dem.spacing_xy[1]:.4g} m"
-    return Terrain("dem", desc, mesh, mesh, dem=dem, heightmap=True,
-                   parameters={"shape": [ny, nx], "spacing_xy": list(dem.spacing_xy), "origin_xy": list(dem.origin_xy)})
+    my, mx = region.shape
+    desc = (f"DEM {Path(dem.source).name}: {nx} x {ny} posts at {dem.spacing_xy[0]:.4g} x {dem.spacing_xy[1]:.4g} m;"
+            f" engine region {mx} x {my} posts at {region.spacing_xy[0]:.4g} m")
+    return Terrain("dem", desc, mesh, mesh, dem=region, heightmap=True, field_dem=dem,
+                   parameters={"shape": [ny, nx], "spacing_xy": list(dem.spacing_xy), "origin_xy": list(dem.origin_xy),
+                               "engine_shape": [my, mx], "engine_spacing_xy": list(region.spacing_xy),
+                               "engine_origin_xy": list(region.origin_xy), "engine_faces": int(len(mesh.faces))})
 
 
 def mesh_terrain(full: trimesh.Trimesh, collision: trimesh.Trimesh, voxel: float | None,
@@ -498,6 +512,13 @@ def mesh_terrain(full: trimesh.Trimesh, collision: trimesh.Trimesh, voxel: float
     terrain = Terrain("mesh", description, collision, full, field_spacing=voxel,
                       parameters={"faces": len(full.faces), "collision_faces": len(collision.faces), "voxel": voxel})
     return terrain
+
+
+def scan_terrain(surface, kind: str, description: str) -> Terrain:
+    """A reconstructed scan or open mesh (:class:`eels_gz.terrain.pointcloud.ScanSurface`): one-sided
+    collision and visual meshes and the grid of its oriented points."""
+    return Terrain(kind, description, surface.collision, surface.visual, field=surface.field,
+                   field_spacing=surface.field.spacing, parameters=dict(surface.derived))
 
 
 PRIMITIVES = {

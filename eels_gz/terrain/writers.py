@@ -40,7 +40,7 @@ from lxml import etree
 
 from eels_gz.errors import TerrainError
 from eels_gz.paths import asset, resource_paths
-from eels_gz.terrain.dem import Dem, resample
+from eels_gz.terrain.dem import Dem
 from eels_gz.terrain.fields import HeightField, SdfGrid, load_field, save_field
 
 log = logging.getLogger(__name__)
@@ -131,6 +131,13 @@ def _geometry_heightmap(parent, uri: str, size, pos) -> None:
     _sub(hm, "pos", _fmt(pos))
 
 
+COMPACT_ABOVE = 1_000_000  # values: larger fields are stored compact (fields.save_field)
+
+
+def _large(field) -> bool:
+    return np.asarray(field.heights if isinstance(field, HeightField) else field.values).size > COMPACT_ABOVE
+
+
 def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "", command: str = "",
                 reference: ReferencePhysics | None = None) -> Path:
     """Write the model folder ``models_dir/name`` (see the module docstring); returns it."""
@@ -147,7 +154,8 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
         if terrain.visual is not terrain.collision:
             terrain.visual.export(folder / "meshes" / "visual.stl")
             visual_uri = f"model://{name}/meshes/visual.stl"
-    save_field(folder / FIELD_FILE, terrain.build_field())
+    field = terrain.build_field()
+    save_field(folder / FIELD_FILE, field, compact=_large(field))
 
     root = etree.Element("sdf", version=SDF_VERSION)
     model = _sub(root, "model", name=name)

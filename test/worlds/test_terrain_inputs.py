@@ -1,5 +1,5 @@
 """Terrain ingest: GeoTIFF georeferencing, PNG/.npy DEMs, nodata, budgets;
-mesh repair and orientation; point-cloud reconstruction; primitives'
+mesh repair and orientation; point-cloud loading; primitives'
 arguments; the `eels-gz world` CLI; the host's <heightmap> mapping. Every
 bad input gets a clear error."""
 
@@ -20,8 +20,8 @@ from eels_gz.cli import main
 from eels_gz.errors import SdfError, TerrainError
 from eels_gz.host.simulation import Simulation
 from eels_gz.terrain.dem import read_dem, triangulate
-from eels_gz.terrain.meshes import prepare_mesh, repair
-from eels_gz.terrain.pointcloud import MIN_POINTS, load_points, reconstruct
+from eels_gz.terrain.meshes import prepare_mesh
+from eels_gz.terrain.scan_io import MIN_POINTS, load_points
 from eels_gz.terrain.worldgen import make_primitive, primitive_parameters
 from eels_gz.terrain.writers import find_terrain_field
 
@@ -213,29 +213,13 @@ def test_units_and_decimation(tmp_path):
         prepare_mesh(tmp_path / "ball.stl", units="furlong")
 
 
-# --- point clouds --------------------------------------------------------------------------------------------
+# --- point clouds (reconstruction: test_scans.py) --------------------------------------------------------------
 def sphere_points(n: int, radius: float = 1.0) -> np.ndarray:
     k = np.arange(n) + 0.5
     z = 1 - 2 * k / n
     phi = k * math.pi * (3 - math.sqrt(5))
     r = np.sqrt(1 - z * z)
     return radius * np.column_stack([r * np.cos(phi), r * np.sin(phi), z])
-
-
-def test_pointcloud_reconstruction_is_a_shell_around_the_scan(tmp_path):
-    pts = sphere_points(3000)
-    np.savetxt(tmp_path / "scan.xyz", pts)
-    loaded = load_points(tmp_path / "scan.xyz")
-    t = 0.1
-    mesh = repair(reconstruct(loaded, voxel=0.03, half_thickness=t), "scan")
-    assert mesh.is_watertight
-    # every vertex lies on the shell |r - 1| = t, within a voxel (marching cubes on a
-    # distance that is exact at the nodes, linear in between) plus the point spacing's sag
-    r = np.linalg.norm(mesh.vertices, axis=1)
-    spacing = math.sqrt(4 * math.pi / 3000)
-    assert np.abs(np.abs(r - 1) - t).max() <= 0.03 + spacing**2
-    expected = 4 / 3 * math.pi * ((1 + t) ** 3 - (1 - t) ** 3)
-    assert mesh.volume == pytest.approx(expected, rel=0.05)
 
 
 def test_too_few_points(tmp_path):

@@ -5,6 +5,7 @@ checked key by key."""
 from __future__ import annotations
 
 import copy
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ NULLABLE = {
     "contact.params": str,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
+POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate", "ros.rate", "ros.state_rate")
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -78,10 +80,10 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         ok = value == "auto" or (
             isinstance(value, list)
             and len(value) == 6
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
         )
         if not ok:
-            raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers, got {value!r}")
+            raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers (finite), got {value!r}")
         return
     if isinstance(default, bool):
         ok = isinstance(value, bool)
@@ -91,8 +93,9 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         ok = isinstance(value, type(default))
     if not ok:
         raise ConfigError(f"{source}: '{key}' expects a {type(default).__name__}, got {value!r}")
-    if isinstance(default, float) and key in ("duration", "physics.dt", "physics.max_velocity", "log.rate") \
-            and not value > 0:
+    if isinstance(default, float) and not math.isfinite(value):
+        raise ConfigError(f"{source}: '{key}' must be a finite number, got {value!r}")
+    if isinstance(default, float) and key in POSITIVE and not value > 0:
         raise ConfigError(f"{source}: '{key}' must be positive, got {value!r}")
 
 
@@ -168,4 +171,5 @@ def resolve(config_file: str | Path | None = None, overrides: dict | None = None
 
 
 def save(cfg: dict, path: str | Path) -> None:
+    """Write ``cfg`` as YAML (the layout of config/run_defaults.yaml)."""
     Path(path).write_text(yaml.safe_dump(cfg, sort_keys=False))

@@ -174,7 +174,8 @@ class Lock:
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             except OSError as exc:
-                raise _fail("lock", self.path, exc) from None
+                raise OutputError(f"cannot write in '{self.path.parent}' (where {self.what} gets its lock "
+                                  f"and temporary copy): {reason(exc)}") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -210,6 +211,13 @@ class Lock:
             pass
         os.close(self.fd)
         self.fd = None
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
 
 
 def holds_run(folder: Path) -> bool:
@@ -259,7 +267,12 @@ class RunFolder:
         target = self.target
         if target.is_symlink() or (target.exists() and not target.is_dir()):
             raise OutputError(f"output folder '{target}' is a file, not a folder")
-        if not target.exists() or not any(target.iterdir()):
+        if not target.exists():
+            return
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise OutputError(f"output folder '{target}' is not writable: "
+                              f"{'read-only file system' if _read_only_fs(target) else 'permission denied'}")
+        if not any(target.iterdir()):
             return
         if not holds_run(target):
             raise OutputError(f"output folder '{target}' is not empty and holds no eels-gz run; "

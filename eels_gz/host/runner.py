@@ -440,7 +440,7 @@ class _RunLoop:
 
     def _output_failed(self, exc: OSError) -> None:
         self.status = "output_error"
-        where = f" '{exc.filename}'" if exc.filename else ""
+        where = f" '{self.final / Path(exc.filename).name}'" if exc.filename else ""
         self.message = f"writing the run's output{where} failed: {reason(exc)}"
         self.error = WriteFailed(self.message)
 
@@ -510,6 +510,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
                        + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"]["name"] else ""))
             files["plot"] = str(final / "trajectory.png")
         except OSError as exc:
+            png.unlink(missing_ok=True)  # no half-written figure
             if unwritten is not None:
                 unwritten.append(f"trajectory.png ({reason(exc)})")
     summary = {

@@ -8,11 +8,15 @@ then puts it on the terrain under it:
 - a rover (a description with ``*_wheel_joint`` wheels) gets the ROAMS
   placement (:func:`eels_gz.rover.placement.place`): base height, roll, pitch
   and suspension angles with every wheel on the surface;
-- any other robot is moved along z, keeping its shape and heading, until the
-  lowest corner of its collision boxes is ``clearance`` from the terrain's
-  distance field: ``z += clearance - min d`` repeated, which never overshoots
-  (a point moved by s changes its distance by at most s) and so comes to the
-  first terrain below it, or climbs out of a hill it starts inside.
+- any other robot keeps its shape and heading: it is pitched about its base
+  so that its body origins follow the line fitted (least squares, along the
+  robot's horizontal axis) to the terrain under them, then moved along z
+  until the lowest corner of its collision boxes is ``clearance`` from the
+  terrain's distance field. Each vertical search repeats
+  ``z += clearance - min d``, which never overshoots (a point moved by s
+  changes its distance by at most s), so it comes to the first terrain below,
+  or climbs out of a hill it starts inside. A robot longer than the terrain's
+  bumps still rests on their tops: it settles from there.
 
 :class:`WorldBounds` watches the robot during the run: a body origin deeper
 than ``DEPTH`` inside the terrain ends it with ``fell_through_terrain``, a
@@ -36,6 +40,7 @@ from eels_gz.host.gzmath import Pose3d
 log = logging.getLogger(__name__)
 TOLERANCE = 1e-5  # m: placement converged
 MAX_ITERATIONS = 400
+NO_GROUND = 1e4  # m: a robot sent this far down has no terrain under it
 DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
 MARGIN = 1.0  # m: beyond the static geometry's box, the robot has left the world
 
@@ -97,32 +102,75 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
         from eels_gz.rover.placement import RoverKinematics
 
         return _place_rover(sim, RoverKinematics(description.urdf, description.source), field, clearance)
+    T = skel.getRootBodyNode().getWorldTransform().matrix()
+    pitch = _follow_slope(sim, field, clearance)
     corners = _shape_corners(skel)
     if not len(corners):
         return None
-    T = skel.getRootBodyNode().getWorldTransform().matrix()
-    shift = 0.0
-    for _ in range(MAX_ITERATIONS):
-        d, _ = field.query(corners + [0.0, 0.0, shift])
-        step = clearance - float(np.min(d))
-        if abs(step) < TOLERANCE:
-            break
-        shift += step
-        if shift < -1e4:
-            break
-    else:
-        log.warning("pose auto: the placement on the terrain did not converge in %d steps", MAX_ITERATIONS)
-    if abs(shift) < TOLERANCE:
-        return None
-    if shift < -1e4:
+    shift = _drop(field, corners, clearance)
+    if shift is None:
         log.warning("pose auto: no terrain under the robot at x=%.3g, y=%.3g; it starts at z = 0",
                     T[0, 3], T[1, 3])
+        if pitch:
+            _set_base(sim, T)
         return None
-    T = T.copy()
-    T[2, 3] += shift
+    if abs(shift) < TOLERANCE and not pitch:
+        return None
+    T2 = skel.getRootBodyNode().getWorldTransform().matrix().copy()
+    T2[2, 3] += shift
+    _set_base(sim, T2)
+    log.info("pose auto: the robot pitched %.4f rad along the terrain and moved %+.4f m along z onto it", pitch, shift)
+    return {"method": "distance field", "shift": shift, "pitch": pitch}
+
+
+def _drop(field, points: np.ndarray, clearance: float) -> float | None:
+    """The z shift (m) that brings the lowest of ``points`` (N, 3) to ``clearance`` above the
+    terrain below them (module docstring), or None if there is no terrain below."""
+    shift = 0.0
+    for _ in range(MAX_ITERATIONS):
+        d, _ = field.query(points + [0.0, 0.0, shift])
+        step = clearance - float(np.min(d))
+        if abs(step) < TOLERANCE:
+            return shift
+        shift += step
+        if shift < -NO_GROUND:
+            return None
+    log.warning("pose auto: the placement on the terrain did not converge in %d steps", MAX_ITERATIONS)
+    return shift
+
+
+def _follow_slope(sim, field, clearance: float) -> float:
+    """Pitch the robot about its base origin so that its body origins follow the line fitted to
+    the terrain under them along the robot's horizontal axis; returns the pitch (rad), 0 for a
+    robot with less than two bodies over the terrain or already along it."""
+    skel = sim.robot_skeleton
+    origins = np.array([skel.getBodyNode(i).getWorldTransform().translation() for i in range(skel.getNumBodyNodes())])
+    base = origins[0]
+    flat = origins[:, :2] - base[:2]
+    if len(origins) < 2 or np.max(np.linalg.norm(flat, axis=1)) < 1e-6:
+        return 0.0
+    _, _, vt = np.linalg.svd(flat, full_matrices=False)
+    u = np.r_[vt[0], 0.0]  # the robot's horizontal axis
+    ground = np.empty(len(origins))
+    for k, p in enumerate(origins):  # the terrain under each body origin
+        shift = _drop(field, p[None, :], clearance)
+        ground[k] = np.nan if shift is None else p[2] + shift
+    ok = np.isfinite(ground)
+    s = (origins - base) @ u
+    if ok.sum() < 2 or np.ptp(s[ok]) < 1e-6:
+        return 0.0
+    slope = np.polyfit(s[ok], ground[ok], 1)[0]
+    pitch = float(np.arctan(slope))
+    if abs(pitch) < 1e-6:
+        return 0.0
+    axis = np.cross([0.0, 0.0, 1.0], u)  # rotating about it by -pitch raises +u by pitch
+    c, sn = np.cos(-pitch), np.sin(-pitch)
+    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    R = np.eye(3) + sn * K + (1 - c) * K @ K
+    T = skel.getRootBodyNode().getWorldTransform().matrix().copy()
+    T[:3, :3] = R @ T[:3, :3]
     _set_base(sim, T)
-    log.info("pose auto: moved the robot %+.4f m along z onto the terrain", shift)
-    return {"method": "distance field", "shift": shift}
+    return pitch
 
 
 def _place_rover(sim, kin, field, clearance: float) -> dict | None:

@@ -55,16 +55,19 @@ class McapLog:
 
     def write(self, topic: str, t_ns: int, msg) -> None:
         cid, typename = self._channels[topic]
-        self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns,
-                                 data=encode(msg, typename), sequence=self._seq[topic])
-        self._seq[topic] += 1
-        if self._chunk_start is None:
-            self._chunk_start = t_ns
-        if t_ns - self._chunk_start >= self._period_ns:
-            self._writer.flush()  # closes the chunk in progress
-        if self._file.tell() != self._written:  # a chunk was closed (by time or by size)
-            self._chunk_start = None
-            self._flush_to_os()
+        try:
+            self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns,
+                                     data=encode(msg, typename), sequence=self._seq[topic])
+            self._seq[topic] += 1
+            if self._chunk_start is None:
+                self._chunk_start = t_ns
+            if t_ns - self._chunk_start >= self._period_ns:
+                self._writer.flush()  # closes the chunk in progress
+            if self._file.tell() != self._written:  # a chunk was closed (by time or by size)
+                self._chunk_start = None
+                self._flush_to_os()
+        except OSError as exc:  # e.g. a full disk: name the file
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
 
     def _flush_to_os(self, sync: bool = False) -> None:
         self._file.flush()
@@ -81,6 +84,8 @@ class McapLog:
         try:
             self._writer.finish()
             self._flush_to_os(sync=True)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
         finally:
             try:
                 self._file.close()

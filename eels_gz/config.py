@@ -32,7 +32,7 @@ NULLABLE = {
     "contact.params": str,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
-POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate", "ros.rate", "ros.state_rate")
+POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate")  # ros.*: start_ros checks them
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -80,10 +80,12 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         ok = value == "auto" or (
             isinstance(value, list)
             and len(value) == 6
-            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
         )
         if not ok:
-            raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers (finite), got {value!r}")
+            raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers, got {value!r}")
+        if value != "auto" and not all(math.isfinite(v) for v in value):
+            raise ConfigError(f"{source}: robot.pose must hold finite numbers, got {value!r}")
         return
     if isinstance(default, bool):
         ok = isinstance(value, bool)

@@ -253,7 +253,7 @@ class RunFolder:
         target = self.target
         if not target.name or target.name in (".", ".."):
             raise OutputError(f"--out '{target}' must name a folder of its own (e.g. results/run)")
-        parent = make_dir(target.absolute().parent, "create the folder of")
+        parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
         self.lock = Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
         try:
             self._check_target()
@@ -358,7 +358,7 @@ class OutputFile:
         path = self.path
         if not path.name:
             raise OutputError(f"{self.what} '{path}' must name a file")
-        make_dir(path.absolute().parent, f"create the folder of {self.what}")
+        make_dir(path.absolute().parent, f"create the folder for {self.what} '{path}',")
         if self.lock:
             self._lock = Lock(path.with_name(f".{path.name}.lock"), f"{self.what} '{path}'").acquire()
         try:

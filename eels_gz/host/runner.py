@@ -358,8 +358,9 @@ class _RunLoop:
         try:
             with self.stop.immediately():
                 where = prep.scenario_file or str(self.cfg["scenario"]["name"])
-                self.controller = load_controller(prep.scenario["controller"], prep.scenario, where)
-                self.controller.setup(sim, dict(prep.scenario["params"]))
+                controller = load_controller(prep.scenario["controller"], prep.scenario, where)
+                controller.setup(sim, dict(prep.scenario["params"]))
+                self.controller = controller  # set up: it steps the run and reports its metrics
         finally:
             if self.setup_progress is not None:
                 active[0] = False
@@ -466,6 +467,10 @@ class _RunLoop:
                 _scenario_outputs(self.controller, cfg, out, summary, final)
             except OSError as exc:
                 self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
+            except Exception as exc:  # the summary says what happened; the run's own error comes first
+                if self.error is None:
+                    raise
+                self.unwritten.append(f"metrics.json and the scenario plot ({type(exc).__name__}: {exc})")
         if self.unwritten:
             summary["unwritten"] = self.unwritten
         try:

@@ -34,7 +34,7 @@ import numpy as np
 
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import PlacementError, TerrainError
-from eels_gz.host.dart_build import isometry
+from eels_gz.host.dart_build import collision_box_corners, isometry
 from eels_gz.host.gzmath import Pose3d
 
 log = logging.getLogger(__name__)
@@ -55,22 +55,6 @@ def terrain_field(sim):
         log.warning("world '%s': no terrain distance field (%s); pose auto and the terrain watch use "
                     "the flat ground rule only", sim.spec.name, exc)
         return None
-
-
-def _shape_corners(skel) -> np.ndarray:
-    """World corners (N, 3) of the bounding boxes of the skeleton's collision shapes."""
-    out = []
-    for b in range(skel.getNumBodyNodes()):
-        body = skel.getBodyNode(b)
-        for s in range(body.getNumShapeNodes()):
-            node = body.getShapeNode(s)
-            if not node.hasCollisionAspect():
-                continue
-            box = node.getShape().getBoundingBox()
-            lo, hi = box.getMin(), box.getMax()
-            corners = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-            out.append((node.getWorldTransform().matrix() @ corners.T)[:3].T)
-    return np.vstack(out) if out else np.zeros((0, 3))
 
 
 def _is_rover(description: Description) -> bool:
@@ -104,7 +88,7 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
         return _place_rover(sim, RoverKinematics(description.urdf, description.source), field, clearance)
     T = skel.getRootBodyNode().getWorldTransform().matrix()
     pitch = _follow_slope(sim, field, clearance)
-    corners = _shape_corners(skel)
+    corners = collision_box_corners(skel)
     if not len(corners):
         return None
     shift = _drop(field, corners, clearance)
@@ -206,7 +190,7 @@ def static_bounds(sim) -> tuple[np.ndarray, np.ndarray] | None:
     for skel in (sim.world.getSkeleton(i) for i in range(sim.world.getNumSkeletons())):
         if skel is sim.robot_skeleton or skel.isMobile():
             continue
-        corners = _shape_corners(skel)
+        corners = collision_box_corners(skel)
         if len(corners):
             boxes.append((corners.min(axis=0), corners.max(axis=0)))
     if not boxes:

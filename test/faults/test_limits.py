@@ -148,7 +148,7 @@ def test_pose_auto_puts_a_rover_on_a_dem():
 
 
 def test_pose_auto_puts_eels_on_a_hill_not_in_it(tmp_path):
-    from eels_gz.host.terrain_start import _shape_corners
+    from eels_gz.host.dart_build import collision_box_corners
 
     res = cli("world", "dem", REPO / "examples" / "site.tif", "--name", "site", "--out", tmp_path)
     assert res.exit_code == 0, res.output
@@ -159,7 +159,7 @@ def test_pose_auto_puts_eels_on_a_hill_not_in_it(tmp_path):
     finally:
         del os.environ["GZ_SIM_RESOURCE_PATH"]
     skel = prep.sim.robot_skeleton
-    d, _ = prep.terrain.query(_shape_corners(skel))
+    d, _ = prep.terrain.query(collision_box_corners(skel))
     assert float(np.min(d)) == pytest.approx(1e-3, abs=1e-4)  # the lowest point 1 mm above the terrain
     origins = np.array([skel.getBodyNode(i).getWorldTransform().translation() for i in range(skel.getNumBodyNodes())])
     assert np.all(prep.terrain.query(origins)[0] > 0)  # every body out of the hill

@@ -153,10 +153,11 @@ def test_calibrate_simulate_interrupted_writes_the_drags_done_apart(tmp_path, mo
 
     monkeypatch.setattr(calibrate_sim, "_drag_once", drag_once)
     out = tmp_path / "drags.csv"
-    with SignalWhen(lambda: len(calls) >= 3, signal.SIGINT, delay=0.2) as sig:
+    with SignalWhen(lambda: len(calls) >= 3, signal.SIGINT, delay=0.0) as sig:
         res = cli("calibrate", "simulate", "--loads", "2,5,10", "--out", out)
     assert sig.sent and res.exit_code == 130, res.output
     assert not out.exists()  # the CSV asked for is never a partial one
     rows = (tmp_path / "drags.partial.csv").read_text().splitlines()
-    assert rows[0].startswith("direction") and len(rows) - 1 == 2  # the two drags completed
-    assert "2 of 6 drags done" in res.output
+    done = len(calls) - 1  # every drag started but the one interrupted
+    assert rows[0].startswith("direction") and len(rows) - 1 == done >= 2
+    assert f"{done} of 6 drags done" in res.output

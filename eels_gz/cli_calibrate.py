@@ -68,11 +68,14 @@ def _floats(text: str) -> list[float]:
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default="results/drags.csv", show_default=True,
               help="CSV to write (the format `calibrate friction` reads).")
 @overwrite_option
-@click.option("--variant", default="eels_1_0_front_only", show_default=True, help="EELS variant whose screw is dragged.")
-@click.option("--params", default="ice", show_default=True, help="Contact parameters: a name in config/contact/ or a YAML path.")
+@click.option("--variant", default="eels_1_0_front_only", show_default=True,
+              help="EELS variant whose screw is dragged.")
+@click.option("--params", default="ice", show_default=True,
+              help="Contact parameters: a name in config/contact/ or a YAML path.")
 @click.option("--loads", default="2,5,10,15,20", show_default=True,
               help="Load masses on the screw (kg, comma-separated); the screw's own weight adds to each.")
-@click.option("--speed-factor", type=float, default=20.0, show_default=True, help="Drag speed in units of the contact's v_eps.")
+@click.option("--speed-factor", type=float, default=20.0, show_default=True,
+              help="Drag speed in units of the contact's v_eps.")
 @click.option("--fit", "also_fit", is_flag=True, help="Also fit the written CSV and print the result as JSON.")
 def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit):
     """Drag one screw along and across its thread in the host under several loads; write DRAGS.csv.

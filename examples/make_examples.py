@@ -147,13 +147,13 @@ log:
 """
 
 
-def main() -> None:
-    site_tif(HERE / "site.tif")
-    crater_png(HERE / "crater.png")
-    glacier_channel_obj(HERE / "glacier_channel.obj")
-    moulin_scan_xyz(HERE / "moulin_scan.xyz")
-    heavier_tail_urdf(HERE / "eels_heavier_tail.urdf")
-    (HERE / "run.yaml").write_text(RUN_YAML)
+def main(folder: Path = HERE) -> None:
+    site_tif(folder / "site.tif")
+    crater_png(folder / "crater.png")
+    glacier_channel_obj(folder / "glacier_channel.obj")
+    moulin_scan_xyz(folder / "moulin_scan.xyz")
+    heavier_tail_urdf(folder / "eels_heavier_tail.urdf")
+    (folder / "run.yaml").write_text(RUN_YAML)
 
 
 if __name__ == "__main__":

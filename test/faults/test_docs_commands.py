@@ -139,3 +139,18 @@ def test_quick_doc_commands_run_as_written(page, tmp_path, monkeypatch):
         assert res.exit_code == 0, f"{page.name}:{number}: {' '.join(words)}\n{res.output}"
         ran += 1
     assert ran == QUICK_COUNT.get(page.name, 0)
+
+
+def test_the_sample_inputs_are_what_make_examples_writes(tmp_path):
+    """examples/ holds exactly what examples/make_examples.py writes (one source for the samples)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_examples", REPO / "examples" / "make_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    shipped = sorted(p.name for p in (REPO / "examples").iterdir() if p.is_file() and p.name != "make_examples.py")
+    assert written == shipped
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (REPO / "examples" / name).read_bytes(), f"examples/{name} is stale"

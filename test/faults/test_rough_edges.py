@@ -49,8 +49,8 @@ def test_bad_dems_get_a_message(tmp_path):
 
     bad = tmp_path / "bad.tif"  # a TIFF whose ModelTiepoint has 2 values instead of 6
     tifffile.imwrite(bad, np.zeros((8, 8), np.float32),
-                     extratags=[(34735, "H", 8, (1, 1, 0, 1, 1024, 0, 1, 1), True), (33550, "d", 3, (1.0, 1.0, 0.0), True),
-                                (33922, "d", 2, (0.0, 0.0), True)])
+                     extratags=[(34735, "H", 8, (1, 1, 0, 1, 1024, 0, 1, 1), True),
+                                (33550, "d", 3, (1.0, 1.0, 0.0), True), (33922, "d", 2, (0.0, 0.0), True)])
     res = cli("world", "dem", bad, "--out", tmp_path / "w")
     assert res.exit_code == 2 and "bad.tif: malformed geotransform tag" in res.output
     assert "IndexError" not in res.output and "Traceback" not in res.output

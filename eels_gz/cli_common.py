@@ -34,7 +34,10 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
     """Print the message of a run that ended early and exit with its code (module docstring)."""
     where = f" in {out}" if out is not None else ""
     if isinstance(exc, RunInterrupted):
-        click.echo(f"eels-gz: {exc}; what the {what} wrote up to then (status 'interrupted') is{where}", err=True)
+        if exc.started:
+            click.echo(f"eels-gz: {exc}; what the {what} wrote up to then (status 'interrupted') is{where}", err=True)
+        else:
+            click.echo(f"eels-gz: {exc}; nothing was written", err=True)
         sys.exit(exc.exit_code)
     if isinstance(exc, SimulationDiverged):
         click.echo(f"eels-gz: simulation diverged: {exc}", err=True)

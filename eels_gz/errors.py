@@ -96,11 +96,12 @@ class RunInterrupted(EelsError):
     """A run was stopped by SIGINT or SIGTERM; its folder holds what it wrote up to then, with
     status ``interrupted``."""
 
-    def __init__(self, signum: int, message: str = ""):
+    def __init__(self, signum: int, message: str = "", started: bool = True):
         import signal
 
         self.signum = int(signum)
         self.signal_name = signal.Signals(self.signum).name
+        self.started = started  # False: stopped while the model was being built, nothing written
         super().__init__(message or f"interrupted by {self.signal_name}")
 
     @property

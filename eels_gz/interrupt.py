@@ -45,7 +45,8 @@ class Interrupt:
         before = self.immediate
         self.immediate = True
         try:
-            self.check()
+            if self.signum is not None:
+                raise self._early()
             yield self
         finally:
             self.immediate = before
@@ -55,7 +56,12 @@ class Interrupt:
             self.signum = signum
         if self.immediate:
             self.immediate = False  # raise once; cleanup code after it is not interrupted again
-            raise RunInterrupted(self.signum)
+            raise self._early()
+
+    def _early(self) -> RunInterrupted:
+        """Raised while a model is built or a scenario set up; whoever has begun writing says so."""
+        name = signal.Signals(self.signum).name
+        return RunInterrupted(self.signum, f"interrupted by {name} before the run began", started=False)
 
 
 _active: Interrupt | None = None

@@ -362,13 +362,17 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, cache: Pat
     flat_rows, slope_rows = [], []
     stopped = None
     for k, (path, rate, world, angle) in enumerate(plan):
-        if world is None:
-            with interrupts() as stop, stop.immediately():
-                world = slope_world(angle, cache)
-            extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
-        else:
-            extent = math.inf
-        rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
+        try:
+            if world is None:
+                with interrupts() as stop, stop.immediately():
+                    world = slope_world(angle, cache)
+                extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
+            else:
+                extent = math.inf
+            rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
+        except RunInterrupted as exc:  # while a world or a rover was being built: no record of this run
+            stopped = exc
+            break
         row = {"path": path, "rate": rate, "slope_deg": angle, "status": rec["status"],
                "distance": rec["distance"], "end_error_relative": rec["end_error_relative"],
                "slip": rec["slip"], "file": str(final / Path(rec["file"]).relative_to(out)),

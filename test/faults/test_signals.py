@@ -135,8 +135,9 @@ def test_rover_campaign_interrupted_keeps_the_runs_done(tmp_path):
     result = json.loads((out / "campaign.json").read_text())
     assert result["status"] == "interrupted" and result["runs_planned"] == 54
     done = result["flat"]
-    assert result["runs_done"] == len(done) >= 2 and done[-1]["status"] == "interrupted"
-    assert all(r["status"] == "ok" for r in done[:-1])
+    assert result["runs_done"] == len(done) >= 1
+    # the last run is the interrupted one, unless the signal came while its rover was being built
+    assert all(r["status"] == "ok" for r in done[:-1]) and done[-1]["status"] in ("ok", "interrupted")
     assert "**interrupted**" in (out / "campaign.md").read_text()
     no_leftovers(out)
 

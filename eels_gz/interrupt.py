@@ -6,7 +6,8 @@ the log is closed with its summary section and the run writes its summary
 with status ``interrupted`` before it raises
 :class:`~eels_gz.errors.RunInterrupted` (exit 130 or 143). While
 :attr:`Interrupt.immediate` is set (building the model, a scenario's setup),
-the handler raises RunInterrupted at once: there is no step to finish there.
+the handler raises RunInterrupted at once: there is no step to finish there
+(and an error a library makes of it is turned back into RunInterrupted).
 Nested uses share the outer handler; outside the main thread (where Python
 delivers no signals) nothing is installed.
 """
@@ -47,7 +48,16 @@ class Interrupt:
         try:
             if self.signum is not None:
                 raise self._early()
-            yield self
+            try:
+                yield self
+            except RunInterrupted:
+                raise
+            except Exception as exc:
+                # a library that wraps every exception (xacro, mesh loaders) turned the interruption
+                # into an error of its own: it is the interruption still
+                if self.signum is None:
+                    raise
+                raise self._early() from exc
         finally:
             self.immediate = before
 

@@ -162,3 +162,25 @@ def test_calibrate_simulate_interrupted_writes_the_drags_done_apart(tmp_path, mo
     done = len(calls) - 1  # every drag started but the one interrupted
     assert rows[0].startswith("direction") and len(rows) - 1 == done >= 2
     assert f"{done} of 6 drags done" in res.output
+
+
+def test_a_signal_a_library_wraps_is_still_an_interruption():
+    """xacro (like the mesh loaders) turns any exception raised while it runs into its own error; a
+    signal that arrives while a model is built must still end the command as an interruption."""
+    import os
+    import threading
+
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.errors import RunInterrupted
+    from eels_gz.interrupt import interrupts
+
+    with interrupts() as stop, pytest.raises(RunInterrupted) as caught:
+        timer = threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGTERM))
+        timer.start()
+        with stop.immediately():
+            for _ in range(200):  # ~0.1 s each: the signal lands inside xacro
+                robot_description(registry.robot("archimede"), gazebo=True)
+    timer.join()
+    assert caught.value.exit_code == 143 and not caught.value.started
+    assert "before the run began" in str(caught.value)

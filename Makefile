@@ -43,7 +43,7 @@ sysdeps:
 	fi
 
 demo: venv
-	$(BIN)/eels-gz compare --robot eels_1_0_front_only --world ice_plane --scenario surface_traverse --duration 45 --out results/demo
+	$(BIN)/eels-gz compare --robot eels_1_0_front_only --world ice_plane --scenario surface_traverse --duration 45 --out results/demo --overwrite
 	@echo
 	@echo "demo outputs:"
 	@echo "  results/demo/compare.json"

@@ -26,7 +26,8 @@ from eels_gz import registry
 from eels_gz.contact.calibration import DragSamples
 from eels_gz.contact.params import load_contact_params
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.errors import CalibrationError
+from eels_gz.errors import CalibrationError, RunInterrupted
+from eels_gz.interrupt import interrupts
 from eels_gz.paths import asset
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,8 @@ def drag_directions(lead_angle: float, handedness: int) -> dict[str, np.ndarray]
             "perpendicular": np.array([np.cos(a), -h * np.sin(a), 0.0])}
 
 
-def _drag_once(variant: str, params: str, load_mass: float, direction: str, speed: float) -> tuple[float, float]:
+def _drag_once(variant: str, params: str, load_mass: float, direction: str, speed: float,
+               stop=None) -> tuple[float, float]:
     from eels_gz.host import gzsim
     from eels_gz.host.simulation import RobotSpec, Simulation
 
@@ -63,6 +65,8 @@ def _drag_once(variant: str, params: str, load_mass: float, direction: str, spee
         joints["drag_y"].set_velocity(sim.ecm, [speed * d[1] if moving else 0.0])
         joints["drag_screw"].set_velocity(sim.ecm, [0.0])
         sim.step()
+        if stop is not None:
+            stop.check(f"interrupted during the {direction} drag under {load_mass:g} kg")
         if k >= n_settle + n_drag // 2 and contact.last is not None:
             normal.append(float(contact.last.normal_force.sum()))
             drag.append(float(-contact.last.force[0] @ d))
@@ -75,7 +79,11 @@ def simulate_drags(variant: str = "eels_1_0_front_only", params: str = "ice",
                    load_masses: Sequence[float] = (2.0, 5.0, 10.0, 15.0, 20.0),
                    speed_factor: float = 20.0) -> DragSamples:
     """One parallel and one perpendicular drag per load mass (kg) on the
-    variant's screw, at ``speed_factor`` times the contact's v_eps."""
+    variant's screw, at ``speed_factor`` times the contact's v_eps.
+
+    SIGINT or SIGTERM stops it after the step in progress: the RunInterrupted
+    raised carries the drags completed so far in ``partial`` (DragSamples, or
+    None if there are none)."""
     if variant not in registry.eels_variants():
         raise CalibrationError(f"unknown EELS variant '{variant}'; expected one of: "
                                f"{', '.join(sorted(registry.eels_variants()))}")
@@ -86,11 +94,21 @@ def simulate_drags(variant: str = "eels_1_0_front_only", params: str = "ice",
         raise CalibrationError(f"calibrate simulate: speed factor must be > 0, got {speed_factor}")
     speed = speed_factor * load_contact_params(params).v_eps
     rows = []
-    for m in masses:
-        for direction in ("parallel", "perpendicular"):
-            fn, fd = _drag_once(variant, params, float(m), direction, speed)
-            log.info("load %.2f kg %s: normal %.3f N, drag %.4f N", m, direction, fn, fd)
-            rows.append((direction, fn, fd))
+    where = f"<calibrate simulate {variant}, {params}>"
+    with interrupts() as stop:
+        for m in masses:
+            for direction in ("parallel", "perpendicular"):
+                try:
+                    fn, fd = _drag_once(variant, params, float(m), direction, speed, stop)
+                except RunInterrupted as exc:
+                    exc.partial = _samples(rows, where) if rows else None
+                    exc.args = (f"{exc} ({len(rows)} of {2 * len(masses)} drags done)",)
+                    raise
+                log.info("load %.2f kg %s: normal %.3f N, drag %.4f N", m, direction, fn, fd)
+                rows.append((direction, fn, fd))
+    return _samples(rows, where)
+
+
+def _samples(rows: list[tuple[str, float, float]], where: str) -> DragSamples:
     direction, normal, drag = zip(*rows)
-    return DragSamples(np.array(direction, dtype=object), np.array(normal), np.array(drag),
-                       f"<calibrate simulate {variant}, {params}>")
+    return DragSamples(np.array(direction, dtype=object), np.array(normal), np.array(drag), where)

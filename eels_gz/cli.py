@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-import sys
 from pathlib import Path
 
 import click
 
 from eels_gz import config as configuration
-from eels_gz.errors import EelsError, PluginCallbackError, SimulationDiverged
-
-
-def _fail(exc: Exception, code: int = 2) -> None:
-    click.echo(f"eels-gz: error: {exc}", err=True)
-    sys.exit(code)
-
-
-def _diverged(exc: SimulationDiverged | PluginCallbackError, out_dir) -> None:
-    what = "a plugin failed" if isinstance(exc, PluginCallbackError) else "simulation diverged"
-    click.echo(f"eels-gz: {what}: {exc}", err=True)
-    click.echo(f"eels-gz: the log up to the last good state is in {Path(out_dir)}", err=True)
-    sys.exit(3)
+from eels_gz.cli_common import Progress, exit_for, fail, overwrite_option
+from eels_gz.errors import EelsError
 
 
 def _scenario_overrides(robot, n_modules, world, duration, scenario) -> dict:
@@ -31,22 +19,33 @@ def _scenario_overrides(robot, n_modules, world, duration, scenario) -> dict:
     if robot is not None:
         overrides.setdefault("robot", {})["name"] = robot
     if n_modules is not None:
-        overrides.setdefault("robot", {})["n_modules"] = _int_or_text(n_modules)
+        overrides.setdefault("robot", {})["n_modules"] = n_modules
     for key, value in (("world", world), ("duration", duration), ("scenario", scenario)):
         if value is not None:
             overrides[key] = value
     return overrides
 
 
-def _int_or_text(text: str):
-    """An integer if the text is one; else the text, for the registry to reject with its own message."""
-    try:
-        return int(text)
-    except ValueError:
-        return text
+def _registry_epilog() -> str:
+    """The robots, worlds and scenarios a run may name (for ``run --help``)."""
+    from eels_gz import registry
+
+    def block(title: str, names) -> list[str]:
+        return ["\b", f"{title}:", *("  " + line for line in _wrap(", ".join(names)))]
+
+    return "\n".join(block("Robots", registry.ROBOTS) + [""] + block("Worlds (or an SDF world file)", registry.WORLDS)
+                     + [""] + block("Scenarios", registry.scenarios())
+                     + ["", "Reference: docs/running.md, docs/robots.md, docs/worlds.md, docs/scenarios.md."])
+
+
+def _wrap(text: str, width: int = 76) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, width)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="eels_gz", prog_name="eels-gz")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 def main(verbose: int) -> None:
     """Screw-propelled snake robots and steerable rovers in the embedded DART host."""
@@ -54,9 +53,10 @@ def main(verbose: int) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
 
 
-@main.command()
-@click.option("--robot", help="Robot registry name (see docs/robots.md), e.g. eels_1_0_front_only.")
-@click.option("--n-modules", "n_modules", type=str, help="Number of modules of an EELS robot (default: the variant's).")
+@main.command(epilog=_registry_epilog())
+@click.option("--robot", help="Robot registry name (listed below), e.g. eels_1_0_front_only.")
+@click.option("--n-modules", "n_modules", type=int,
+              help="Number of modules of an EELS robot, 1 to 100 (default: the variant's).")
 @click.option("--urdf", "urdf_file", type=click.Path(dir_okay=False),
               help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")
 @click.option("--no-optimize", is_flag=True, help="Load the description as it is, without the multibody optimizer.")
@@ -66,9 +66,11 @@ def main(verbose: int) -> None:
 @click.option("--duration", type=float, help="Simulated seconds (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,
-              help="Output folder for log.mcap, summary.json and trajectory.png.")
+              help="Output folder for log.mcap, summary.json and trajectory.png (refused if it holds a run).")
+@overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file.")
-@click.option("--save-config", type=click.Path(dir_okay=False), help="Write the fully resolved configuration here.")
+@click.option("--save-config", type=click.Path(dir_okay=False),
+              help="Write the resolved configuration here (every default filled in: step, contact, module count).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override any key of the resolved configuration, e.g. --set physics.dt=0.002 (repeatable).")
 @click.option("--dt", type=float, help="Step size in s (default: the world's <max_step_size>).")
@@ -80,10 +82,12 @@ def main(verbose: int) -> None:
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
 @click.option("--ros-domain", type=int, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
 @click.option("--rate", type=float, help="Pace the simulation at R x wall clock (default: as fast as possible).")
-def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, config_file, save_config, sets, dt, collision_detector, as_json,
-        ros, ros_transport, ros_domain, rate):
+def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
+        save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
     from eels_gz.host.runner import run as run_simulation
+    from eels_gz.interrupt import interrupts
+    from eels_gz.outputs import RunFolder
 
     overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
     if urdf_file is not None:
@@ -100,36 +104,34 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
         if value is not None:
             overrides.setdefault("ros", {})[key] = value
     try:
-        cfg = configuration.resolve(config_file, overrides, sets)
-        if save_config:
-            configuration.save(cfg, save_config)
-        with click.progressbar(length=1, label="simulating", file=sys.stderr,
-                               show_eta=True, show_percent=True) as bar:
-            def progress(delta: int, total: int) -> None:
-                bar.length = total
-                bar.update(delta)
-
-            summary = run_simulation(cfg, out_dir, progress)
-    except (SimulationDiverged, PluginCallbackError) as exc:
-        _diverged(exc, out_dir)
+        with interrupts():
+            cfg = configuration.resolve(config_file, overrides, sets)
+            with RunFolder(out_dir, overwrite=overwrite) as folder, Progress("simulating") as progress:
+                summary = run_simulation(cfg, folder.path, progress.update, final_dir=out_dir,
+                                         save_config=folder.inside(save_config) if save_config else None,
+                                         setup_progress=progress.setup)
     except EelsError as exc:
-        _fail(exc)
+        exit_for(exc, out_dir)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:
         pose = summary["final_base_pose"]["position"]
         setup = summary["setup_sim_time"]
+        if summary["status"] != "ok":
+            click.echo(f"status: {summary['status']}: {summary.get('message', '')}")
         click.echo((f"setup simulated {setup:.3f} s; " if setup else "")
                    + f"simulated {summary['sim_time'] - setup:.3f} s in {summary['wall_time']:.2f} s "
                    f"(real-time factor {summary['real_time_factor']:.2f})")
         click.echo(f"final base position: x={pose[0]:.4f} y={pose[1]:.4f} z={pose[2]:.4f} m")
         for name, path in summary["files"].items():
             click.echo(f"{name}: {path}")
+        if save_config:
+            click.echo(f"resolved configuration: {save_config}")
 
 
 @main.command()
 @click.option("--robot", required=True, help="Robot registry name, e.g. eels_1_5, archimede or rocky7.")
-@click.option("--n-modules", "n_modules", type=str, help="Number of modules of an EELS robot (default: the variant's).")
+@click.option("--n-modules", "n_modules", type=int, help="Number of modules of an EELS robot (default: the variant's).")
 @click.option("--format", "fmt", type=click.Choice(["urdf", "sdf"]), default="urdf", show_default=True,
               help="urdf: xacro output; sdf: converted by real libsdformat (`ign sdf -p`), as Gazebo does it.")
 @click.option("--gazebo/--no-gazebo", default=None,
@@ -142,7 +144,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
     from lxml import etree
 
     from eels_gz import registry
-    from eels_gz.description.assemble import robot_description
+    from eels_gz.description.assemble import check_xacro_args, robot_description
     from eels_gz.description.optimizer import optimize_urdf
     from eels_gz.description.sdformat import urdf_to_sdf
 
@@ -156,9 +158,10 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
         if optimized and fmt == "sdf":
             raise configuration.ConfigError("--optimized applies to --format urdf only (libsdformat lumps fixed joints itself)")
         entry = registry.robot(robot)
+        check_xacro_args(entry, extra, "--set-arg", reserved={"variant": "--robot", "layout": "--robot",
+                                                              "n_modules": "--n-modules", "gazebo": "--gazebo"})
         with_gazebo = (fmt == "sdf") if gazebo is None else gazebo
-        desc = robot_description(entry, n_modules=_int_or_text(n_modules) if n_modules is not None else None,
-                                 xacro_args=extra, gazebo=with_gazebo)
+        desc = robot_description(entry, n_modules=n_modules, xacro_args=extra, gazebo=with_gazebo)
         root = etree.fromstring(desc.urdf.encode())
         for block in desc.gazebo + desc.references:
             root.append(block)
@@ -167,39 +170,43 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
             urdf = optimize_urdf(urdf, source=desc.source).urdf
         click.echo(urdf_to_sdf(urdf, desc.source) if fmt == "sdf" else urdf)
     except EelsError as exc:
-        _fail(exc)
+        fail(exc)
 
 
 @main.command()
 @click.option("--robot", help="Robot registry name (an EELS robot), e.g. eels_1_0_front_only.")
-@click.option("--n-modules", "n_modules", type=str, help="Number of modules (default: the variant's).")
+@click.option("--n-modules", "n_modules", type=int, help="Number of modules (default: the variant's).")
 @click.option("--world", help="World registry name or SDF world file.")
 @click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse.")
 @click.option("--duration", type=float, help="Simulated seconds (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
-              help="Output folder: stock/, screw/, compare.json, compare.png.")
+              help="Output folder: stock/, screw/, compare.json, compare.png (refused if it holds a run).")
+@overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="replay.html: the two runs overlaid in one scene, or side by side.")
-def compare(robot, n_modules, world, scenario, duration, out_dir, config_file, sets, as_json, layout):
+def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
+            layout):
     """Run one scenario under stock and under screw contact and compare the tail pose."""
     from eels_gz.compare import compare as run_compare
+    from eels_gz.interrupt import interrupts
+    from eels_gz.outputs import RunFolder
 
     overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
     try:
-        cfg = configuration.resolve(config_file, overrides, sets)
-        with click.progressbar(length=2, label="stock + screw", file=sys.stderr, show_eta=True) as bar:
-            def progress(model: str, delta: int, total: int) -> None:
-                bar.length = 2 * total  # both runs have the same number of steps
-                bar.update(delta)
+        with interrupts():
+            cfg = configuration.resolve(config_file, overrides, sets)
+            with RunFolder(out_dir, overwrite=overwrite, what="compare") as folder, \
+                    Progress("stock + screw") as progress:
+                def step(model: str, delta: int, total: int) -> None:
+                    progress.update(delta, 2 * total)  # both runs have the same number of steps
 
-            result = run_compare(cfg, out_dir, progress, layout=layout)
-    except SimulationDiverged as exc:
-        _diverged(exc, out_dir)
+                result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,
+                                     layout=layout)
     except EelsError as exc:
-        _fail(exc)
+        exit_for(exc, out_dir, "comparison")
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
@@ -245,7 +252,32 @@ def view(run_dirs, out_file, layout, labels, fps, png, at_time):
             Path(png).write_bytes(shot.png)
             click.echo(f"screenshot: {png}")
     except EelsError as exc:
-        _fail(exc)
+        fail(exc)
+
+
+@main.command()
+@click.argument("log_file", metavar="LOG.mcap", type=click.Path(dir_okay=False, exists=True))
+@click.option("-o", "--out", "out_file", type=click.Path(dir_okay=False),
+              help="The recovered log (default: LOG.recovered.mcap beside it).")
+@overwrite_option
+def recover(log_file, out_file, overwrite):
+    """Rewrite the readable part of a log cut short (a run killed by SIGKILL or a power loss) as a
+    complete MCAP file that every reader opens."""
+    from eels_gz.outputs import OutputFile
+    from eels_gz.ros.mcap_log import recover as recover_log
+
+    source = Path(log_file)
+    target = Path(out_file) if out_file else source.with_name(source.stem + ".recovered.mcap")
+    try:
+        with OutputFile(target, overwrite=overwrite, what="recovered log") as out:
+            report = recover_log(source, out.tmp)
+            out.commit()
+    except EelsError as exc:
+        fail(exc)
+    except OSError as exc:
+        fail(f"cannot read '{source}': {exc.strerror}")
+    state = "it was complete" if report["complete"] else f"it stops at its last complete chunk ({report['stopped']})"
+    click.echo(f"{target}: {report['messages']} messages on {report['channels']} channels; {state}")
 
 
 from eels_gz.cli_calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
+from pathlib import Path
 
 import click
 
+from eels_gz.cli_common import exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
-
-
-def _fail(exc: Exception) -> None:
-    click.echo(f"eels-gz: error: {exc}", err=True)
-    sys.exit(2)
 
 
 @click.group()
@@ -27,15 +23,27 @@ def calibrate() -> None:
               help="Write the Fig. 6-style figure here.")
 def friction(csv_file, as_json, plot_file):
     """Fit mu, ev_a and ev_b to DRAGS.csv (columns direction, normal_force_N, drag_force_N)."""
+    import contextlib
+
     from eels_gz.contact.calibration import fit_friction, plot_fit, read_drag_csv
+    from eels_gz.outputs import OutputFile, reason
 
     try:
-        samples = read_drag_csv(csv_file)
-        fit = fit_friction(samples)
-        if plot_file:
-            plot_fit(fit, samples, plot_file)
+        with contextlib.ExitStack() as stack:
+            plot = stack.enter_context(OutputFile(plot_file, what="--plot file")) if plot_file else None
+            samples = read_drag_csv(csv_file)
+            fit = fit_friction(samples)
+            if plot is not None:
+                image = plot.tmp.with_suffix(plot.path.suffix or ".png")  # matplotlib's format from the suffix
+                try:
+                    plot_fit(fit, samples, image)
+                    image.replace(plot.path)
+                except OSError as exc:
+                    fail(f"cannot write the plot '{plot_file}': {reason(exc)}")
+                finally:
+                    image.unlink(missing_ok=True)
     except EelsError as exc:
-        _fail(exc)
+        fail(exc)
     result = fit.to_dict()
     for warning in fit.warnings:
         click.echo(f"eels-gz: warning: {csv_file}: {warning}", err=True)
@@ -61,25 +69,44 @@ def _floats(text: str) -> list[float]:
 @calibrate.command()
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default="results/drags.csv", show_default=True,
               help="CSV to write (the format `calibrate friction` reads).")
-@click.option("--variant", default="eels_1_0_front_only", show_default=True, help="EELS variant whose screw is dragged.")
-@click.option("--params", default="ice", show_default=True, help="Contact parameters: a name in config/contact/ or a YAML path.")
+@overwrite_option
+@click.option("--variant", default="eels_1_0_front_only", show_default=True,
+              help="EELS variant whose screw is dragged.")
+@click.option("--params", default="ice", show_default=True,
+              help="Contact parameters: a name in config/contact/ or a YAML path.")
 @click.option("--loads", default="2,5,10,15,20", show_default=True,
               help="Load masses on the screw (kg, comma-separated); the screw's own weight adds to each.")
-@click.option("--speed-factor", type=float, default=20.0, show_default=True, help="Drag speed in units of the contact's v_eps.")
+@click.option("--speed-factor", type=float, default=20.0, show_default=True,
+              help="Drag speed in units of the contact's v_eps.")
 @click.option("--fit", "also_fit", is_flag=True, help="Also fit the written CSV and print the result as JSON.")
-def simulate(out_file, variant, params, loads, speed_factor, also_fit):
-    """Drag one screw along and across its thread in the host under several loads; write DRAGS.csv."""
-    from pathlib import Path
+def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit):
+    """Drag one screw along and across its thread in the host under several loads; write DRAGS.csv.
 
+    Interrupted (SIGINT, SIGTERM), it writes the drags completed so far to
+    DRAGS.partial.csv instead, and exits 130 or 143."""
     from eels_gz.calibrate_sim import simulate_drags
     from eels_gz.contact.calibration import fit_friction, write_drag_csv
+    from eels_gz.errors import RunInterrupted
+    from eels_gz.interrupt import interrupts
+    from eels_gz.outputs import OutputFile
 
+    out = Path(out_file)
+    partial = out.with_name(out.stem + ".partial" + out.suffix)
     try:
-        samples = simulate_drags(variant, params, _floats(loads), speed_factor)
-        Path(out_file).parent.mkdir(parents=True, exist_ok=True)
-        write_drag_csv(samples, out_file)
+        with interrupts(), OutputFile(out, overwrite=overwrite, lock=True, what="drag CSV") as target:
+            try:
+                samples = simulate_drags(variant, params, _floats(loads), speed_factor)
+            except RunInterrupted as exc:
+                if getattr(exc, "partial", None) is not None:
+                    with OutputFile(partial, what="partial drag CSV") as part:
+                        write_drag_csv(exc.partial, part.tmp)
+                        part.commit()
+                    exc.args = (f"{exc}; the completed drags are in {partial}, {out} is not written",)
+                raise
+            write_drag_csv(samples, target.tmp)
+            target.commit()
         click.echo(f"drags: {out_file} ({len(samples.direction)} rows)", err=also_fit)
         if also_fit:
             click.echo(json.dumps(fit_friction(samples).to_dict(), indent=2))
     except EelsError as exc:
-        _fail(exc)
+        exit_for(exc, None, "drag simulation")

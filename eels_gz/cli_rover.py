@@ -4,17 +4,12 @@ the embedded host, one run (``drive``) or the whole plan (``campaign``)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import click
 
+from eels_gz.cli_common import Progress, exit_for, overwrite_option
 from eels_gz.errors import EelsError
-
-
-def _fail(exc: Exception, code: int = 2) -> None:
-    click.echo(f"eels-gz: error: {exc}", err=True)
-    sys.exit(code)
 
 
 @click.group()
@@ -31,52 +26,68 @@ def rover() -> None:
               help="World registry name or SDF file, or slope:DEG for a generated slope rising along +x.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/rover", show_default=True,
               help="Output folder for the run's JSON (nominal path, ground truth, odometry, errors, slip).")
+@overwrite_option
 @click.option("--mode", default="general_ackermann", show_default=True, help="Drive mode of icr_steering.")
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Shorten path lengths and turn angles.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
-def drive(robot, path_name, rate, world, out_dir, mode, scale, as_json):
+def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_json):
     """Drive one path at one wheel rate and write DIR/<robot>_<path>_<rate>_<world>.json."""
-    from eels_gz.host.rover_drive import run_drive, slope_world
+    from eels_gz.host.rover_drive import interrupted, run_drive, slope_world
+    from eels_gz.interrupt import interrupts
+    from eels_gz.outputs import check_writable_dir
 
     try:
-        slope = 0.0
-        if world.startswith("slope:"):
-            try:
-                slope = float(world.split(":", 1)[1])
-            except ValueError:
-                raise EelsError(f"--world slope:DEG needs a number of degrees, got '{world}'") from None
-            world = slope_world(slope, Path(out_dir) / "terrain")
-        rec = run_drive(robot, path_name, rate, world, Path(out_dir), slope_deg=slope, scale=scale, mode=mode)
+        with interrupts() as stop:
+            check_writable_dir(out_dir)
+            slope = 0.0
+            if world.startswith("slope:"):
+                try:
+                    slope = float(world.split(":", 1)[1])
+                except ValueError:
+                    raise EelsError(f"--world slope:DEG needs a number of degrees, got '{world}'") from None
+                with stop.immediately():
+                    world = slope_world(slope, Path(out_dir) / "terrain")
+            rec = run_drive(robot, path_name, rate, world, Path(out_dir), slope_deg=slope, scale=scale, mode=mode,
+                            overwrite=overwrite)
+            stopped = interrupted(rec)
+            if stopped is not None:
+                raise stopped
     except EelsError as exc:
-        _fail(exc)
-    brief = {k: rec[k] for k in ("status", "distance", "end_error", "end_error_relative", "slip", "file")}
+        exit_for(exc, out_dir, "drive")
+    brief = {k: rec[k] for k in ("status", "distance", "end_error", "end_error_relative", "slip", "saturated",
+                                 "file")}
     if as_json:
         click.echo(json.dumps(brief, indent=2))
     else:
         click.echo(f"{robot} {path_name} at {rate:g} rad/s: {rec['status']}, {rec['distance']:.3f} m, "
                    f"end-point odometry error {100 * (rec['end_error_relative'] or 0):.3f} % of distance")
+        for s in rec["saturated"]:
+            click.echo(f"segment {s['segment']}: saturated, the fastest wheel at the motor limit "
+                       f"({rec['max_wheel_rate']:.3g} rad/s): command scaled by {s['factor']:.3f}")
         click.echo(f"run: {rec['file']}")
 
 
 @rover.command()
 @click.option("--robot", default="archimede", show_default=True, help="Rover registry name.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/rover_campaign",
-              show_default=True, help="Output folder: runs/*.json, campaign.json, campaign.md.")
+              show_default=True, help="Output folder: runs/*.json, campaign.json, campaign.md (refused if it holds "
+              "a campaign).")
+@overwrite_option
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Shorten every path (for quick looks).")
 @click.option("--json", "as_json", is_flag=True, help="Print campaign.json.")
-def campaign(robot, out_dir, scale, as_json):
+def campaign(robot, out_dir, overwrite, scale, as_json):
     """Run the whole Archimede plan and write one summary table."""
     from eels_gz.host.rover_drive import campaign as run_campaign
+    from eels_gz.interrupt import interrupts
+    from eels_gz.outputs import RunFolder
 
     try:
-        with click.progressbar(length=1, label="campaign", file=sys.stderr) as bar:
-            def progress(done: int, total: int) -> None:
-                bar.length = total
-                bar.update(1)
-
-            summary = run_campaign(Path(out_dir), robot=robot, scale=scale, progress=progress)
+        with interrupts(), RunFolder(out_dir, overwrite=overwrite, what="rover campaign") as folder, \
+                Progress("campaign") as progress:
+            summary = run_campaign(folder.path, robot=robot, scale=scale,
+                                   progress=lambda done, total: progress.update(1, total), final=Path(out_dir))
     except EelsError as exc:
-        _fail(exc)
+        exit_for(exc, out_dir, "campaign")
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     else:

@@ -38,14 +38,27 @@ def _dirs(out: str | None, shipped: bool) -> tuple[Path, Path]:
     return root / "models", root / "worlds"
 
 
+def _writable(out: str | None, shipped: bool) -> None:
+    """Check the output folders before reading and meshing the input (OutputError: exit 2)."""
+    from eels_gz.outputs import check_writable_dir
+
+    for folder in _dirs(out, shipped):
+        check_writable_dir(folder)
+
+
 def _write(terrain, name: str | None, out: str | None, shipped: bool, source: str = "") -> None:
+    from eels_gz.errors import OutputError
+    from eels_gz.outputs import reason
     from eels_gz.terrain.writers import write_terrain
 
     name = name or terrain.kind
     models, worlds = _dirs(out, shipped)
     obj = click.get_current_context().find_root().obj
     command = obj["command"] if obj else "eels-gz " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    folder, world = write_terrain(terrain, name, models, worlds, source=source, command=command)
+    try:
+        folder, world = write_terrain(terrain, name, models, worlds, source=source, command=command)
+    except OSError as exc:
+        raise OutputError(f"cannot write the terrain '{name}' into {models} and {worlds}: {reason(exc)}") from None
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     click.echo(f"model: {folder} ({size / 1e6:.2f} MB)")
     click.echo(f"world: {world}")
@@ -96,6 +109,7 @@ def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_g
     from eels_gz.terrain.worldgen import dem_terrain
 
     try:
+        _writable(out, shipped)
         if keep_georef and reference:
             raise click.UsageError("give either --reference or --keep-georef")
         ref = (0.0, 0.0, 0.0) if keep_georef else (tuple(reference) if reference else None)
@@ -172,6 +186,7 @@ def mesh(file, name, out, shipped, scale, units, max_faces, voxel, orient, fill_
     from eels_gz.terrain.worldgen import mesh_terrain, scan_terrain
 
     try:
+        _writable(out, shipped)
         loaded = load_mesh(file, scale, units)
         if is_open(loaded):
             click.echo(f"{file}: the mesh is open (boundary edges remain): built as a one-sided wall")
@@ -216,6 +231,7 @@ def pointcloud(file, name, out, shipped, scale, voxel, orient, max_faces, fill_r
     from eels_gz.terrain.worldgen import scan_terrain
 
     try:
+        _writable(out, shipped)
         opts = _options(voxel, fill_radius, orient, viewpoint, max_points, max_nodes, max_faces, visual_faces, seed)
         surface = prepare_pointcloud(file, scale, opts)
         _echo_derived(surface.derived)
@@ -255,6 +271,7 @@ def primitive(kind, name, out, shipped, angle, radius, length, roughness, gap, d
     arguments = {k: v for k, v in dict(angle=angle, radius=radius, length=length, roughness=roughness, gap=gap,
                                        density=density, seed=seed).items() if v is not None}
     try:
+        _writable(out, shipped)
         for item in params:
             key, sep, value = item.partition("=")
             if not sep or not key:

@@ -26,7 +26,7 @@ import numpy as np
 from mcap.reader import make_reader
 
 from eels_gz import registry
-from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.errors import ConfigError, RobotLost, RunInterrupted, SimulationDiverged, WriteFailed
 from eels_gz.plots import comparison
 from eels_gz.ros.messages import typestore
 
@@ -73,28 +73,44 @@ def differences(pose_a: np.ndarray, pose_b: np.ndarray) -> dict:
 
 
 def compare(cfg: dict, out_dir: str | Path,
-            progress: Callable[[str, int, int], None] | None = None, layout: str = "overlay") -> dict:
+            progress: Callable[[str, int, int], None] | None = None, *,
+            final_dir: str | Path | None = None, setup_progress: Callable[[float], None] | None = None,
+            layout: str = "overlay") -> dict:
     """Run ``cfg`` under both contact models; write and return compare.json, and the
-    3D replay of both runs (``layout`` overlay or side) as replay.html."""
+    3D replay of both runs (``layout`` overlay or side) as replay.html.
+
+    ``final_dir``: where ``out_dir`` will be once the comparison ends (the
+    paths in compare.json; see eels_gz.outputs.RunFolder). A model's run that
+    ends early (diverged, interrupted, fell through the terrain, a failed
+    write) stops the comparison: compare.json is written with that status and
+    the runs done so far, and the run's exception propagates.
+    """
     from eels_gz.host.runner import run
+    from eels_gz.outputs import begin_result, check_writable_dir, write_result
 
     entry = registry.robot(cfg["robot"]["name"])
     if entry.family != "eels":
         raise ConfigError(f"compare runs the screw contact model, which applies to EELS robots only, "
                           f"not '{entry.name}' (a {entry.family})")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     if not cfg["log"]["mcap"]:
         raise ConfigError("compare reads the tail pose from log.mcap; log.mcap must be true")
+    out = check_writable_dir(out_dir)
+    final = Path(final_dir) if final_dir is not None else out
     runs, tracks = {}, {}
     for model in MODELS:
         mcfg = copy.deepcopy(cfg)
         mcfg["contact"]["model"] = model
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
         try:
-            runs[model] = run(mcfg, out / model, step)
-        except SimulationDiverged:
-            log.error("the %s contact run diverged; its log up to the last good state is in %s", model, out / model)
+            runs[model] = run(mcfg, out / model, step, final_dir=final / model, setup_progress=setup_progress)
+        except (SimulationDiverged, RobotLost, RunInterrupted, WriteFailed) as exc:
+            log.error("the %s contact run ended early (%s); its log and summary are in %s", model, exc, final / model)
+            stopped = {"status": _status(exc), "message": f"the {model} contact run: {exc}",
+                       "runs": {m: str(final / m) for m in MODELS if (out / m / "summary.json").exists()}}
+            try:
+                write_result(out / "compare.json", json.dumps({**_header(cfg), **stopped}, indent=2))
+            except OSError:
+                pass  # the run's own summary says what happened
             raise
         tracks[model] = tail_track(out / model / "log.mcap")
     from eels_gz.viewer import load_run, write_replay
@@ -106,22 +122,32 @@ def compare(cfg: dict, out_dir: str | Path,
     if not np.allclose(t0[:n], t1[:n], atol=1e-9):
         raise ConfigError("the two runs logged at different times; cannot compare them sample by sample")
     t, p0, p1 = t0[:n], p0[:n], p1[:n]
+    begin_result(out / "compare.json", "comparison")
     png = out / "compare.png"
     resolved = runs["screw"]["settings"]["resolved"]
     title = (f"{cfg['robot']['name']} on {Path(resolved['world_file']).stem}"
              + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"].get("name") else ""))
     comparison(png, t, {"stock": p0, "screw": p1}, title)
     result = {
-        "robot": cfg["robot"]["name"],
-        "world": cfg["world"],
-        "scenario": cfg["scenario"],
+        **_header(cfg),
+        "status": "ok",
         "duration": resolved["duration"],
         "dt": resolved["dt"],
         "tail_link": "base_link",
         "models": {m: _model_summary(*tracks[m], runs[m]) for m in MODELS},
         "difference": {"of": "screw - stock", **differences(p0, p1)},
-        "files": {"json": str(out / "compare.json"), "plot": str(png), "replay": str(replay),
-                  **{f"{m}_run": str(out / m) for m in MODELS}},
+        "files": {"json": str(final / "compare.json"), "plot": str(final / "compare.png"),
+                  "replay": str(final / replay.name), **{f"{m}_run": str(final / m) for m in MODELS}},
     }
-    (out / "compare.json").write_text(json.dumps(result, indent=2))
+    write_result(out / "compare.json", json.dumps(result, indent=2))
     return result
+
+
+def _header(cfg: dict) -> dict:
+    return {"robot": cfg["robot"]["name"], "world": cfg["world"], "scenario": cfg["scenario"]}
+
+
+def _status(exc: Exception) -> str:
+    if isinstance(exc, RobotLost):
+        return exc.status
+    return {SimulationDiverged: "diverged", RunInterrupted: "interrupted", WriteFailed: "output_error"}[type(exc)]

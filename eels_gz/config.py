@@ -5,6 +5,7 @@ checked key by key."""
 from __future__ import annotations
 
 import copy
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ NULLABLE = {
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
 PLUGIN_ERRORS = ("stop", "disable")
+POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate")  # ros.*: start_ros checks them
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -88,6 +90,8 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         )
         if not ok:
             raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers, got {value!r}")
+        if value != "auto" and not all(math.isfinite(v) for v in value):
+            raise ConfigError(f"{source}: robot.pose must hold finite numbers, got {value!r}")
         return
     if isinstance(default, bool):
         ok = isinstance(value, bool)
@@ -97,8 +101,9 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         ok = isinstance(value, type(default))
     if not ok:
         raise ConfigError(f"{source}: '{key}' expects a {type(default).__name__}, got {value!r}")
-    if isinstance(default, float) and key in ("duration", "physics.dt", "physics.max_velocity", "log.rate") \
-            and not value > 0:
+    if isinstance(default, float) and not math.isfinite(value):
+        raise ConfigError(f"{source}: '{key}' must be a finite number, got {value!r}")
+    if isinstance(default, float) and key in POSITIVE and not value > 0:
         raise ConfigError(f"{source}: '{key}' must be positive, got {value!r}")
 
 
@@ -174,4 +179,5 @@ def resolve(config_file: str | Path | None = None, overrides: dict | None = None
 
 
 def save(cfg: dict, path: str | Path) -> None:
+    """Write ``cfg`` as YAML (the layout of config/run_defaults.yaml)."""
     Path(path).write_text(yaml.safe_dump(cfg, sort_keys=False))

@@ -93,3 +93,42 @@ class SnakeModelError(EelsError, ValueError):
 class SingularContactError(SnakeModelError):
     """The screws in contact cannot produce the commanded body twist: the no-slip
     constraint matrix is rank deficient or ill-conditioned (NEO's "pencil")."""
+
+
+class OutputError(EelsError):
+    """An output folder or file cannot be used: it holds another run, another run is writing it,
+    or it is not writable (permissions, read-only file system, a path under a file, a full disk).
+    Raised before any model is built; the message names the path and the reason."""
+
+
+class WriteFailed(EelsError):
+    """Writing a run's output failed while it ran (e.g. the disk filled up); what was written is
+    kept and the run's status says so."""
+
+
+class RunInterrupted(EelsError):
+    """A run was stopped by SIGINT or SIGTERM; its folder holds what it wrote up to then, with
+    status ``interrupted``."""
+
+    def __init__(self, signum: int, message: str = "", started: bool = True):
+        import signal
+
+        self.signum = int(signum)
+        self.signal_name = signal.Signals(self.signum).name
+        self.started = started  # False: stopped while the model was being built, nothing written
+        super().__init__(message or f"interrupted by {self.signal_name}")
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + the signal number (130 for SIGINT, 143 for SIGTERM)."""
+        return 128 + self.signum
+
+
+class RobotLost(EelsError):
+    """The robot passed through the terrain (status ``fell_through_terrain``) or left the world
+    (``left_world``); the run stops there like a divergence, with its log and summary."""
+
+    def __init__(self, status: str, message: str, time: float):
+        super().__init__(message)
+        self.status = status
+        self.time = time

@@ -45,8 +45,14 @@ class RobotEntry:
         return out
 
 
+# The xacro lays the modules by a recursive macro, and xacro's expansion time grows with the
+# square of the module count (about 10 s for 100 modules, minutes beyond 200, and Python's
+# recursion limit near 170): a count above this is refused rather than left to hang or crash.
+MAX_MODULES = 100
+
+
 def check_n_modules(entry: RobotEntry, n) -> int:
-    """A module count as an int >= 1, or a RegistryError that says what was wrong."""
+    """A module count as an int in 1..MAX_MODULES, or a RegistryError that says what was wrong."""
     if entry.n_modules is None:
         raise RegistryError(f"robot '{entry.name}' has no modules; n_modules does not apply to it")
     text = str(n).strip()
@@ -55,6 +61,9 @@ def check_n_modules(entry: RobotEntry, n) -> int:
     value = int(text.lstrip("+")) if not isinstance(n, float) else int(n)
     if value < 1:
         raise RegistryError(f"n_modules must be a whole number >= 1, got {value}")
+    if value > MAX_MODULES:
+        raise RegistryError(f"n_modules = {value} is above the limit of {MAX_MODULES} modules (xacro's expansion "
+                            "of the module chain grows with the square of the count: ~10 s at 100)")
     return value
 
 

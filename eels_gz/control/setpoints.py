@@ -30,6 +30,7 @@ velocities rad/s (or m/s).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,9 +40,10 @@ import yaml
 
 from eels_gz.errors import ConfigError
 
-# tethers: eels_gz/host/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py)
+# tethers: eels_gz/host/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py);
+# pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller",
-                 "contact"}
+                 "contact", "pose"}
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
@@ -203,6 +205,11 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
                                 or not all(isinstance(v, str) and v for v in contact.values())):
         raise ConfigError(f"{path}: 'contact' must map {sorted(CONTACT_KEYS)} to names "
                           f"(e.g. {{model: screw, params: ice_grip}}), got {contact!r}")
+    pose = data.get("pose")
+    if pose is not None and not (isinstance(pose, list) and len(pose) == 6 and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pose)):
+        raise ConfigError(f"{path}: 'pose' must be the robot's start [x, y, z, roll, pitch, yaw] (m, rad), "
+                          f"got {pose!r}")
     values = _resolve_params(data.get("params"), dict(params or {}), path)
     data["params"] = values
     frames = []

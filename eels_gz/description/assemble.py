@@ -9,7 +9,56 @@ from pathlib import Path
 
 from eels_gz.description.similarity import check_similar
 from eels_gz.description.xacro_loader import Description, load_description
-from eels_gz.errors import DescriptionError
+from eels_gz.errors import ConfigError, DescriptionError
+
+# xacro arguments eels_gz sets itself, and the setting a user changes instead
+SET_BY_EELS_GZ = {
+    "variant": "robot.name (--robot)",
+    "layout": "robot.name (--robot)",
+    "n_modules": "robot.n_modules (--n-modules)",
+    "gazebo": "the host (always true for a run)",
+    "scenario": "scenario.name (--scenario)",
+    "contact": "contact.model (--contact)",
+    "contact_params": "contact.params",
+    "world_file": "world (--world)",
+    "state_rate": "ros.state_rate",
+}
+XACRO_NS = "{http://www.ros.org/wiki/xacro}"
+
+
+def xacro_arg_names(path: str | Path) -> set[str]:
+    """The ``<xacro:arg name=...>`` a xacro file declares, with those of the files it includes."""
+    from lxml import etree
+
+    names: set[str] = set()
+    todo, seen = [Path(path)], set()
+    while todo:
+        file = todo.pop()
+        if file in seen or not file.is_file():
+            continue
+        seen.add(file)
+        try:
+            root = etree.parse(str(file)).getroot()
+        except etree.XMLSyntaxError:
+            continue  # xacro reports it with its own message
+        names |= {el.get("name") for el in root.iter(f"{XACRO_NS}arg") if el.get("name")}
+        todo += [file.parent / el.get("filename") for el in root.iter(f"{XACRO_NS}include")
+                 if el.get("filename") and "$" not in el.get("filename")]
+    return names
+
+
+def check_xacro_args(entry, args: dict, where: str, reserved: dict[str, str] | None = None) -> None:
+    """Refuse xacro arguments the robot's xacro does not declare, or that eels_gz sets from another
+    setting (``reserved``, default SET_BY_EELS_GZ), naming the key and what to use instead."""
+    reserved = SET_BY_EELS_GZ if reserved is None else reserved
+    declared = xacro_arg_names(entry.path)
+    free = sorted(declared - set(reserved))
+    for key in args:
+        if key in reserved:
+            raise ConfigError(f"{where}: '{key}' is set by eels_gz from {reserved[key]}; set that instead")
+        if key not in declared:
+            raise ConfigError(f"{where}: urdf/{entry.xacro} has no xacro argument '{key}'; the arguments "
+                              f"a user may set for '{entry.name}' are: {', '.join(free) or 'none'}")
 
 
 def robot_description(entry, *, n_modules=None, xacro_args: dict | None = None, urdf_file: str | Path | None = None,

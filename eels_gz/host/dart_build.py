@@ -138,9 +138,9 @@ def load_urdf(urdf: str, name: str, source: str, package_dirs: dict[str, Path]):
     return skel
 
 
-def lowest_collision_z(skel) -> float:
-    """Lowest world z of the skeleton's collision shapes (bounding boxes), in m."""
-    zmin = np.inf
+def collision_box_corners(skel) -> np.ndarray:
+    """World corners (N, 3) of the bounding boxes of the skeleton's collision shapes, in m."""
+    out = []
     for b in range(skel.getNumBodyNodes()):
         body = skel.getBodyNode(b)
         for s in range(body.getNumShapeNodes()):
@@ -150,5 +150,11 @@ def lowest_collision_z(skel) -> float:
             box = node.getShape().getBoundingBox()
             lo, hi = box.getMin(), box.getMax()
             corners = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-            zmin = min(zmin, float((node.getWorldTransform().matrix() @ corners.T)[2].min()))
-    return zmin
+            out.append((node.getWorldTransform().matrix() @ corners.T)[:3].T)
+    return np.vstack(out) if out else np.zeros((0, 3))
+
+
+def lowest_collision_z(skel) -> float:
+    """Lowest world z of the skeleton's collision shapes (bounding boxes), in m."""
+    corners = collision_box_corners(skel)
+    return float(corners[:, 2].min()) if len(corners) else np.inf

@@ -20,6 +20,7 @@ the ground-truth velocity of the body along that direction.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -32,9 +33,11 @@ from lxml import etree
 
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.errors import ConfigError, SimulationDiverged
+from eels_gz.errors import ConfigError, RunInterrupted, SimulationDiverged
 from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.host.terrain_start import place_on_terrain, terrain_field
+from eels_gz.interrupt import interrupts
 from eels_gz.paths import asset
 from eels_gz.rover.odometry import se2_step
 
@@ -153,6 +156,8 @@ class RoverDrive:
         # on a plane rising along +x the rest pose is the flat one tilted by the slope about y
         pose = [-math.sin(a) * z0, 0.0, math.cos(a) * z0, 0.0, -a, 0.0] if slope_deg else "auto"
         self.sim = Simulation(registry.world_path(str(world)), RobotSpec(robot, desc, pose))
+        if pose == "auto":  # on rough terrain: every wheel on the ground (ROAMS placement)
+            place_on_terrain(self.sim, desc, terrain_field(self.sim), AUTO_CLEARANCE)
         self.steering = next(s.system for s in self.sim.systems if s.module == "icr_steering")
         self.odometry = next(s.system for s in self.sim.systems if s.module == "wheel_odometry")
         self.node = transport.node_on(self.sim.transport)
@@ -163,6 +168,27 @@ class RoverDrive:
         T = self.base.getWorldTransform().matrix()
         self.origin = T.copy()
         self.radius = float(np.mean([w.radius for w in self.steering.wheels]))
+        self.max_rate = float(np.min(self.steering.controller.drive_speed))  # rad/s, the drive motors' limit
+
+    def check_rate(self, rate: float) -> None:
+        """Refuse a mean wheel rate the drive motors cannot reach."""
+        if rate > self.max_rate:
+            raise ConfigError(f"--speed {rate:g} rad/s is beyond the drive motors' limit of {self.max_rate:.3g} rad/s "
+                              "(the wheel joints' <limit velocity> in the xacro, from config/rover_control.yaml "
+                              "motors); give a mean wheel rate up to that")
+
+    def segment_command(self, seg: Segment, speed: float) -> tuple[tuple[float, float, float], float]:
+        """The body twist that drives ``seg`` at mean wheel ground speed ``speed`` (m/s), and the
+        saturation factor (< 1 when the fastest wheel would pass the motor limit: the twist is
+        scaled down so that it does not, keeping the ICR)."""
+        steering = self.steering.steering
+        k = speed / steering.mean_wheel_speed(*seg.shape)
+        cmd = tuple(k * c for c in seg.shape)
+        rates = np.abs(np.asarray(steering.command(*cmd).wheel_rates, dtype=float))
+        peak = float(np.max(rates / self.steering.controller.drive_speed)) if rates.size else 0.0
+        if peak > 1.0:
+            return tuple(c / peak for c in cmd), 1.0 / peak
+        return cmd, 1.0
 
     def _on_odom(self, m) -> None:
         yaw = 2.0 * math.atan2(m.pose.orientation.z, m.pose.orientation.w)
@@ -181,48 +207,58 @@ class RoverDrive:
 
     def drive(self, segments: list[Segment], rate: float, settle: float = 1.0, max_time: float = 600.0,
               extent: float = math.inf) -> dict:
-        """Drive the segments at mean wheel rate ``rate`` (rad/s); returns the recorded run."""
+        """Drive the segments at mean wheel rate ``rate`` (rad/s); returns the recorded run.
+
+        SIGINT or SIGTERM (eels_gz.interrupt) ends the drive after the step in
+        progress with status ``interrupted`` and the signal in ``signal``."""
+        self.check_rate(rate)
         speed = rate * self.radius
-        steering = self.steering.steering
         dt = self.sim.dt
         t_log, gt, od, slip = [], [], [], []
         next_sample = 0.0
-        status = "ok"
+        status, signum = "ok", None
         acc = self.steering.controller.acceleration
         queue = list(segments) + [None]
         rot = self.origin[:3, :3]
-        try:
-            for seg in queue:
-                if seg is None:
-                    cmd, duration = (0.0, 0.0, 0.0), rate / acc + settle
-                else:
-                    shape_speed = steering.mean_wheel_speed(*seg.shape)
-                    k = speed / shape_speed
-                    cmd = tuple(k * c for c in seg.shape)
-                    duration = seg.amount / (abs(cmd[2]) if cmd[2] else math.hypot(cmd[0], cmd[1]))
-                self.command(*cmd)
-                clock = 0.0
-                while clock < duration:
-                    self.sim.step()
-                    if seg is None or not self.steering.resteering:
-                        clock += dt
-                    t = self.sim.time
-                    if t >= next_sample:
-                        next_sample += SAMPLE_PERIOD
-                        x, y, yaw = self.truth()
-                        t_log.append(t)
-                        gt.append((x, y, yaw))
-                        od.append(self.odom[:3])
-                        slip.append(self._slip(rot, speed))
-                    if t > max_time:
-                        raise TimeoutError
-                    if max(abs(gt[-1][0]), abs(gt[-1][1])) > extent:
-                        status = "left the terrain"
-                        raise TimeoutError
-        except TimeoutError:
-            status = status if status != "ok" else "timed out"
-        except SimulationDiverged as exc:
-            status = f"diverged: {exc}"
+        saturated = []
+        with interrupts() as stop:
+            try:
+                for i, seg in enumerate(queue):
+                    if seg is None:
+                        cmd, duration = (0.0, 0.0, 0.0), rate / acc + settle
+                    else:
+                        cmd, factor = self.segment_command(seg, speed)
+                        if factor < 1.0:
+                            log.warning("segment %d: the fastest wheel would pass the motor limit of %.3g rad/s; "
+                                        "its command is scaled by %.3f", i + 1, self.max_rate, factor)
+                            saturated.append({"segment": i + 1, "factor": factor})
+                        duration = seg.amount / (abs(cmd[2]) if cmd[2] else math.hypot(cmd[0], cmd[1]))
+                    self.command(*cmd)
+                    clock = 0.0
+                    while clock < duration:
+                        self.sim.step()
+                        if seg is None or not self.steering.resteering:
+                            clock += dt
+                        t = self.sim.time
+                        if t >= next_sample:
+                            next_sample += SAMPLE_PERIOD
+                            x, y, yaw = self.truth()
+                            t_log.append(t)
+                            gt.append((x, y, yaw))
+                            od.append(self.odom[:3])
+                            slip.append(self._slip(rot, speed))
+                        if stop.requested:
+                            status, signum = "interrupted", stop.signum
+                            raise TimeoutError
+                        if t > max_time:
+                            raise TimeoutError
+                        if gt and max(abs(gt[-1][0]), abs(gt[-1][1])) > extent:
+                            status = "left the terrain"
+                            raise TimeoutError
+            except TimeoutError:
+                status = status if status != "ok" else "timed out"
+            except SimulationDiverged as exc:
+                status = f"diverged: {exc}"
         x, y, yaw = self.truth()
         gt.append((x, y, yaw))
         od.append(self.odom[:3])
@@ -231,12 +267,16 @@ class RoverDrive:
         distance = float(np.sum(np.hypot(*np.diff(gt_a[:, :2], axis=0).T)))
         err = float(np.hypot(*(od_a[-1, :2] - gt_a[-1, :2])))
         s = np.array([v for v in slip if v is not None])
-        return {
+        record = {
             "status": status, "sim_time": self.sim.time, "speed": speed, "distance": distance,
             "end_error": err, "end_error_relative": err / distance if distance > 0 else None,
+            "saturated": saturated, "max_wheel_rate": self.max_rate,
             "slip": _stats(s), "slip_samples": s.tolist(), "t": t_log, "ground_truth": gt_a.tolist(),
             "odometry": od_a.tolist(),
         }
+        if signum is not None:
+            record["signal"] = signum
+        return record
 
     def _slip(self, rot: np.ndarray, nominal_speed: float) -> float | None:
         if self.steering.resteering:
@@ -260,57 +300,100 @@ def _stats(s: np.ndarray) -> dict:
 
 def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path | None, *,
               slope_deg: float = 0.0, scale: float = 1.0, mode: str = "general_ackermann",
-              extent: float = math.inf) -> dict:
-    """One run; writes ``out/<robot>_<path>_<rate>_<world>.json`` when ``out`` is given."""
+              extent: float = math.inf, overwrite: bool = True) -> dict:
+    """One run; writes ``out/<robot>_<path>_<rate>_<world>.json`` when ``out`` is given.
+
+    The file is checked writable (and, without ``overwrite``, absent) before the
+    model is built, locked against a concurrent run and replaced as a whole. An
+    interrupted drive (SIGINT, SIGTERM) writes its record too, with status
+    ``interrupted`` and the signal number in ``signal``."""
+    from eels_gz.outputs import OutputFile
+
     if not (math.isfinite(rate) and rate > 0):
         raise ConfigError(f"--speed must be a positive wheel rate in rad/s, got {rate}")
     segments = path_segments(path, scale)
-    drive = RoverDrive(robot, world, slope_deg=slope_deg, mode=mode)
-    record = drive.drive(segments, rate, extent=extent)
-    record.update({"robot": robot, "path": path, "rate": rate, "world": str(world), "slope_deg": slope_deg,
-                   "scale": scale, "mode": mode, "nominal": nominal_path(segments).tolist()})
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        name = f"{robot}_{path}_{rate:g}_{Path(str(world)).stem}.json".replace("/", "_")
-        (out / name).write_text(json.dumps(record))
-        record["file"] = str(out / name)
+    with contextlib.ExitStack() as stack:
+        target = None
+        if out is not None:
+            name = f"{robot}_{path}_{rate:g}_{Path(str(world)).stem}.json".replace("/", "_")
+            target = stack.enter_context(OutputFile(out / name, overwrite=overwrite, lock=True,
+                                                    what="rover run file"))
+        with interrupts() as stop, stop.immediately():
+            drive = RoverDrive(robot, world, slope_deg=slope_deg, mode=mode)
+        record = drive.drive(segments, rate, extent=extent)
+        record.update({"robot": robot, "path": path, "rate": rate, "world": str(world), "slope_deg": slope_deg,
+                       "scale": scale, "mode": mode, "nominal": nominal_path(segments).tolist()})
+        if target is not None:
+            record["file"] = str(target.path)
+            target.write_text(json.dumps(record))
     log.info("%s %s at %g rad/s on %s: %.3f m, end error %.2f %%, slip median %s", robot, path, rate, world,
              record["distance"], 100 * (record["end_error_relative"] or 0), record["slip"]["median"])
     return record
 
 
+def interrupted(record: dict) -> RunInterrupted | None:
+    """The RunInterrupted to raise for an interrupted drive record, else None."""
+    if record["status"] != "interrupted":
+        return None
+    return RunInterrupted(record["signal"], f"interrupted at t = {record['sim_time']:.3f} s of the {record['path']} "
+                                            "drive")
+
+
 def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, cache: Path | None = None,
-             progress=None) -> dict:
+             progress=None, final: Path | None = None) -> dict:
     """The whole plan (§3.1): every flat path at every rate on the flat world, and
     straight, lateral and parallel drives on 0-20 deg slopes at 1.2 and 2.4 rad/s.
-    Writes each run's JSON, ``campaign.json`` and ``campaign.md`` into ``out``."""
+    Writes each run's JSON, ``campaign.json`` and ``campaign.md`` into ``out``
+    (``final``: where ``out`` will be when the campaign ends, for the paths it
+    writes; see eels_gz.outputs.RunFolder).
+
+    SIGINT or SIGTERM stops the plan after the step in progress: the drives done
+    so far and the interrupted one are in ``campaign.json`` (status
+    ``interrupted``), and RunInterrupted is raised."""
+    from eels_gz.outputs import begin_result, check_writable_dir, write_result
+
     cfg = _campaign_config()
-    out.mkdir(parents=True, exist_ok=True)
+    check_writable_dir(out)
+    final = out if final is None else final
+    begin_result(out / "campaign.json", "campaign")
     cache = cache or out / "terrain"
     plan = [(p, r, cfg["flat_world"], 0.0) for p in PATHS for r in RATES]
     plan += [(p, r, None, a) for a in SLOPES for p in SLOPE_PATHS for r in SLOPE_RATES]
     flat_rows, slope_rows = [], []
+    stopped = None
     for k, (path, rate, world, angle) in enumerate(plan):
-        if world is None:
-            world = slope_world(angle, cache)
-            extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
-        else:
-            extent = math.inf
-        rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
+        try:
+            if world is None:
+                with interrupts() as stop, stop.immediately():
+                    world = slope_world(angle, cache)
+                extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
+            else:
+                extent = math.inf
+            rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
+        except RunInterrupted as exc:  # while a world or a rover was being built: no record of this run
+            stopped = exc
+            break
         row = {"path": path, "rate": rate, "slope_deg": angle, "status": rec["status"],
                "distance": rec["distance"], "end_error_relative": rec["end_error_relative"],
-               "slip": rec["slip"], "file": rec["file"], "slip_samples": rec["slip_samples"]}
+               "slip": rec["slip"], "file": str(final / Path(rec["file"]).relative_to(out)),
+               "slip_samples": rec["slip_samples"]}
         (flat_rows if extent == math.inf else slope_rows).append(row)
         if progress is not None:
             progress(k + 1, len(plan))
-    summary = {"robot": robot, "scale": scale, "flat_world": cfg["flat_world"],
-               "slope_friction": cfg["slope_friction"], "flat": flat_rows,
+        stopped = interrupted(rec)
+        if stopped is not None:
+            break
+    summary = {"status": "interrupted" if stopped else "ok", "robot": robot, "scale": scale,
+               "flat_world": cfg["flat_world"], "slope_friction": cfg["slope_friction"],
+               "runs_done": len(flat_rows) + len(slope_rows), "runs_planned": len(plan), "flat": flat_rows,
                "slopes": _slope_table(slope_rows),
                "slope_runs": [{k: v for k, v in r.items() if k != "slip_samples"} for r in slope_rows]}
     for r in flat_rows:
         r.pop("slip_samples")
-    (out / "campaign.json").write_text(json.dumps(summary, indent=2))
     (out / "campaign.md").write_text(campaign_markdown(summary))
+    write_result(out / "campaign.json", json.dumps(summary, indent=2))
+    if stopped is not None:
+        raise stopped
     return summary
 
 
@@ -340,10 +423,12 @@ def _pct(v) -> str:
 
 def campaign_markdown(summary: dict) -> str:
     """The campaign table (flat: end-point odometry error; slopes: slip)."""
-    lines = [f"Flat runs on `{summary['flat_world']}` ({summary['robot']}, path scale {summary['scale']:g}): "
-             "end-point odometry error, % of distance.", "",
-             "| path | " + " | ".join(f"{r:g} rad/s" for r in RATES) + " |",
-             "|---|" + "---:|" * len(RATES)]
+    lines = [] if summary.get("status", "ok") == "ok" else [
+        f"**{summary['status']}** after {summary['runs_done']} of {summary['runs_planned']} runs; n/a: not run.", ""]
+    lines += [f"Flat runs on `{summary['flat_world']}` ({summary['robot']}, path scale {summary['scale']:g}): "
+              "end-point odometry error, % of distance.", "",
+              "| path | " + " | ".join(f"{r:g} rad/s" for r in RATES) + " |",
+              "|---|" + "---:|" * len(RATES)]
     for p in PATHS:
         cells = []
         for r in RATES:

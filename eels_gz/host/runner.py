@@ -3,8 +3,11 @@ host -> ``log.mcap``, ``summary.json`` and ``trajectory.png``."""
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import json
 import logging
+import math
 import tempfile
 import time
 from dataclasses import dataclass
@@ -16,10 +19,15 @@ import yaml
 
 from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
-from eels_gz.description.assemble import robot_description
-from eels_gz.errors import ConfigError, PluginCallbackError, SimulationDiverged
+from eels_gz.description.assemble import check_xacro_args, robot_description
+from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
+                            WriteFailed)
 from eels_gz.host.gzmath import matrix_to_quat
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.host.sdf_world import load_world
+from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
+from eels_gz.interrupt import interrupts
+from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.plots import trajectory
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
@@ -36,6 +44,7 @@ class Prepared:
     settings: dict
     scenario: dict | None = None  # the loaded scenario, parameters resolved
     scenario_file: str = ""
+    terrain: object | None = None  # the world's terrain distance field (eels_gz.terrain), if it has one
 
 
 def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]:
@@ -63,7 +72,13 @@ def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]
 
 def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     """Build the simulation a resolved configuration describes (``work_dir``:
-    where a parametrized scenario is written resolved)."""
+    where a parametrized scenario is written resolved).
+
+    Checked before the robot is built: the step against the duration; after:
+    the step against the screw contact's stability bound
+    (:mod:`eels_gz.contact.stability`). ``robot.pose: auto`` puts the robot
+    on the terrain under it (:mod:`eels_gz.host.terrain_start`).
+    """
     scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
     cfg = scenario_defaults(cfg, scenario)
     rcfg = cfg["robot"]
@@ -72,35 +87,56 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     if scenario is not None and duration is None:
         duration = scenario.get("duration")
     duration = DEFAULT_DURATION if duration is None else float(duration)
-    if not duration > 0:
-        raise ConfigError(f"duration must be positive, got {duration}")
+    if not (duration > 0 and math.isfinite(duration)):
+        raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
     world = registry.world_path(cfg["world"])
+    spec = load_world(world)
+    phys = cfg["physics"]
+    dt = float(phys["dt"] or spec.dt)
+    if dt > duration:
+        raise ConfigError(f"the step physics.dt = {dt:g} s is longer than the duration {duration:g} s: "
+                          "the run would take no step; shorten the step or lengthen the duration")
     contact = cfg["contact"]
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
-    xacro_args = dict(rcfg.get("xacro_args") or {})
+    user_args = dict(rcfg.get("xacro_args") or {})
+    check_xacro_args(entry, user_args, "robot.xacro_args")
+    xacro_args = dict(user_args)
     state_rate = cfg["ros"]["state_rate"]
     if not state_rate > 0:
         raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
-    xacro_args.setdefault("state_rate", state_rate)  # the JointStatePublisher and OdometryPublisher rate
+    xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
         xacro_args.update(contact=contact["model"], contact_params=contact["params"], world_file=str(world.resolve()))
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
-    phys, host = cfg["physics"], cfg["sim"]
-    sim = Simulation(world, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
-                     dt=phys["dt"], collision_detector=phys["collision_detector"],
+    host = cfg["sim"]
+    sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
+                     dt=dt, collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
                      batch_api=bool(host["batch_api"]))
+    n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
+    if contact["model"] == "screw":
+        _check_contact_step(sim, entry, int(n_modules), contact["params"])
+    terrain = terrain_field(sim)
+    placed = None
+    if rcfg["pose"] == "auto":
+        placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.host.tethers import TetherSet, parse_tethers
 
         where = scenario_file or str(cfg["scenario"]["name"])
         sim.add_pre_update(TetherSet(sim, parse_tethers(scenario["tethers"], where), where).pre_update)
+    resolved_cfg = copy.deepcopy(cfg)
+    resolved_cfg["duration"] = duration
+    resolved_cfg["robot"]["n_modules"] = n_modules
+    resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name)
+    if scenario is not None:
+        resolved_cfg["scenario"] = {"name": cfg["scenario"]["name"], **scenario["params"]}
     settings = {
-        "config": cfg,
+        "config": resolved_cfg,
         "resolved": {
             "world_file": str(world),
             "robot_description": description.source,
@@ -113,15 +149,40 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "systems": [s.module for s in sim.systems],
         },
     }
-    return Prepared(sim, duration, settings, scenario, scenario_file)
+    if placed is not None:
+        settings["resolved"]["auto_pose"] = placed["method"]
+    return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+
+
+def _check_contact_step(sim: Simulation, entry, n_modules: int, params_name: str) -> None:
+    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability), with
+    the screw's static share of the robot's weight as its load."""
+    from eels_gz.contact.params import contact_config_path, load_contact_params
+    from eels_gz.contact.stability import ScrewLoad, step_bounds
+
+    variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
+    n_screws = n_modules * int(variant.get("screws") or 0)
+    if not n_screws:
+        return
+    screw = variant["screw"]
+    weight = sim.robot_skeleton.getMass() * float(np.linalg.norm(sim.spec.gravity))
+    load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
+    bounds = step_bounds(load_contact_params(params_name), load)
+    name, bound = min(bounds.items(), key=lambda kv: kv[1])
+    if sim.dt > bound:
+        raise ConfigError(
+            f"the step physics.dt = {sim.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
+            f"{name} ({contact_config_path(params_name)}, on a {screw['mass']:g} kg screw of {entry.name} carrying "
+            f"{load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would blow up. "
+            f"Use --dt {0.9 * bound:.2g} or less")
 
 
 CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
 
 
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
-    """A scenario's ``robot`` and ``world`` apply where the configuration keeps
-    the run defaults; its ``contact`` model and params fill the configuration's
+    """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
+    configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
     null ones (then stock contact with the ``ice`` parameters)."""
     contact = dict(cfg["contact"])
     for key, fallback in CONTACT_FALLBACK.items():
@@ -137,6 +198,8 @@ def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
         out["robot"] = {**cfg["robot"], "name": scenario["robot"]}
     if scenario.get("world") and cfg["world"] == base["world"]:
         out["world"] = scenario["world"]
+    if scenario.get("pose") is not None and cfg["robot"]["pose"] == base["robot"]["pose"]:
+        out["robot"] = {**out["robot"], "pose": list(scenario["pose"])}
     return out
 
 
@@ -238,46 +301,133 @@ def start_ros(sim: Simulation, rcfg: dict) -> HostRos | None:
     return HostRos(sim, rcfg) if rcfg["enabled"] else None
 
 
-def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None) -> dict:
+def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
+        final_dir: str | Path | None = None, save_config: str | Path | None = None,
+        setup_progress: Callable[[float], None] | None = None) -> dict:
     """Run a resolved configuration; write log.mcap, summary.json and trajectory.png into out_dir.
 
-    On divergence the log and summary so far are written (status "diverged")
-    before SimulationDiverged propagates.
+    ``out_dir`` is checked writable before the model is built (OutputError).
+    ``final_dir``: where the files will be when the run is over (the paths in
+    the summary), when out_dir is a temporary folder renamed into place
+    (:class:`eels_gz.outputs.RunFolder`). ``save_config``: a file to write the
+    fully resolved configuration to (checked before the model is built).
+    ``setup_progress(sim_time)`` is called every SETUP_TICK steps of a
+    scenario's setup (placement).
+
+    Whatever stops the run, the log and the summary are written first, with a
+    status that says what happened: ``ok`` or a scenario's own ending (e.g.
+    ``mobility_failure``) return the summary; ``diverged`` raises
+    SimulationDiverged, ``fell_through_terrain``/``left_world`` RobotLost,
+    ``interrupted`` (SIGINT, SIGTERM) RunInterrupted, ``output_error`` (a write
+    failed, e.g. a full disk) WriteFailed, and ``error`` re-raises the
+    unexpected exception.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    prep = prepare(cfg, out)
-    sim = prep.sim
-    controller = None
-    if prep.scenario and prep.scenario.get("controller"):
+    out = check_writable_dir(out_dir)
+    final = Path(final_dir) if final_dir is not None else out
+    with interrupts() as stop, contextlib.ExitStack() as stack:
+        saved = (stack.enter_context(OutputFile(save_config, what="--save-config file"))
+                 if save_config is not None else None)
+        with stop.immediately():
+            prep = prepare(cfg, out)
+        if saved is not None:
+            saved.write_text(yaml.safe_dump(prep.settings["config"], sort_keys=False))
+        begin_result(out / "summary.json")
+        return _RunLoop(prep, out, final, stop, progress, setup_progress).run()
+
+
+SETUP_TICK = 500  # steps between setup progress reports
+
+
+class _RunLoop:
+    """One prepared run, from the scenario's setup to summary.json (see :func:`run`)."""
+
+    def __init__(self, prep: Prepared, out: Path, final: Path, stop, progress, setup_progress):
+        self.prep, self.out, self.final, self.stop = prep, out, final, stop
+        self.cfg = prep.settings["config"]
+        self.progress, self.setup_progress = progress, setup_progress
+        self.sim = prep.sim
+        self.status, self.error, self.message = "ok", None, None
+        self.controller = None
+        self.rec: Recorder | None = None
+        self.unwritten: list[str] = []
+
+    def _setup(self) -> None:
+        """The scenario controller's setup (placement...), interruptible at any moment."""
+        prep, sim = self.prep, self.sim
+        if not (prep.scenario and prep.scenario.get("controller")):
+            return
         from eels_gz.scenarios import load_controller
 
-        where = prep.scenario_file or str(cfg["scenario"]["name"])
-        controller = load_controller(prep.scenario["controller"], prep.scenario, where)
-        controller.setup(sim, dict(prep.scenario["params"]))
-    reset_at = cfg["sim"]["reset_at"]
-    if reset_at is not None and controller is not None:
-        raise ConfigError(f"sim.reset_at: scenario '{cfg['scenario']['name']}' runs a host-side controller whose "
-                          "state a world reset does not restore; use it with scenarios of set points only")
-    n_steps = int(round(prep.duration / sim.dt))
-    every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
-    rec = Recorder(sim, out / "log.mcap" if cfg["log"]["mcap"] else None)
-    rec.sample()
-    sensors = start_sensors(sim, cfg["sensors"], rec.log)
-    ros = start_ros(sim, cfg["ros"])
-    pace = cfg["ros"]["rate"]
-    status, error, message = "ok", None, None
-    wall0 = time.perf_counter()
-    sim0 = sim.time  # simulated by the scenario's setup (placement, settling) before the timed run
-    done = 0
-    try:
+        if self.setup_progress is not None:
+            report, active = self.setup_progress, [True]
+
+            def tick(info, ecm) -> None:
+                if active[0] and info.iterations % SETUP_TICK == 0:
+                    report(sim.time)
+
+            sim.add_pre_update(tick)
+        try:
+            with self.stop.immediately():
+                where = prep.scenario_file or str(self.cfg["scenario"]["name"])
+                controller = load_controller(prep.scenario["controller"], prep.scenario, where)
+                controller.setup(sim, dict(prep.scenario["params"]))
+                self.controller = controller  # set up: it steps the run and reports its metrics
+        finally:
+            if self.setup_progress is not None:
+                active[0] = False
+
+    def run(self) -> dict:
+        sim, cfg = self.sim, self.cfg
+        wall0 = time.perf_counter()
+        sim0 = 0.0
+        ros = None
+        try:
+            try:
+                self._setup()
+            except RunInterrupted as exc:
+                self.message = f"interrupted by {exc.signal_name} during the scenario's setup, at t = {sim.time:.4f} s"
+                self.status, self.error = "interrupted", RunInterrupted(exc.signum, self.message)
+            self.rec = Recorder(sim, self.out / "log.mcap" if cfg["log"]["mcap"] else None)
+            self.rec.sample()
+            sim0 = sim.time  # simulated by the scenario's setup (placement, settling) before the timed run
+            wall0 = time.perf_counter()
+            if self.status == "ok":
+                sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
+                ros = start_ros(sim, cfg["ros"])
+                self._loop(sensors, ros, wall0)
+        except SimulationDiverged as exc:
+            self.status, self.error = "diverged", exc
+        except PluginCallbackError as exc:
+            self.status, self.error = "plugin_error", exc
+        except OSError as exc:
+            self._output_failed(exc)
+        except Exception as exc:  # a bug or a plugin's error: still leave the log and a summary
+            self.status, self.error = "error", exc
+            self.message = f"{type(exc).__name__}: {exc}"
+        finally:
+            wall = time.perf_counter() - wall0
+            self._close(ros)
+        return self._finish(wall, sim0)
+
+    def _loop(self, sensors, ros, wall0: float) -> None:
+        sim, cfg, stop, rec, controller = self.sim, self.cfg, self.stop, self.rec, self.controller
+        n_steps = int(round(self.prep.duration / sim.dt))
+        every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
+        pace = cfg["ros"]["rate"]
+        reset_at = cfg["sim"]["reset_at"]
+        if reset_at is not None and controller is not None:
+            raise ConfigError(f"sim.reset_at: scenario '{cfg['scenario']['name']}' runs a host-side controller "
+                              "whose state a world reset does not restore; use it with scenarios of set points only")
+        watch = WorldBounds(sim, self.prep.terrain)
+        progress, done = self.progress, 0
+        tick = max(1, min(1000, n_steps // 100))
         for k in range(1, n_steps + 1):
             if controller is not None:
                 controller.pre_step(sim)
             sim.step()
             end = controller.post_step(sim) if controller is not None else None
             if end is not None:  # the scenario ends the run, e.g. mobility_failure
-                status, message = end.status, end.message
+                self.status, self.message = end.status, end.message
                 rec.sample()
                 break
             if sensors is not None:
@@ -291,56 +441,104 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
                 ahead = sim.time / pace - (time.perf_counter() - wall0)
                 if ahead > 0.001:  # sleep in slices of 1 ms or more
                     time.sleep(ahead)
-            if k % every == 0:
+            last = k == n_steps or stop.requested
+            if k % every == 0 or last:
                 rec.sample()
-            if progress is not None and (k % 1000 == 0 or k == n_steps):
+                lost = watch.check()
+                if lost is not None:
+                    self.status, self.message = lost
+                    self.error = RobotLost(*lost, sim.time)
+                    break
+            if progress is not None and (k % tick == 0 or k == n_steps):
                 progress(k - done, n_steps)
                 done = k
-    except SimulationDiverged as exc:
-        status, error = "diverged", exc
-    except PluginCallbackError as exc:
-        status, error = "plugin_error", exc
-    finally:
-        wall = time.perf_counter() - wall0
-        rec.close()
+            if stop.requested:
+                self.status = "interrupted"
+                self.error = RunInterrupted(stop.signum)
+                self.message = f"interrupted by {self.error.signal_name} at t = {sim.time:.4f} s"
+                self.error = RunInterrupted(stop.signum, self.message)
+                break
+
+    def _output_failed(self, exc: OSError) -> None:
+        self.status = "output_error"
+        where = f" '{self.final / Path(exc.filename).name}'" if exc.filename else ""
+        self.message = f"writing the run's output{where} failed: {reason(exc)}"
+        self.error = WriteFailed(self.message)
+
+    def _close(self, ros) -> None:
+        if self.rec is not None:
+            try:
+                self.rec.close()
+            except OSError as exc:
+                if self.status in ("ok", "interrupted"):
+                    self._output_failed(exc)
+                self.unwritten.append("log.mcap (complete up to its last chunk: eels-gz recover)")
         if ros is not None:
             ros.close()
-        sim.close()
-    summary = _summary(sim, rec, prep, wall, status, error, out, cfg, sim0)
-    if message:
-        summary["message"] = message
-    if controller is not None:
-        _scenario_outputs(controller, cfg, out, summary)
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    if error is not None:
-        raise error
-    return summary
+        self.sim.close()
+
+    def _finish(self, wall: float, sim0: float) -> dict:
+        out, final, cfg = self.out, self.final, self.cfg
+        summary = _summary(self.sim, self.rec, self.prep, wall, self.status, self.error, out, cfg, sim0,
+                           final, self.unwritten)
+        if self.message:
+            summary["message"] = self.message
+        if self.controller is not None:
+            try:
+                _scenario_outputs(self.controller, cfg, out, summary, final)
+            except OSError as exc:
+                self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
+            except Exception as exc:  # the summary says what happened; the run's own error comes first
+                if self.error is None:
+                    raise
+                self.unwritten.append(f"metrics.json and the scenario plot ({type(exc).__name__}: {exc})")
+        if self.unwritten:
+            summary["unwritten"] = self.unwritten
+        try:
+            write_result(out / "summary.json", json.dumps(summary, indent=2))
+        except OSError as exc:
+            raise WriteFailed(f"cannot write '{final / 'summary.json'}': {reason(exc)}; it still says "
+                              "'incomplete'") from None
+        if self.error is not None:
+            raise self.error
+        return summary
 
 
-def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict) -> None:
+def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:
     """The controller's metrics.json and <scenario>.png next to summary.json."""
     metrics = {"scenario": cfg["scenario"]["name"], "status": summary["status"], **controller.metrics()}
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    summary["files"]["metrics"] = str(out / "metrics.json")
+    summary["files"]["metrics"] = str(final / "metrics.json")
     if cfg["log"]["plot"]:
         png = out / f"{cfg['scenario']['name']}.png"
         controller.plot(png)
         if png.exists():
-            summary["files"]["scenario_plot"] = str(png)
+            summary["files"]["scenario_plot"] = str(final / png.name)
 
 
-def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: float = 0.0) -> dict:
-    q = rec.quat[-1]
-    files = {"summary": str(out / "summary.json")}
-    if rec.log:
-        files["log"] = str(out / "log.mcap")
-    if cfg["log"]["plot"] and len(rec.t) > 1:
+def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: float = 0.0,
+             final: Path | None = None, unwritten: list | None = None) -> dict:
+    final = out if final is None else final
+    if rec is not None and rec.t:
+        p, q = rec.pos[-1], rec.quat[-1]
+    else:  # nothing recorded (the log could not be opened): the state reached
+        T = sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+        p, q = T[:3, 3], matrix_to_quat(T[:3, :3])
+    files = {"summary": str(final / "summary.json")}
+    if rec is not None and rec.log:
+        files["log"] = str(final / "log.mcap")
+    if cfg["log"]["plot"] and rec is not None and len(rec.t) > 1:
         png = out / "trajectory.png"
         t = np.array(rec.t)
-        trajectory(png, t, np.array(rec.pos), np.array([_yaw(x) for x in rec.quat]),
-                   f"{cfg['robot']['name']} on {Path(prep.settings['resolved']['world_file']).stem}"
-                   + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"]["name"] else ""))
-        files["plot"] = str(png)
+        try:
+            trajectory(png, t, np.array(rec.pos), np.array([_yaw(x) for x in rec.quat]),
+                       f"{cfg['robot']['name']} on {Path(prep.settings['resolved']['world_file']).stem}"
+                       + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"]["name"] else ""))
+            files["plot"] = str(final / "trajectory.png")
+        except OSError as exc:
+            png.unlink(missing_ok=True)  # no half-written figure
+            if unwritten is not None:
+                unwritten.append(f"trajectory.png ({reason(exc)})")
     summary = {
         "status": status,
         "sim_time": sim.time,
@@ -350,7 +548,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
         "real_time_factor": (sim.time - setup_sim_time) / wall if wall > 0 else None,
         "steps": sim.iterations,
         "final_base_pose": {
-            "position": [float(v) for v in rec.pos[-1]],
+            "position": [float(v) for v in p],
             "orientation_wxyz": [float(v) for v in q],
             "rpy": _rpy(q),
         },
@@ -362,9 +560,11 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     disabled = {s.module: s.disabled for s in sim.systems if s.disabled}
     if disabled:
         summary["disabled_systems"] = disabled
-    if isinstance(error, PluginCallbackError):
+    if isinstance(error, SimulationDiverged):
+        summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "body": error.body}
+    elif isinstance(error, PluginCallbackError):
         summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "plugin": error.plugin,
                             "callback": error.callback}
-    elif error is not None:
-        summary["error"] = {"message": str(error), "step": error.step, "time": error.time, "body": error.body}
+    elif status == "error" and error is not None:
+        summary["error"] = {"message": f"{type(error).__name__}: {error}", "time": sim.time}
     return summary

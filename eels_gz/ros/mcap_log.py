@@ -7,10 +7,22 @@ Every channel carries the ``offered_qos_profiles`` the ros2 profile requires
 ``/tf_static``, the terrain) are offered transient local, as
 robot_state_publisher and tf2's static broadcaster offer them, so ``ros2 bag
 play`` republishes them to late subscribers.
+
+The log is written in chunks, each closed when it spans ``chunk_period`` of
+simulated time or grows past ``chunk_size`` bytes (so chunk boundaries, like
+the bytes, depend on the run only), and every closed chunk is handed to the
+operating system at once (and synced to the disk at most every
+``SYNC_PERIOD`` s of wall time). :meth:`McapLog.close` writes the summary
+section (statistics, chunk and message indexes) that the standard readers
+use. A process killed before that (SIGKILL, power loss) leaves a file whose
+complete chunks are intact but which has no summary: :func:`recover` copies
+its complete chunks into a well-formed MCAP file (``eels-gz recover``).
 """
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 from mcap.writer import CompressionType, Writer
@@ -31,15 +43,25 @@ def offered_qos(topic: str, typename: str, latched: bool = False) -> str:
             f"  liveliness_lease_duration: {_INFINITE}\n  avoid_ros_namespace_conventions: false\n")
 
 
+CHUNK_SIZE = 256 * 1024  # bytes
+CHUNK_PERIOD = 1.0  # s of simulated time
+SYNC_PERIOD = 5.0  # s of wall time between fsyncs (a closed chunk is always flushed to the OS)
+
+
 class McapLog:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, chunk_size: int = CHUNK_SIZE, chunk_period: float = CHUNK_PERIOD):
         self.path = Path(path)
         self._file = open(self.path, "wb")
-        self._writer = Writer(self._file, compression=CompressionType.NONE)
+        self._writer = Writer(self._file, chunk_size=chunk_size, compression=CompressionType.NONE)
         self._writer.start(profile="ros2", library="eels_gz")
         self._schemas: dict[str, int] = {}
         self._channels: dict[str, tuple[int, str]] = {}
         self._seq: dict[str, int] = {}
+        self._period_ns = round(chunk_period * 1e9)
+        self._chunk_start: int | None = None
+        self._written = self._file.tell()
+        self._synced = time.monotonic()
+        self._flush_to_os()
 
     def channel(self, topic: str, typename: str, latched: bool = False) -> None:
         if typename not in self._schemas:
@@ -51,20 +73,87 @@ class McapLog:
         self._seq[topic] = 0
 
     def write(self, topic: str, t_ns: int, msg) -> None:
-        cid, typename = self._channels[topic]
-        self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns,
-                                 data=encode(msg, typename), sequence=self._seq[topic])
-        self._seq[topic] += 1
+        self.write_cdr(topic, t_ns, encode(msg, self._channels[topic][1]))
 
     def write_cdr(self, topic: str, t_ns: int, data: bytes) -> None:
-        """Write an already CDR-encoded message (eels_gz.ros.messages.TfTemplate)."""
+        """Write an already CDR-encoded message (e.g. eels_gz.ros.messages.TfTemplate's)."""
         cid, _ = self._channels[topic]
-        self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns, data=data,
-                                 sequence=self._seq[topic])
-        self._seq[topic] += 1
+        try:
+            self._writer.add_message(channel_id=cid, log_time=t_ns, publish_time=t_ns, data=data,
+                                     sequence=self._seq[topic])
+            self._seq[topic] += 1
+            if self._chunk_start is None:
+                self._chunk_start = t_ns
+            if t_ns - self._chunk_start >= self._period_ns:
+                self._writer.flush()  # closes the chunk in progress
+            if self._file.tell() != self._written:  # a chunk was closed (by time or by size)
+                self._chunk_start = None
+                self._flush_to_os()
+        except OSError as exc:  # e.g. a full disk: name the file
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+
+    def _flush_to_os(self, sync: bool = False) -> None:
+        self._file.flush()
+        self._written = self._file.tell()
+        now = time.monotonic()
+        if sync or now - self._synced >= SYNC_PERIOD:
+            os.fsync(self._file.fileno())
+            self._synced = now
 
     def close(self) -> None:
+        """Close the chunk in progress and write the summary section; the file is closed even if that fails."""
         if self._file.closed:
             return
-        self._writer.finish()
-        self._file.close()
+        try:
+            self._writer.finish()
+            self._flush_to_os(sync=True)
+        except OSError as exc:
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+        finally:
+            try:
+                self._file.close()
+            except OSError:
+                pass  # the write that failed above is what the caller hears about
+
+
+def recover(source: str | Path, target: str | Path) -> dict:
+    """Copy every complete record of an MCAP file cut short (no summary, a torn last chunk)
+    into ``target``, a well-formed MCAP file with a summary section.
+
+    Returns ``{"messages": n, "channels": n, "complete": bool, "stopped": reason}``;
+    ``complete`` is True when ``source`` already ended properly.
+    """
+    from mcap.records import Channel, DataEnd, Footer, Header, Message, Schema
+    from mcap.stream_reader import StreamReader
+
+    counts = {"messages": 0, "channels": 0}
+    complete, stopped = False, "end of file"
+    schemas: dict[int, int] = {}
+    channels: dict[int, int] = {}
+    with open(source, "rb") as src, open(target, "wb") as dst:
+        writer = Writer(dst, chunk_size=CHUNK_SIZE, compression=CompressionType.NONE)
+        started = False
+        try:
+            for record in StreamReader(src, skip_magic=False, validate_crcs=True).records:
+                if isinstance(record, Header):
+                    writer.start(profile=record.profile, library=record.library)
+                    started = True
+                elif isinstance(record, Schema) and record.id not in schemas:
+                    schemas[record.id] = writer.register_schema(record.name, record.encoding, record.data)
+                elif isinstance(record, Channel) and record.id not in channels:
+                    channels[record.id] = writer.register_channel(
+                        record.topic, record.message_encoding, schemas.get(record.schema_id, 0), record.metadata)
+                    counts["channels"] += 1
+                elif isinstance(record, Message) and record.channel_id in channels:
+                    writer.add_message(channels[record.channel_id], record.log_time, record.data,
+                                       record.publish_time, record.sequence)
+                    counts["messages"] += 1
+                elif isinstance(record, (DataEnd, Footer)):
+                    complete = True
+                    break
+        except Exception as exc:  # the torn end of the file: a truncated record or a bad CRC
+            stopped = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        if not started:
+            writer.start(profile="ros2", library="eels_gz recover")
+        writer.finish()
+    return {**counts, "complete": complete, "stopped": "complete" if complete else stopped}

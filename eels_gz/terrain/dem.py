@@ -169,6 +169,25 @@ def _geokeys(tags, source: str) -> dict[int, int | float]:
     return keys
 
 
+def _geotransform(tags: dict, source: str, size_xy) -> tuple:
+    """(a, e, x0, y0): x = x0 + a col, y = y0 + e row, from the GeoTIFF tags (None, None, 0, 0
+    when the size is given instead)."""
+    if TAG_TRANSFORMATION in tags:
+        M = np.asarray(tags[TAG_TRANSFORMATION], float).reshape(4, 4)
+        if abs(M[0, 1]) > 1e-12 * abs(M[0, 0]) or abs(M[1, 0]) > 1e-12 * abs(M[1, 1]):
+            raise TerrainError(f"{source}: the ModelTransformation rotates or shears the raster; only north-up "
+                               "rasters are supported (warp it north-up first, e.g. gdalwarp)")
+        return M[0, 0], M[1, 1], M[0, 3], M[1, 3]
+    if TAG_PIXEL_SCALE in tags and TAG_TIEPOINT in tags:
+        sx, sy = tags[TAG_PIXEL_SCALE][:2]
+        i, j, _k, X, Y = tags[TAG_TIEPOINT][:5]
+        return sx, -sy, X - i * sx, Y + j * sy
+    if size_xy is None:
+        raise TerrainError(f"{source}: the TIFF has no geotransform (ModelPixelScale + ModelTiepoint or "
+                           "ModelTransformation); give the terrain size")
+    return None, None, 0.0, 0.0
+
+
 def read_geotiff(path: Path, reference: tuple[float, float, float] | None = None,
                  size_xy: tuple[float, float] | None = None) -> Dem:
     """Read a single-band GeoTIFF; see the module docstring for the conventions."""
@@ -207,21 +226,14 @@ def read_geotiff(path: Path, reference: tuple[float, float, float] | None = None
         raise TerrainError(f"{source}: unsupported linear unit code {keys.get(KEY_LINEAR_UNITS)} / vertical "
                            f"{keys.get(KEY_VERTICAL_UNITS)}; expected metre (9001) or foot (9002, 9003)")
     centre = 0.5 if keys.get(KEY_RASTER_TYPE, 1) == 1 else 0.0  # PixelIsArea: post at the pixel centre
-    if TAG_TRANSFORMATION in tags:
-        M = np.asarray(tags[TAG_TRANSFORMATION], float).reshape(4, 4)
-        if abs(M[0, 1]) > 1e-12 * abs(M[0, 0]) or abs(M[1, 0]) > 1e-12 * abs(M[1, 1]):
-            raise TerrainError(f"{source}: the ModelTransformation rotates or shears the raster; only north-up "
-                               "rasters are supported (warp it north-up first, e.g. gdalwarp)")
-        a, e, x0, y0 = M[0, 0], M[1, 1], M[0, 3], M[1, 3]
-    elif TAG_PIXEL_SCALE in tags and TAG_TIEPOINT in tags:
-        sx, sy = tags[TAG_PIXEL_SCALE][:2]
-        i, j, _k, X, Y = tags[TAG_TIEPOINT][:5]
-        a, e, x0, y0 = sx, -sy, X - i * sx, Y + j * sy
-    elif size_xy is None:
-        raise TerrainError(f"{source}: the TIFF has no geotransform (ModelPixelScale + ModelTiepoint or "
-                           "ModelTransformation); give the terrain size")
-    else:
-        a, e, x0, y0 = None, None, 0.0, 0.0
+    try:
+        a, e, x0, y0 = _geotransform(tags, source, size_xy)
+    except TerrainError:
+        raise
+    except (TypeError, ValueError, IndexError) as exc:  # a tag of the wrong length or type
+        raise TerrainError(f"{source}: malformed geotransform tag (ModelPixelScale, ModelTiepoint or "
+                           f"ModelTransformation: {exc})") from None
+    raster = _validate(raster, source)  # >= 2 x 2 before a spacing is derived from the size
     rows, cols = raster.shape
     if size_xy is not None:  # the given extent overrides the geotransform; reference centres it
         a, e, x0, y0, centre = size_xy[0] / (cols - 1), -size_xy[1] / (rows - 1), 0.0, 0.0, 0.0
@@ -256,7 +268,7 @@ def read_png(path: Path, size_xy: tuple[float, float] | None, height_range: floa
     full = {"L": 255.0, "I;16": 65535.0, "I;16B": 65535.0, "I": 65535.0}.get(mode)
     if full is None or data.ndim != 2:
         raise TerrainError(f"{source}: a heightmap PNG must be 8- or 16-bit grayscale, got mode '{mode}'")
-    heights = data.astype(float)[::-1] / full * height_range
+    heights = _validate(data.astype(float)[::-1] / full * height_range, source)  # >= 2 x 2 before the spacing
     ny, nx = heights.shape
     return _place(heights, (0.0, 0.0), (size_xy[0] / (nx - 1), size_xy[1] / (ny - 1)), source, reference)
 

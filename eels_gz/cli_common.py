@@ -1,0 +1,113 @@
+"""What every ``eels-gz`` command shares: exit codes, error messages, progress
+and the ``--overwrite`` flag.
+
+Exit codes: 0 the command did its work (a scenario may still report its own
+ending, e.g. ``mobility_failure``, in the summary); 2 bad input or an
+unusable output (found before any model is built); 3 the run failed
+physically (``diverged``, ``fell_through_terrain``, ``left_world``) or a
+plugin raised (``plugin_error``); 4 a
+write failed while running (e.g. a full disk); 128 + N the run was stopped by
+signal N (130 SIGINT, 143 SIGTERM). In every case after the run began, its
+folder holds the log and a summary whose status says what happened.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from eels_gz.errors import EelsError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged, WriteFailed
+
+EXIT_INPUT, EXIT_FAILED, EXIT_WRITE = 2, 3, 4
+PROGRESS_PERIOD = 10.0  # s between progress lines when stderr is not a terminal
+PROGRESS_FRACTION = 0.1  # and at every tenth of the run
+
+
+def fail(exc: Exception | str, code: int = EXIT_INPUT) -> None:
+    click.echo(f"eels-gz: error: {exc}", err=True)
+    sys.exit(code)
+
+
+def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -> None:
+    """Print the message of a run that ended early and exit with its code (module docstring)."""
+    where = f" in {out}" if out is not None else ""
+    if isinstance(exc, RunInterrupted):
+        if exc.started:
+            click.echo(f"eels-gz: {exc}; what the {what} wrote up to then (status 'interrupted') is{where}", err=True)
+        else:
+            click.echo(f"eels-gz: {exc}; nothing was written", err=True)
+        sys.exit(exc.exit_code)
+    if isinstance(exc, (SimulationDiverged, PluginCallbackError)):
+        what = "a plugin failed" if isinstance(exc, PluginCallbackError) else "simulation diverged"
+        click.echo(f"eels-gz: {what}: {exc}", err=True)
+        click.echo(f"eels-gz: the log up to the last good state is{where}", err=True)
+        sys.exit(EXIT_FAILED)
+    if isinstance(exc, RobotLost):
+        click.echo(f"eels-gz: {exc.status.replace('_', ' ')}: {exc}", err=True)
+        click.echo(f"eels-gz: the log and summary (status '{exc.status}') are{where}", err=True)
+        sys.exit(EXIT_FAILED)
+    if isinstance(exc, WriteFailed):
+        click.echo(f"eels-gz: error: {exc}", err=True)
+        if out is not None:
+            click.echo(f"eels-gz: what could be written is in {out}", err=True)
+        sys.exit(EXIT_WRITE)
+    fail(exc)
+
+
+def overwrite_option(f):
+    return click.option("--overwrite", is_flag=True,
+                        help="Replace the run already in the output (its old files are removed when this "
+                             "run's folder is moved into place).")(f)
+
+
+class Progress:
+    """A progress bar on a terminal; elsewhere (``make``, CI, job logs) a line on stderr at every
+    tenth of the run or every PROGRESS_PERIOD s, whichever comes first. ``update(delta, total)``
+    counts steps; ``setup(sim_time)`` reports a scenario's setup (placement)."""
+
+    def __init__(self, label: str, file=None):
+        self.label = label
+        self.file = file or sys.stderr
+        self.tty = bool(getattr(self.file, "isatty", lambda: False)())
+        self.bar = None
+        self.done = 0
+        self.t0 = time.monotonic()
+        self.last_line = self.t0
+        self.last_fraction = 0.0
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.render_finish()
+            self.bar = None
+
+    def _line(self, text: str) -> None:
+        click.echo(f"{self.label}: {text} ({time.monotonic() - self.t0:.0f} s)", file=self.file)
+        self.last_line = time.monotonic()
+
+    def setup(self, sim_time: float) -> None:
+        now = time.monotonic()
+        if now - self.last_line >= (2.0 if self.tty else PROGRESS_PERIOD):
+            self._line(f"setting up the scenario (placement): {sim_time:.2f} s simulated")
+
+    def update(self, delta: int, total: int) -> None:
+        self.done += delta
+        if self.tty:
+            if self.bar is None:
+                self.bar = click.progressbar(length=total, label=self.label, file=self.file,
+                                             show_eta=True, show_percent=True)
+                self.bar.render_progress()
+            self.bar.length = total
+            self.bar.update(delta)
+            return
+        fraction = self.done / total if total else 1.0
+        now = time.monotonic()
+        if fraction - self.last_fraction >= PROGRESS_FRACTION or now - self.last_line >= PROGRESS_PERIOD \
+                or (fraction >= 1.0 > self.last_fraction):
+            self.last_fraction = fraction
+            self._line(f"{100 * fraction:3.0f} % ({self.done}/{total})")

@@ -1,0 +1,235 @@
+"""The robot and the terrain at the start and during a run.
+
+``robot.pose: auto`` first lays the robot at the origin with its lowest
+collision 1 mm above z = 0 (:class:`~eels_gz.host.simulation.Simulation`).
+On any other terrain than a flat ground at z = 0, :func:`place_on_terrain`
+then puts it on the terrain under it:
+
+- a rover (a description with ``*_wheel_joint`` wheels) gets the ROAMS
+  placement (:func:`eels_gz.rover.placement.place`): base height, roll, pitch
+  and suspension angles with every wheel on the surface;
+- any other robot keeps its shape and heading: it is pitched about its base
+  so that its body origins follow the line fitted (least squares, along the
+  robot's horizontal axis) to the terrain under them, then moved along z
+  until the lowest corner of its collision boxes is ``clearance`` from the
+  terrain's distance field. Each vertical search repeats
+  ``z += clearance - min d``, which never overshoots (a point moved by s
+  changes its distance by at most s), so it comes to the first terrain below,
+  or climbs out of a hill it starts inside. A robot longer than the terrain's
+  bumps still rests on their tops: it settles from there.
+
+:class:`WorldBounds` watches the robot during the run: a body origin deeper
+than ``DEPTH`` inside the terrain ends it with ``fell_through_terrain``, a
+centre of mass beyond the world's static geometry (``MARGIN`` outside its
+bounding box, or below it) with ``left_world`` (or ``fell_through_terrain``
+when it went out through the bottom).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import dartpy as dart
+import numpy as np
+
+from eels_gz.description.xacro_loader import Description
+from eels_gz.errors import PlacementError, TerrainError
+from eels_gz.host.dart_build import collision_box_corners, isometry
+from eels_gz.host.gzmath import Pose3d, pose_matrix
+
+log = logging.getLogger(__name__)
+TOLERANCE = 1e-5  # m: placement converged
+MAX_ITERATIONS = 400
+NO_GROUND = 1e4  # m: a robot sent this far down has no terrain under it
+DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
+MARGIN = 1.0  # m: beyond the static geometry's box, the robot has left the world
+
+
+def terrain_field(sim):
+    """The world's terrain distance field (eels_gz.terrain.writers.find_terrain_field), or None."""
+    from eels_gz.terrain.writers import find_terrain_field
+
+    try:
+        return find_terrain_field(sim.spec)
+    except TerrainError as exc:
+        log.warning("world '%s': no terrain distance field (%s); pose auto and the terrain watch use "
+                    "the flat ground rule only", sim.spec.name, exc)
+        return None
+
+
+def _is_rover(description: Description) -> bool:
+    from lxml import etree
+
+    from eels_gz.rover.from_urdf import WHEEL_SUFFIX
+
+    root = etree.fromstring(description.urdf.encode())
+    return any((j.get("name") or "").endswith(WHEEL_SUFFIX) for j in root.iter("joint"))
+
+
+def _state(sim):
+    return next(s for s in sim.states if s.skel is sim.robot_skeleton)
+
+
+def _set_base(sim, T: np.ndarray) -> None:
+    skel = sim.robot_skeleton
+    skel.getRootJoint().setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
+    _state(sim).refresh()
+
+
+def place_on_terrain(sim, description: Description, field, clearance: float) -> dict | None:
+    """Put the robot (at the auto pose) on ``field`` under it (module docstring); returns what
+    was done (``{"method", "shift"|"pose", ...}``), or None when it already rests on it."""
+    skel = sim.robot_skeleton
+    if field is None or skel is None or skel.getRootJoint().getNumDofs() != 6:
+        return None
+    if _is_rover(description):
+        from eels_gz.rover.placement import RoverKinematics
+
+        return _place_rover(sim, RoverKinematics(description.urdf, description.source), field, clearance)
+    T = skel.getRootBodyNode().getWorldTransform().matrix()
+    pitch = _follow_slope(sim, field, clearance)
+    corners = collision_box_corners(skel)
+    if not len(corners):
+        return None
+    shift = _drop(field, corners, clearance)
+    if shift is None:
+        log.warning("pose auto: no terrain under the robot at x=%.3g, y=%.3g; it starts at z = 0",
+                    T[0, 3], T[1, 3])
+        if pitch:
+            _set_base(sim, T)
+        return None
+    if abs(shift) < TOLERANCE and not pitch:
+        return None
+    T2 = skel.getRootBodyNode().getWorldTransform().matrix().copy()
+    T2[2, 3] += shift
+    _set_base(sim, T2)
+    log.info("pose auto: the robot pitched %.4f rad along the terrain and moved %+.4f m along z onto it", pitch, shift)
+    return {"method": "distance field", "shift": shift, "pitch": pitch}
+
+
+def _drop(field, points: np.ndarray, clearance: float) -> float | None:
+    """The z shift (m) that brings the lowest of ``points`` (N, 3) to ``clearance`` above the
+    terrain below them (module docstring), or None if there is no terrain below."""
+    shift = 0.0
+    for _ in range(MAX_ITERATIONS):
+        d, _ = field.query(points + [0.0, 0.0, shift])
+        step = clearance - float(np.min(d))
+        if abs(step) < TOLERANCE:
+            return shift
+        shift += step
+        if shift < -NO_GROUND:
+            return None
+    log.warning("pose auto: the placement on the terrain did not converge in %d steps", MAX_ITERATIONS)
+    return shift
+
+
+def _follow_slope(sim, field, clearance: float) -> float:
+    """Pitch the robot about its base origin so that its body origins follow the line fitted to
+    the terrain under them along the robot's horizontal axis; returns the pitch (rad), 0 for a
+    robot with less than two bodies over the terrain or already along it."""
+    skel = sim.robot_skeleton
+    origins = np.array([skel.getBodyNode(i).getWorldTransform().translation() for i in range(skel.getNumBodyNodes())])
+    base = origins[0]
+    flat = origins[:, :2] - base[:2]
+    if len(origins) < 2 or np.max(np.linalg.norm(flat, axis=1)) < 1e-6:
+        return 0.0
+    _, _, vt = np.linalg.svd(flat, full_matrices=False)
+    u = np.r_[vt[0], 0.0]  # the robot's horizontal axis
+    ground = np.empty(len(origins))
+    for k, p in enumerate(origins):  # the terrain under each body origin
+        shift = _drop(field, p[None, :], clearance)
+        ground[k] = np.nan if shift is None else p[2] + shift
+    ok = np.isfinite(ground)
+    s = (origins - base) @ u
+    if ok.sum() < 2 or np.ptp(s[ok]) < 1e-6:
+        return 0.0
+    slope = np.polyfit(s[ok], ground[ok], 1)[0]
+    pitch = float(np.arctan(slope))
+    if abs(pitch) < 1e-6:
+        return 0.0
+    axis = np.cross([0.0, 0.0, 1.0], u)  # rotating about it by -pitch raises +u by pitch
+    c, sn = np.cos(-pitch), np.sin(-pitch)
+    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    R = np.eye(3) + sn * K + (1 - c) * K @ K
+    T = skel.getRootBodyNode().getWorldTransform().matrix().copy()
+    T[:3, :3] = R @ T[:3, :3]
+    _set_base(sim, T)
+    return pitch
+
+
+def _place_rover(sim, kin, field, clearance: float) -> dict | None:
+    from eels_gz.host import gzsim
+    from eels_gz.rover.placement import CONTACT_TOL, place, surface_distance
+
+    skel = sim.robot_skeleton
+    T = skel.getRootBodyNode().getWorldTransform().matrix()
+    x, y, yaw = float(T[0, 3]), float(T[1, 3]), float(np.arctan2(T[1, 0], T[0, 0]))
+    centres = np.array([skel.getBodyNode(f"{w}_wheel_link").getWorldTransform().translation() for w in kin.names])
+    gaps = surface_distance(field, centres, kin.radius) - kin.radius
+    if np.all(np.abs(gaps - clearance) <= CONTACT_TOL):
+        return None  # every wheel already rests on the ground (flat terrain)
+    try:
+        p = place(kin, field, x, y, yaw)
+    except PlacementError as exc:
+        raise PlacementError(f"pose auto: {exc}; give robot.pose [x, y, z, roll, pitch, yaw]") from None
+    pose = list(p.pose)
+    pose[2] += clearance
+    _set_base(sim, pose_matrix(Pose3d(*pose)))
+    model = gzsim.Model(sim.robot_entity)
+    for name, q in p.joints.items():
+        entity = model.joint_by_name(sim.ecm, name)
+        if entity != gzsim.NULL_ENTITY:
+            gzsim.Joint(entity).reset_position(sim.ecm, [q])
+    log.info("pose auto: rover placed on the terrain (ROAMS): base %s", np.round(pose, 4).tolist())
+    return {"method": "rover placement", "pose": pose, "joints": p.joints}
+
+
+def static_bounds(sim) -> tuple[np.ndarray, np.ndarray] | None:
+    """World bounding box (lo, hi) of every static collision shape, or None if there is none."""
+    boxes = []
+    for skel in (sim.world.getSkeleton(i) for i in range(sim.world.getNumSkeletons())):
+        if skel is sim.robot_skeleton or skel.isMobile():
+            continue
+        corners = collision_box_corners(skel)
+        if len(corners):
+            boxes.append((corners.min(axis=0), corners.max(axis=0)))
+    if not boxes:
+        return None
+    return np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
+
+
+class WorldBounds:
+    """Whether the robot is still on and in the world (module docstring)."""
+
+    def __init__(self, sim, field=None):
+        self.sim = sim
+        self.field = field
+        self.box = static_bounds(sim)
+        skel = sim.robot_skeleton
+        self.bodies = [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())] if skel is not None else []
+        if self.box is None:
+            log.warning("world '%s' (%s) has no static collision geometry: nothing holds the robot up",
+                        sim.spec.name, sim.spec.file)
+
+    def check(self) -> tuple[str, str] | None:
+        """(status, message) if the robot passed through the terrain or left the world, else None."""
+        if not self.bodies:
+            return None
+        t = self.sim.time
+        if self.field is not None:
+            origins = np.array([b.getWorldTransform().translation() for b in self.bodies])
+            d, _ = self.field.query(origins)
+            k = int(np.argmin(d))
+            if d[k] < -DEPTH:
+                return ("fell_through_terrain", f"body '{self.bodies[k].getName()}' is {-d[k]:.3f} m inside the "
+                        f"terrain at t = {t:.4f} s (it passed through it; is the step {self.sim.dt:g} s too long?)")
+        if self.box is not None:
+            lo, hi = self.box
+            com = self.sim.robot_skeleton.getCOM()
+            over = np.r_[lo[:2] - MARGIN - com[:2], com[:2] - hi[:2] - MARGIN]
+            if com[2] < lo[2] - MARGIN or np.any(over > 0):
+                status = "fell_through_terrain" if not np.any(over > 0) else "left_world"
+                return (status, f"the robot's centre of mass {np.round(com, 3).tolist()} is more than {MARGIN:g} m "
+                        f"outside the world's static geometry {np.round(lo, 3).tolist()} .. "
+                        f"{np.round(hi, 3).tolist()} at t = {t:.4f} s")
+        return None

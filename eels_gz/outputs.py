@@ -1,0 +1,414 @@
+"""Where runs write: output folders and files that never mix two runs and never
+fail half-way for a reason that could have been seen before the work began.
+
+A **run folder** (``eels-gz run --out DIR``, ``compare``, ``rover campaign``):
+
+- is refused when it already holds a run (a ``summary.json``, ``compare.json``
+  or ``campaign.json``, or the marker file ``.eels-gz``), unless ``overwrite``;
+  a non-empty folder that holds no run is always refused, so ``--overwrite``
+  never removes files a run did not write;
+- is locked while the run lasts: ``.DIR.lock`` beside it holds an exclusive
+  ``flock`` (the kernel releases it when the process ends, even by SIGKILL),
+  so a second run into the same folder fails at once, naming the first;
+- is written as ``DIR.partial`` beside it and renamed to ``DIR`` when the run
+  ends, whatever its status (finished, diverged, interrupted); with
+  ``overwrite`` the old run is removed at that moment. A run killed without
+  warning (SIGKILL, power loss) leaves ``DIR.partial``: its ``summary.json``
+  says ``incomplete`` and its ``log.mcap`` is readable up to its last complete
+  chunk (``eels-gz recover``). The next run into ``DIR`` refuses to start
+  until it is moved away, or discards it with ``--overwrite``;
+- is checked before any model is built: a path under a file, a folder without
+  write permission, a read-only file system or a full disk is an
+  :class:`~eels_gz.errors.OutputError` naming the path and the reason.
+
+An **output file** (``rover drive``'s JSON, ``calibrate simulate``'s CSV,
+``--save-config``, ``--plot``) is checked the same way before the work and
+written to a temporary sibling that is renamed into place, so a reader never
+sees half a file.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import shlex
+import shutil
+import socket
+import sys
+import time
+from pathlib import Path
+
+from eels_gz.errors import OutputError
+
+MARKER = ".eels-gz"  # written into every run folder: what wrote it, and when
+RESULT_FILES = ("summary.json", "compare.json", "campaign.json")  # a folder with one of these holds a run
+PARTIAL_SUFFIX = ".partial"
+PROBE_BYTES = 64 * 1024  # written and removed before any model is built
+SUMMARY_RESERVE = 64 * 1024  # bytes kept for a run's summary, so that a full disk cannot cost it
+
+_REASONS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EROFS: "read-only file system",
+    errno.ENOSPC: "no space left on device",
+    errno.EDQUOT: "disk quota exceeded",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder",
+    errno.ENAMETOOLONG: "the name is too long",
+}
+
+
+def reason(exc: OSError) -> str:
+    """A short, human reason for an OSError (errno name kept for the rare ones)."""
+    return _REASONS.get(exc.errno, exc.strerror or type(exc).__name__)
+
+
+def command_line() -> str:
+    return " ".join(shlex.quote(a) for a in [Path(sys.argv[0]).name, *sys.argv[1:]])
+
+
+def _fail(what: str, path: Path, exc: OSError) -> OutputError:
+    return OutputError(f"cannot {what} '{path}': {reason(exc)}")
+
+
+def make_dir(path: str | Path, what: str = "create the output folder") -> Path:
+    """``mkdir -p`` with an OutputError naming the path and reason (a part of it is a file, no permission...)."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise OutputError(f"cannot {what} '{path}': '{_first_file(path)}' is a file, not a folder") from None
+    except OSError as exc:
+        if exc.errno == errno.ENOTDIR:
+            raise OutputError(f"cannot {what} '{path}': '{_first_file(path)}' is a file, not a folder") from None
+        raise _fail(what, path, exc) from None
+    return path
+
+
+def _first_file(path: Path) -> Path:
+    for parent in [*reversed(path.parents), path]:
+        if parent.exists() and not parent.is_dir():
+            return parent
+    return path
+
+
+def probe(folder: Path, size: int = PROBE_BYTES) -> None:
+    """Write ``size`` bytes into ``folder`` (to the disk) and remove them; OutputError if that fails."""
+    path = folder / f".probe-{os.getpid()}"
+    try:
+        with open(path, "wb") as f:
+            f.write(b"\0" * size)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise _fail("write in", folder, exc) from None
+    finally:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def check_writable_dir(path: str | Path) -> Path:
+    """Create ``path`` if needed and check that files can be written in it (see :func:`probe`)."""
+    path = make_dir(path)
+    probe(path)
+    return path
+
+
+def begin_result(path: Path, kind: str = "run") -> None:
+    """Write the placeholder of a result file (``summary.json``...) at the start of a run, with
+    SUMMARY_RESERVE bytes allocated so that the final summary fits even on a disk the run filled.
+    Until the run replaces it, it says ``incomplete``: a run killed without warning leaves it so."""
+    text = json.dumps({
+        "status": "incomplete",
+        "message": f"the {kind} has not finished: it is still running, or it was killed (SIGKILL, power loss) "
+                   "before it could write its summary; log.mcap is readable up to its last complete chunk "
+                   "(eels-gz recover, docs/running.md)",
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "command": command_line(),
+    }, indent=2)
+    # padded with spaces (JSON allows trailing white space) to reserve the blocks
+    data = text.encode().ljust(SUMMARY_RESERVE - 1) + b"\n"
+    try:
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        raise _fail("write", path, exc) from None
+
+
+def write_result(path: Path, text: str) -> None:
+    """Write a result file in place (into the blocks :func:`begin_result` reserved, if it did) and sync it."""
+    data = text.encode()
+    mode = "r+b" if path.exists() else "wb"
+    with open(path, mode) as f:
+        f.write(data)
+        f.truncate(len(data))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _holder(lock: Path) -> str:
+    try:
+        info = json.loads(lock.read_text() or "{}")
+    except (OSError, ValueError):
+        info = {}
+    if not info:
+        return "another run"
+    return (f"the run of pid {info.get('pid')} on {info.get('host')}, started {info.get('started')} "
+            f"({info.get('command')})")
+
+
+class Lock:
+    """An exclusive, non-blocking ``flock`` on ``path`` (created), holding who took it."""
+
+    def __init__(self, path: Path, what: str):
+        self.path, self.what, self.fd = path, what, None
+
+    def acquire(self) -> "Lock":
+        for _ in range(5):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise OutputError(f"cannot write in '{self.path.parent}' (where {self.what} gets its lock "
+                                  f"and temporary copy): {reason(exc)}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise OutputError(f"{self.what} is in use by {_holder(self.path)}; wait for it to end "
+                                  "or choose another output") from None
+            try:  # the holder before us may have removed the file between our open and our lock
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        else:
+            raise OutputError(f"cannot lock {self.what} ('{self.path}' keeps changing)")
+        self.fd = fd
+        info = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                           "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command_line()})
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, info.encode(), 0)
+        except OSError as exc:
+            self.release()
+            raise _fail("write the lock", self.path, exc) from None
+        return self
+
+    def release(self) -> None:
+        if self.fd is None:
+            return
+        try:
+            self.path.unlink()
+        except OSError:
+            pass
+        os.close(self.fd)
+        self.fd = None
+
+
+def _read_only_fs(path: Path) -> bool:
+    try:
+        return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def holds_run(folder: Path) -> bool:
+    """Whether ``folder`` holds an eels-gz run (its marker, or a result file at the top or one level down)."""
+    if (folder / MARKER).exists() or any((folder / f).is_file() for f in RESULT_FILES):
+        return True
+    return any(p.is_file() for p in folder.glob("*/summary.json"))
+
+
+def _started(folder: Path) -> bool:
+    return any(True for name in RESULT_FILES for _ in folder.rglob(name))
+
+
+class RunFolder:
+    """The output folder of one run (module docstring). Use as a context manager; write into
+    :attr:`path` (the temporary ``DIR.partial``); :attr:`target` is where it will be.
+
+    On exit the folder is renamed into place if the run began (a result file exists, see
+    :func:`begin_result`), else (bad input found while building) it is discarded and ``DIR`` is
+    left as it was.
+    """
+
+    def __init__(self, target: str | Path, *, overwrite: bool = False, what: str = "run"):
+        self.target = Path(target)
+        self.overwrite = overwrite
+        self.what = what
+        self.lock: Lock | None = None
+        self.replace = False
+        self.committed = False
+        self.path = self.target.with_name(self.target.name + PARTIAL_SUFFIX)
+
+    def __enter__(self) -> "RunFolder":
+        target = self.target
+        if not target.name or target.name in (".", ".."):
+            raise OutputError(f"--out '{target}' must name a folder of its own (e.g. results/run)")
+        parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
+        self.lock = Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
+        try:
+            self._check_target()
+            self._prepare_staging()
+        except BaseException:
+            self.lock.release()
+            raise
+        return self
+
+    def _check_target(self) -> None:
+        target = self.target
+        if target.is_symlink() or (target.exists() and not target.is_dir()):
+            raise OutputError(f"output folder '{target}' is a file, not a folder")
+        if not target.exists():
+            return
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise OutputError(f"output folder '{target}' is not writable: "
+                              f"{'read-only file system' if _read_only_fs(target) else 'permission denied'}")
+        if not any(target.iterdir()):
+            return
+        if not holds_run(target):
+            raise OutputError(f"output folder '{target}' is not empty and holds no eels-gz run; "
+                              "choose a new or empty folder (--overwrite only replaces a run's folder)")
+        if not self.overwrite:
+            raise OutputError(f"output folder '{target}' already holds a run; pass --overwrite to replace it, "
+                              "or choose another --out")
+        self.replace = True
+
+    def _prepare_staging(self) -> None:
+        staging = self.path
+        if staging.exists():
+            if not self.overwrite:
+                raise OutputError(
+                    f"'{staging}' holds the files of a run into '{self.target}' that was killed before it "
+                    "finished (its summary.json says incomplete; its log.mcap is readable up to its last complete "
+                    "chunk, see `eels-gz recover`); move it away, or pass --overwrite to discard it")
+            shutil.rmtree(staging)
+        make_dir(staging)
+        try:
+            (staging / MARKER).write_text(json.dumps({"what": self.what, "command": command_line(),
+                                                      "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}))
+        except OSError as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise _fail("write in", staging, exc) from None
+        try:
+            probe(staging)
+        except OutputError:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    def inside(self, path: str | Path) -> Path:
+        """``path`` moved into the staging folder if it lies in the target (e.g. ``--save-config DIR/x.yaml``)."""
+        path = Path(path)
+        try:
+            rel = path.absolute().relative_to(self.target.absolute())
+        except ValueError:
+            return path
+        return self.path / rel
+
+    def commit(self) -> None:
+        """Rename the staging folder into place (replacing the old run with ``overwrite``)."""
+        if self.committed:
+            return
+        target, trash = self.target, None
+        if target.exists():
+            if self.replace:
+                trash = target.with_name(f".{target.name}.old-{os.getpid()}")
+                os.rename(target, trash)
+            else:
+                target.rmdir()  # empty (checked on entry)
+        os.rename(self.path, target)
+        self.committed = True
+        if trash is not None:
+            shutil.rmtree(trash, ignore_errors=True)
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self.path.exists():
+                if _started(self.path):
+                    self.commit()
+                else:
+                    shutil.rmtree(self.path, ignore_errors=True)
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+
+
+class OutputFile:
+    """One output file (module docstring): checked before the work, written through a temporary
+    sibling renamed into place. ``overwrite=False`` refuses an existing file; ``lock`` makes a
+    second writer of the same file fail at once."""
+
+    def __init__(self, path: str | Path, *, overwrite: bool = True, lock: bool = False, what: str = "output file"):
+        self.path = Path(path)
+        self.overwrite = overwrite
+        self.what = what
+        self.lock = lock
+        self._lock: Lock | None = None
+        self.tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
+
+    def __enter__(self) -> "OutputFile":
+        path = self.path
+        if not path.name:
+            raise OutputError(f"{self.what} '{path}' must name a file")
+        make_dir(path.absolute().parent, f"create the folder for {self.what} '{path}',")
+        if self.lock:
+            self._lock = Lock(path.with_name(f".{path.name}.lock"), f"{self.what} '{path}'").acquire()
+        try:
+            if path.is_dir():
+                raise OutputError(f"{self.what} '{path}' is a folder, not a file")
+            if path.exists() and not self.overwrite:
+                raise OutputError(f"{self.what} '{path}' already exists; pass --overwrite to replace it")
+            try:
+                with open(self.tmp, "wb") as f:
+                    f.write(b"\0" * PROBE_BYTES)
+                    f.flush()
+                    os.fsync(f.fileno())
+                    f.truncate(0)
+            except OSError as exc:
+                self._discard()
+                raise _fail("write", path, exc) from None
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
+        return self
+
+    def write_bytes(self, data: bytes) -> Path:
+        try:
+            with open(self.tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            raise _fail("write", self.path, exc) from None
+        return self.commit()
+
+    def write_text(self, text: str) -> Path:
+        return self.write_bytes(text.encode())
+
+    def commit(self) -> Path:
+        """Move what was written to :attr:`tmp` into place."""
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            raise _fail("write", self.path, exc) from None
+        return self.path
+
+    def _discard(self) -> None:
+        try:
+            self.tmp.unlink()
+        except OSError:
+            pass
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self._discard()
+        if self._lock is not None:
+            self._lock.release()

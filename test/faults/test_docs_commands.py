@@ -1,0 +1,156 @@
+"""The commands in README.md and docs/*.md run as written from a fresh clone (issue 17 §4).
+
+Every line of a ```bash block is checked: an ``eels-gz`` command is parsed by the real CLI
+(options, choices, types) and every input file it names exists in the repository or is written
+by an earlier command of the same page; a ``make`` line names a Makefile target. The quick ones
+(terrain from the sample inputs in examples/, describe, calibrate, --help) then actually run,
+page by page in a fresh folder, in the order written; the simulations of 10 s and more are only
+parsed, to keep the suite short."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from pathlib import Path
+
+import click
+import pytest
+from faults_cli import cli
+
+from eels_gz.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+# commands that run in a second or two: everything but the simulations of 10 s and more
+QUICK = (("world",), ("describe",), ("calibrate",), ("run", "--help"))
+# how many quick commands each page has: a check that the loop below did run them
+QUICK_COUNT = {"worlds.md": 8, "robots.md": 3, "contact.md": 2, "running.md": 1}
+
+
+def page_commands(page: Path) -> list[tuple[int, list[str], dict[str, str]]]:
+    """(line number, argv, environment assignments) of every command in the page's bash blocks."""
+    out, in_block = [], False
+    for number, line in enumerate(page.read_text().splitlines(), start=1):
+        if line.startswith("```"):
+            in_block = line.strip() == "```bash"
+            continue
+        if not in_block:
+            continue
+        words = shlex.split(line, comments=True)
+        env = {}
+        while words and ASSIGNMENT.match(words[0]):
+            key, value = words.pop(0).split("=", 1)
+            env[key] = value
+        if words:
+            out.append((number, words, env))
+    return out
+
+
+COMMANDS = [(page, number, words, env) for page in PAGES for number, words, env in page_commands(page)]
+
+
+def parse(argv: list[str]) -> tuple[tuple[str, ...], dict]:
+    """(command path, parameters) of ``eels-gz ARGV`` as the real CLI parses it; --help stops there."""
+    path: list[str] = []
+    ctx = main.make_context("eels-gz", list(argv))
+    command, params = main, dict(ctx.params)
+    while isinstance(command, click.Group):
+        rest = [*getattr(ctx, "_protected_args", []), *ctx.args]
+        if not rest:
+            break
+        name, command, rest = command.resolve_command(ctx, rest)
+        path.append(name)
+        ctx = command.make_context(name, rest, parent=ctx)
+        params = dict(ctx.params)
+    return tuple(path), params
+
+
+def inputs(path: tuple[str, ...], params: dict) -> list[str]:
+    """The input files a command reads."""
+    names = []
+    if path[:1] == ("world",) and path[1:] != ("primitive",):
+        names.append(params["file"])
+    if path == ("calibrate", "friction"):
+        names.append(params["csv_file"])
+    if path == ("recover",):
+        names.append(params["log_file"])
+    for key in ("config_file", "urdf_file"):
+        if params.get(key):
+            names.append(params[key])
+    if str(params.get("world") or "").endswith(".sdf"):
+        names.append(params["world"])
+    return names
+
+
+def outputs(path: tuple[str, ...], params: dict) -> list[str]:
+    """The files a command writes that a later command may read."""
+    if path[:1] == ("world",) and path[1:] in (("dem",), ("mesh",), ("pointcloud",), ("primitive",)):
+        name = params.get("name") or (Path(params["file"]).stem if "file" in params else params["kind"])
+        return [str(Path(params.get("out") or "results/worlds") / "worlds" / f"{name}.sdf")]
+    if path == ("calibrate", "simulate"):
+        return [params["out_file"]]
+    return [params["save_config"]] if params.get("save_config") else []
+
+
+def makefile_targets() -> set[str]:
+    return set(re.findall(r"^([a-z][a-z_-]*):", (REPO / "Makefile").read_text(), re.M))
+
+
+@pytest.mark.parametrize("page, number, words, env", COMMANDS,
+                         ids=[f"{p.name}:{n}" for p, n, _, _ in COMMANDS])
+def test_doc_command_parses_and_its_inputs_exist(page, number, words, env):
+    where = f"{page.relative_to(REPO)}:{number}: {' '.join(words)}"
+    if words[0] == "make":
+        assert words[1] in makefile_targets(), f"{where}: no such Makefile target"
+        return
+    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz or make"
+    try:
+        path, params = parse(words[1:])
+    except click.exceptions.Exit as exc:  # --help
+        assert exc.exit_code == 0, where
+        return
+    except click.ClickException as exc:
+        pytest.fail(f"{where}: {exc.format_message()}")
+    produced = set()
+    for p, n, w, _ in COMMANDS:  # earlier commands of the same page
+        if p == page and n < number and w[0] == "eels-gz":
+            try:
+                produced.update(outputs(*parse(w[1:])))
+            except click.exceptions.Exit:
+                pass
+    for name in inputs(path, params):
+        assert (REPO / name).exists() or name in produced, f"{where}: input '{name}' is not in the repository " \
+                                                           "and no earlier command of the page writes it"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if any(c[0] == p for c in COMMANDS)], ids=lambda p: p.name)
+def test_quick_doc_commands_run_as_written(page, tmp_path, monkeypatch):
+    (tmp_path / "examples").symlink_to(REPO / "examples")  # a fresh clone's examples/, and nothing else
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for number, words, env in page_commands(page):
+        if words[0] != "eels-gz" or not any(tuple(words[1:1 + len(q)]) == q for q in QUICK):
+            continue
+        for key, value in env.items():
+            monkeypatch.setenv(key, os.path.expandvars(value.replace("$PWD", str(tmp_path))))
+        res = cli(*words[1:])
+        assert res.exit_code == 0, f"{page.name}:{number}: {' '.join(words)}\n{res.output}"
+        ran += 1
+    assert ran == QUICK_COUNT.get(page.name, 0)
+
+
+def test_the_sample_inputs_are_what_make_examples_writes(tmp_path):
+    """examples/ holds exactly what examples/make_examples.py writes (one source for the samples)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_examples", REPO / "examples" / "make_examples.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    written = sorted(p.name for p in tmp_path.iterdir())
+    shipped = sorted(p.name for p in (REPO / "examples").iterdir() if p.is_file() and p.name != "make_examples.py")
+    assert written == shipped
+    for name in written:
+        assert (tmp_path / name).read_bytes() == (REPO / "examples" / name).read_bytes(), f"examples/{name} is stale"

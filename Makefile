@@ -61,7 +61,7 @@ test: venv
 
 bench: venv
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
-	$(BIN)/python bench/screw_contact.py --out results/bench_screw_contact.json
+	$(BIN)/python bench/screw_contact_step.py --out results/bench_screw_contact.json
 	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json
 	$(BIN)/python bench/camera.py --out results/bench_camera.json
 	$(BIN)/python bench/terrain_dem.py --out results/bench_terrain_dem.json

@@ -13,7 +13,6 @@ the other on one core. Writes JSON (``--out``) and prints it.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import tempfile
 import time

@@ -27,6 +27,7 @@ NULLABLE = {
     "robot.urdf": str,
     "physics.dt": float,
     "physics.collision_detector": str,
+    "physics.solver": str,
     "ros.rate": float,
     "contact.model": str,
     "contact.params": str,
@@ -34,6 +35,7 @@ NULLABLE = {
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
 PLUGIN_ERRORS = ("stop", "disable")
+SOLVERS = ("dantzig", "pgs")
 POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate")  # ros.*: start_ros checks them
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
@@ -76,6 +78,8 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         return
     if key == "physics.collision_detector" and value not in DETECTORS:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(DETECTORS)}, got {value!r}")
+    if key == "physics.solver" and value not in SOLVERS:
+        raise ConfigError(f"{source}: '{key}' must be one of {', '.join(SOLVERS)}, got {value!r}")
     if key == "sim.plugin_errors" and value not in PLUGIN_ERRORS:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(PLUGIN_ERRORS)}, got {value!r}")
     if key == "sim.reset_at" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):

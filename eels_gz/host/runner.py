@@ -116,7 +116,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
                      dt=dt, collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                     batch_api=bool(host["batch_api"]))
+                     batch_api=bool(host["batch_api"]), solver=phys["solver"])
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
     if contact["model"] == "screw":
         _check_contact_step(sim, entry, int(n_modules), contact["params"])
@@ -132,7 +132,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
     resolved_cfg["robot"]["n_modules"] = n_modules
-    resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name)
+    resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name, solver=sim.solver_name)
     if scenario is not None:
         resolved_cfg["scenario"] = {"name": cfg["scenario"]["name"], **scenario["params"]}
     settings = {
@@ -143,6 +143,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "bodies": sim.robot_skeleton.getNumBodyNodes(),
             "dt": sim.dt,
             "collision_detector": sim.detector_name,
+            "solver": sim.solver_name,
             "contact": contact["model"],
             "duration": duration,
             "dofs": sim.robot_skeleton.getNumDofs(),
@@ -224,6 +225,8 @@ class Recorder:
             self.log.channel("/clock", messages.CLOCK)
             self.log.channel("/joint_states", messages.JOINT_STATE)
             self.log.channel("/ground_truth/odom", messages.ODOMETRY)
+            self.templates = messages.RunLogTemplates(self.joint_names, "world", self.base.getName())
+            self.no_effort = np.zeros(len(self.joint_dofs))
             from eels_gz.host.scene_log import SceneLog
 
             self.scene = SceneLog(sim, self.log, sim.robot_source_urdf)
@@ -238,13 +241,14 @@ class Recorder:
         if self.log is None:
             return
         st, idx = self.state, self.joint_dofs
-        effort = st.applied[idx] if st.applied is not None else np.zeros(len(idx))
+        effort = st.applied[idx] if st.applied is not None else self.no_effort
         R = T[:3, :3]
         v_child = R.T @ self.base.getLinearVelocity()
         w_child = R.T @ self.base.getAngularVelocity()
-        self.log.write("/clock", t_ns, messages.clock(t_ns))
-        self.log.write("/joint_states", t_ns, messages.joint_state(t_ns, self.joint_names, st.q[idx], st.dq[idx], effort))
-        self.log.write("/ground_truth/odom", t_ns, messages.odometry(t_ns, "world", self.base.getName(), T[:3, 3], q, v_child, w_child))
+        log, tpl = self.log, self.templates
+        log.write_cdr("/clock", t_ns, tpl.clock(t_ns))
+        log.write_cdr("/joint_states", t_ns, tpl.joint_state(t_ns, st.q[idx], st.dq[idx], effort))
+        log.write_cdr("/ground_truth/odom", t_ns, tpl.odometry(t_ns, T[:3, 3], q, v_child, w_child))
         self.scene.sample(t_ns)
 
     def close(self) -> None:
@@ -350,6 +354,7 @@ class _RunLoop:
         self.controller = None
         self.rec: Recorder | None = None
         self.unwritten: list[str] = []
+        self.physics0 = 0.0  # DART's wall time before the timed run (the setup's)
 
     def _setup(self) -> None:
         """The scenario controller's setup (placement...), interruptible at any moment."""
@@ -390,6 +395,7 @@ class _RunLoop:
             self.rec = Recorder(sim, self.out / "log.mcap" if cfg["log"]["mcap"] else None)
             self.rec.sample()
             sim0 = sim.time  # simulated by the scenario's setup (placement, settling) before the timed run
+            self.physics0 = sim.physics_seconds
             wall0 = time.perf_counter()
             if self.status == "ok":
                 sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
@@ -479,8 +485,12 @@ class _RunLoop:
 
     def _finish(self, wall: float, sim0: float) -> dict:
         out, final, cfg = self.out, self.final, self.cfg
+        physics = self.sim.physics_seconds - self.physics0
         summary = _summary(self.sim, self.rec, self.prep, wall, self.status, self.error, out, cfg, sim0,
                            final, self.unwritten)
+        # the timed run's cost relative to DART's own step: 1 would be a host that costs nothing
+        summary["physics_wall_time"] = physics
+        summary["step_cost_ratio"] = wall / physics if physics > 0 else None
         if self.message:
             summary["message"] = self.message
         if self.controller is not None:

@@ -214,6 +214,11 @@ class SceneLog:
         self.link_body = np.array([order[b] for b in names], dtype=int)
         self.link_offset = np.array([frames[n].pose if n in frames else np.eye(4) for n in self.links])
         self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] + [(j.parent, j.child) for j in self.moving])
+        self.state = next((st for st in sim.states if st.skel is skel), None)
+        self.body_index = np.array([b.getIndexInSkeleton() for b in self.bodies], dtype=np.int64)
+        self.forces = messages.PointListTemplate(
+            lambda t_ns, points: messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST",
+                                                 scale=(ARROW_SHAFT_M, 0, 0), rgba=FORCE_RGBA, points=points))
         mcap.channel("/robot_description", messages.STRING, latched=True)
         mcap.channel("/tf_static", messages.TF_MESSAGE, latched=True)
         mcap.channel("/tf", messages.TF_MESSAGE)
@@ -229,7 +234,9 @@ class SceneLog:
         mcap.write("/terrain/embedded", 0, messages.marker_array(embedded))
 
     def sample(self, t_ns: int) -> None:
-        bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
+        kin = self.state.kinematics() if self.state is not None else None
+        bodies = kin.T[self.body_index] if kin is not None else \
+            np.array([b.getWorldTransform().matrix() for b in self.bodies])
         W = bodies[self.link_body] @ self.link_offset  # world poses of the links, (L, 4, 4)
         T = np.empty((len(self.edges), 4, 4))
         T[0] = W[0]  # world -> root
@@ -240,10 +247,15 @@ class SceneLog:
         T[1:, :3, 3] = np.einsum("nij,nj->ni", Rt, C[:, :3, 3] - P[:, :3, 3])
         self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, T))
         if self.screw:
-            self.mcap.write("/screw_contact/forces", t_ns, messages.marker_array(self.force_markers(t_ns)))
+            self.mcap.write_cdr("/screw_contact/forces", t_ns, self.forces.encode(t_ns, self.force_segments()))
 
     def force_markers(self, t_ns: int) -> list:
         """One LINE_LIST marker (id 0, replaced at each sample): a segment per screw in contact."""
+        return [messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST", scale=(ARROW_SHAFT_M, 0, 0),
+                                rgba=FORCE_RGBA, points=self.force_segments())]
+
+    def force_segments(self) -> np.ndarray:
+        """The LINE_LIST's points (2K, 3): from each contacting screw's centre of pressure along its force."""
         segments = []
         for system in self.screw:
             w = system.last
@@ -256,6 +268,4 @@ class SceneLog:
                 continue
             start = np.einsum("sn,snk->sk", fn[touching], w.points[touching]) / total[touching, None]
             segments.append(np.stack([start, start + ARROW_M_PER_N * w.force[touching]], axis=1))
-        points = np.concatenate(segments).reshape(-1, 3) if segments else np.zeros((0, 3))
-        return [messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST", scale=(ARROW_SHAFT_M, 0, 0),
-                                rgba=FORCE_RGBA, points=points)]
+        return np.concatenate(segments).reshape(-1, 3) if segments else np.zeros((0, 3))

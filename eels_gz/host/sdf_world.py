@@ -3,7 +3,8 @@
 Supported (everything else is an SdfError naming the element, file and line):
 
 - ``<world>``: ``<physics>`` (max_step_size, real_time_factor,
-  real_time_update_rate, ``<dart><collision_detector>``), ``<gravity>``,
+  real_time_update_rate, ``<dart><collision_detector>``, ``<dart><solver><solver_type>``
+  dantzig|pgs), ``<gravity>``,
   ``<model>``, ``<include>`` (``model://`` URIs), ``<plugin>``;
 - ``<model>``: ``<static>``, ``<pose>``, ``<link>``, ``<plugin>``;
 - ``<link>``: ``<pose>``, ``<inertial>``, ``<collision>``;
@@ -98,6 +99,10 @@ class ModelSpec:
     file: str
 
 
+# <dart><solver><solver_type> values gz-physics' dartsim plugin accepts (WorldFeatures::SetWorldSolver)
+SOLVERS = {"dantzig": "dantzig", "DantzigBoxedLcpSolver": "dantzig", "pgs": "pgs", "PgsBoxedLcpSolver": "pgs"}
+
+
 @dataclass
 class WorldSpec:
     name: str
@@ -105,6 +110,7 @@ class WorldSpec:
     dt: float = 0.001
     gravity: tuple[float, float, float] = (0.0, 0.0, -9.80665)
     collision_detector: str | None = None
+    solver: str | None = None  # <dart><solver><solver_type>: dantzig or pgs (gz-physics' dartsim names)
     models: list[ModelSpec] = field(default_factory=list)
     plugins: list[PluginSpec] = field(default_factory=list)
 
@@ -417,8 +423,16 @@ class _Reader:
             if tag == "max_step_size":
                 spec.dt = self.number(child, positive=True)
             elif tag == "dart":
-                for t2, c2 in self.children(child, {"collision_detector"}):
-                    spec.collision_detector = (c2.text or "").strip()
+                for t2, c2 in self.children(child, {"collision_detector", "solver"}):
+                    if t2 == "collision_detector":
+                        spec.collision_detector = (c2.text or "").strip()
+                        continue
+                    for _, c3 in self.children(c2, {"solver_type"}):
+                        value = (c3.text or "").strip()
+                        if value not in SOLVERS:
+                            raise self.err(c3, f"<solver_type> must be one of {', '.join(SOLVERS)} (the LCP "
+                                               f"solvers gz-physics' DART plugin knows), got '{value}'")
+                        spec.solver = SOLVERS[value]
 
 
 def heightmap_mismatch(image: Path, vertices: np.ndarray, size, pos) -> str | None:

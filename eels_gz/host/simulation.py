@@ -55,6 +55,16 @@ class RobotSpec:
 PHASES = ("pre_update", "update", "post_update")
 
 
+def _new_pgs_solver():
+    """A fresh PGS boxed-LCP solver, as gz-physics' dartsim ``SetWorldSolver("pgs")`` makes one.
+
+    dartpy 6.20 binds ``PgsBoxedLcpSolver`` without a constructor; a new world's constraint
+    solver holds one as its secondary (fallback) solver, which outlives that world. The
+    primary becomes this new instance and the world's own secondary PGS stays, as in Gazebo.
+    """
+    return dart.simulation.World().getConstraintSolver().getSecondaryBoxedLcpSolver()
+
+
 class Simulation:
     """One world, optionally one robot, and the systems their SDF names.
 
@@ -67,7 +77,8 @@ class Simulation:
 
     def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
                  dt: float | None = None, collision_detector: str | None = None,
-                 max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True):
+                 max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True,
+                 solver: str | None = None):
         if plugin_errors not in PLUGIN_ERRORS:
             raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
         self.plugin_errors = plugin_errors
@@ -80,6 +91,12 @@ class Simulation:
         self._world_step = self.world.step  # the physics step (a benchmark may wrap it to time it)
         self.world.setGravity(np.array(self.spec.gravity, dtype=float))
         self.world.getConstraintSolver().setCollisionDetector(make_detector(self.detector_name))
+        # the LCP solver, as gz-physics' DART plugin sets it from <solver_type> (default: DART's Dantzig)
+        self.solver_name = solver or self.spec.solver or "dantzig"
+        if self.solver_name not in ("dantzig", "pgs"):
+            raise ValueError(f"solver must be dantzig or pgs, got {self.solver_name!r}")
+        if self.solver_name == "pgs":
+            self.world.getConstraintSolver().setBoxedLcpSolver(_new_pgs_solver())
         self.ecm = gzsim.EntityComponentManager()
         self.ecm.batch_api = bool(batch_api)
         self.ecm.world_entity = gzsim.new_entity(self.ecm)
@@ -90,6 +107,7 @@ class Simulation:
         self.systems: list[LoadedSystem] = []
         self.iterations = 0
         self.total_iterations = 0  # including those before a world reset
+        self.physics_seconds = 0.0  # wall time spent in DART's own step (the host's cost is the rest)
         self.resets = 0
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
@@ -444,7 +462,9 @@ class Simulation:
         if self._pre:
             self._run_phase(self._pre, "pre_update")
         self._apply_commands()
+        t0 = _time.perf_counter()
         self._world_step()
+        self.physics_seconds += _time.perf_counter() - t0
         self._after_physics()
         gzsim.report_checks(ecm)
         if self._upd:

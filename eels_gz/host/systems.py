@@ -120,7 +120,10 @@ def load_system(spec: PluginSpec, entity: int, ecm, event_mgr, plugin_errors: st
     gzsim.HOST_ACTIVE = True
     module = _import(spec.module_name, spec.where)
     if not hasattr(module, "get_system"):
-        raise PluginError(f"{spec.where}: module '{spec.module_name}' has no get_system()")
+        origin = getattr(module, "__file__", None) or "a built-in or namespace module"
+        raise PluginError(f"{spec.where}: module '{spec.module_name}' (imported from {origin}) has no get_system(); "
+                          "if that is not the plugin, a module of the same name earlier on sys.path shadows it "
+                          "(gz-sim, like the host, appends the system plugin paths to sys.path): rename one of them")
     system = module.get_system()
     loaded = LoadedSystem(
         module=spec.module_name, system=system, entity=entity, spec=spec,

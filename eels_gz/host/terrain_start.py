@@ -207,6 +207,7 @@ class WorldBounds:
         self.box = static_bounds(sim)
         skel = sim.robot_skeleton
         self.bodies = [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())] if skel is not None else []
+        self.state = next((st for st in sim.states if st.skel is skel), None)
         if self.box is None:
             log.warning("world '%s' (%s) has no static collision geometry: nothing holds the robot up",
                         sim.spec.name, sim.spec.file)
@@ -217,7 +218,9 @@ class WorldBounds:
             return None
         t = self.sim.time
         if self.field is not None:
-            origins = np.array([b.getWorldTransform().translation() for b in self.bodies])
+            kin = self.state.kinematics() if self.state is not None else None
+            origins = (kin.T[:, :3, 3] if kin is not None and len(kin.T) == len(self.bodies)
+                       else np.array([b.getWorldTransform().translation() for b in self.bodies]))
             d, _ = self.field.query(origins)
             k = int(np.argmin(d))
             if d[k] < -DEPTH:

@@ -134,49 +134,113 @@ def quaternions_xyzw(R: np.ndarray) -> np.ndarray:
     return out
 
 
-class TfTemplate:
-    """CDR bytes of a tf2_msgs/TFMessage whose frames never change: built once with rosbags, then each call
-    writes only the stamp, translations and rotations into a copy (a /tf sample of a 40-joint robot in tens of
-    microseconds instead of milliseconds). ``encode(t_ns, T)`` with T (N, 4, 4) child-in-parent transforms."""
+_SENTINEL_VALUE = 16384.0  # value k is 16384 + k: exactly representable, and unique in the CDR bytes
+_SENTINEL_SEC, _SENTINEL_NSEC = 1_000_000, 2_000_000
 
-    def __init__(self, frames: list[tuple[str, str]]):
+
+class CdrTemplate:
+    """CDR bytes of a message whose strings and array lengths never change, built once with rosbags:
+    ``build(stamps, values)`` makes the message from a list of (sec, nanosec) stamps and a float64 array
+    of values; the template finds where each lands in the bytes (sentinel numbers), and ``encode`` then
+    writes new stamps and values into a copy. A logged sample costs a few array writes instead of a
+    rosbags message tree and its serialization (the bytes are the same)."""
+
+    def __init__(self, typename: str, build, n_values: int, n_stamps: int = 1):
         import struct
 
-        Ty = _types()
-        n = len(frames)
-        items = []
-        for i, (parent, child) in enumerate(frames):  # sentinels: unique, exactly representable values
-            h = Ty["std_msgs/msg/Header"](stamp=Ty["builtin_interfaces/msg/Time"](sec=1_000_000 + i,
-                                                                                   nanosec=2_000_000 + i),
-                                          frame_id=parent)
-            v = [float(16384 + 16 * i + k) for k in range(7)]
-            items.append(Ty["geometry_msgs/msg/TransformStamped"](
-                header=h, child_frame_id=child, transform=Ty["geometry_msgs/msg/Transform"](
-                    translation=Ty["geometry_msgs/msg/Vector3"](x=v[0], y=v[1], z=v[2]),
-                    rotation=Ty["geometry_msgs/msg/Quaternion"](x=v[3], y=v[4], z=v[5], w=v[6]))))
-        self.data = bytes(encode(tf_message(items), TF_MESSAGE))
-        self.values, self.stamps = np.zeros((n, 7), dtype=np.int64), np.zeros((n, 2), dtype=np.int64)
-        for i in range(n):
-            for k in range(7):
-                off = self.data.find(struct.pack("<d", float(16384 + 16 * i + k)))
-                if off < 0 or (off - 4) % 8:
-                    raise ValueError(f"TfTemplate: cannot place transform {i} value {k} in the CDR bytes")
-                self.values[i, k] = (off - 4) // 8
-            for k, v in enumerate((1_000_000 + i, 2_000_000 + i)):
-                off = self.data.find(struct.pack("<I", v))
-                if off < 0 or off % 4:
-                    raise ValueError(f"TfTemplate: cannot place transform {i} stamp in the CDR bytes")
-                self.stamps[i, k] = off // 4
+        sentinels = _SENTINEL_VALUE + np.arange(n_values, dtype=float)
+        stamps = [(_SENTINEL_SEC + i, _SENTINEL_NSEC + i) for i in range(n_stamps)]
+        self.data = encode(build(stamps, sentinels), typename)
+        self.values = np.empty(n_values, dtype=np.int64)
+        for k, v in enumerate(sentinels.tolist()):
+            self.values[k] = self._place(struct.pack("<d", v), 8, typename, f"value {k}")
+        self.stamps = np.empty((n_stamps, 2), dtype=np.int64)
+        for i, pair in enumerate(stamps):
+            for k, v in enumerate(pair):
+                self.stamps[i, k] = self._place(struct.pack("<I", v), 4, typename, f"stamp {i}")
 
-    def encode(self, t_ns: int, T: np.ndarray) -> bytes:
+    def _place(self, pattern: bytes, size: int, typename: str, what: str) -> int:
+        off = self.data.find(pattern)
+        base = 4 if size == 8 else 0  # doubles are 8-aligned after the 4-byte encapsulation header
+        if off < 0 or (off - base) % size or self.data.find(pattern, off + 1) >= 0:
+            raise ValueError(f"CdrTemplate: cannot place {what} of {typename} in its CDR bytes")
+        return (off - base) // size
+
+    def encode(self, t_ns: int | np.ndarray, values: np.ndarray) -> bytes:
+        """The message with every stamp at ``t_ns`` (or one per stamp) and ``values`` in the build order."""
         buf = bytearray(self.data)
         doubles = np.frombuffer(buf, dtype="<f8", offset=4, count=(len(buf) - 4) // 8)
         words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)
-        doubles[self.values[:, :3]] = T[:, :3, 3]
-        doubles[self.values[:, 3:]] = quaternions_xyzw(T[:, :3, :3])
-        words[self.stamps[:, 0]] = t_ns // 1_000_000_000
-        words[self.stamps[:, 1]] = t_ns % 1_000_000_000
+        doubles[self.values] = values
+        words[self.stamps[:, 0]] = np.asarray(t_ns) // 1_000_000_000
+        words[self.stamps[:, 1]] = np.asarray(t_ns) % 1_000_000_000
         return bytes(buf)
+
+
+def _time(sec_nsec):
+    return _types()["builtin_interfaces/msg/Time"](sec=int(sec_nsec[0]), nanosec=int(sec_nsec[1]))
+
+
+class TfTemplate:
+    """CDR bytes of a tf2_msgs/TFMessage whose frames never change: ``encode(t_ns, T)`` with T (N, 4, 4)
+    child-in-parent transforms writes only the stamps, translations and rotations (a /tf sample of a
+    40-joint robot in tens of microseconds instead of milliseconds)."""
+
+    def __init__(self, frames: list[tuple[str, str]]):
+        Ty = _types()
+
+        def build(stamps, v):
+            items = []
+            for i, (parent, child) in enumerate(frames):
+                x = v[7 * i:7 * i + 7].tolist()
+                items.append(Ty["geometry_msgs/msg/TransformStamped"](
+                    header=Ty["std_msgs/msg/Header"](stamp=_time(stamps[i]), frame_id=parent), child_frame_id=child,
+                    transform=Ty["geometry_msgs/msg/Transform"](
+                        translation=Ty["geometry_msgs/msg/Vector3"](x=x[0], y=x[1], z=x[2]),
+                        rotation=Ty["geometry_msgs/msg/Quaternion"](x=x[3], y=x[4], z=x[5], w=x[6]))))
+            return tf_message(items)
+
+        self.n = len(frames)
+        self.template = CdrTemplate(TF_MESSAGE, build, 7 * self.n, self.n)
+
+    def encode(self, t_ns: int, T: np.ndarray) -> bytes:
+        values = np.empty((self.n, 7))
+        values[:, :3] = T[:, :3, 3]
+        values[:, 3:] = quaternions_xyzw(T[:, :3, :3])
+        return self.template.encode(t_ns, values.reshape(-1))
+
+
+class RunLogTemplates:
+    """The run log's state messages as CDR templates: ``clock(t_ns)``, ``joint_state(t_ns, q, dq, effort)``
+    and ``odometry(t_ns, position, quat_wxyz, linear_child, angular_child)`` for fixed joint names and frames
+    (the bytes ``clock``, ``joint_state`` and ``odometry`` would give)."""
+
+    def __init__(self, joint_names: list[str], frame_id: str, child_frame_id: str):
+        n = len(joint_names)
+        self.n = n
+        self._clock = CdrTemplate(CLOCK, lambda st, v: _types()[CLOCK](clock=_time(st[0])), 0)
+        self._joints = CdrTemplate(JOINT_STATE, lambda st, v: _types()[JOINT_STATE](
+            header=_types()["std_msgs/msg/Header"](stamp=_time(st[0]), frame_id=""), name=list(joint_names),
+            position=v[:n].copy(), velocity=v[n:2 * n].copy(), effort=v[2 * n:].copy()), 3 * n)
+
+        def odom(st, v):
+            msg = odometry(0, frame_id, child_frame_id, v[0:3], v[3:7], v[7:10], v[10:13])
+            msg.header.stamp = _time(st[0])
+            return msg
+
+        self._odom = CdrTemplate(ODOMETRY, odom, 13)
+        self._buf = np.empty(3 * n)
+
+    def clock(self, t_ns: int) -> bytes:
+        return self._clock.encode(t_ns, np.empty(0))
+
+    def joint_state(self, t_ns: int, q, dq, effort) -> bytes:
+        n, buf = self.n, self._buf
+        buf[:n], buf[n:2 * n], buf[2 * n:] = q, dq, effort
+        return self._joints.encode(t_ns, buf)
+
+    def odometry(self, t_ns: int, position, quat_wxyz, linear_child, angular_child) -> bytes:
+        return self._odom.encode(t_ns, np.concatenate([position, quat_wxyz, linear_child, angular_child]))
 
 
 def tf_message(transforms: list):
@@ -215,6 +279,45 @@ def marker(t_ns: int, frame_id: str, ns: str, mid: int, kind: str, *, T: np.ndar
 
 def marker_array(markers: list):
     return _types()[MARKER_ARRAY](markers=list(markers))
+
+
+class PointListTemplate:
+    """CDR bytes of a MarkerArray holding one list marker (LINE_LIST, POINTS...) whose points change in
+    number and value from sample to sample, everything else fixed: ``encode(t_ns, points (N, 3))`` joins
+    the bytes before the points (stamp written in), the count, the points and the bytes after them
+    (the bytes rosbags gives, without its message tree per sample)."""
+
+    def __init__(self, make_marker):
+        import struct
+
+        self.make = make_marker  # make_marker(t_ns, points) -> a Marker
+        one = encode(marker_array([make_marker(0, np.full((1, 3), _SENTINEL_VALUE) + np.arange(3))]),
+                     MARKER_ARRAY)
+        at = one.find(struct.pack("<3d", _SENTINEL_VALUE, _SENTINEL_VALUE + 1, _SENTINEL_VALUE + 2))
+        count = at - 4 if one[at - 4:at] == struct.pack("<I", 1) else at - 8
+        if at < 0 or one[count:count + 4] != struct.pack("<I", 1):
+            raise ValueError("PointListTemplate: cannot find the points in the marker's CDR bytes")
+        self.head, self.gap, self.tail = one[:count], one[count + 4:at], one[at + 24:]
+        self.empty = CdrTemplate(MARKER_ARRAY, lambda st, v: marker_array([_with_stamp(make_marker(0, None), st[0])]),
+                                 0)
+        head = CdrTemplate(MARKER_ARRAY, lambda st, v: marker_array(
+            [_with_stamp(make_marker(0, np.full((1, 3), _SENTINEL_VALUE) + np.arange(3)), st[0])]), 0)
+        self.stamp_words = head.stamps[0]  # where the stamp lies in the head bytes (4-byte words)
+
+    def encode(self, t_ns: int, points: np.ndarray) -> bytes:
+        n = len(points)
+        if n == 0:
+            return self.empty.encode(t_ns, np.empty(0))
+        head = bytearray(self.head)
+        words = np.frombuffer(head, dtype="<u4", count=len(head) // 4)
+        words[self.stamp_words[0]], words[self.stamp_words[1]] = t_ns // 1_000_000_000, t_ns % 1_000_000_000
+        return b"".join((head, n.to_bytes(4, "little"), self.gap,
+                         np.ascontiguousarray(points, dtype="<f8").tobytes(), self.tail))
+
+
+def _with_stamp(msg, stamp_pair):
+    msg.header.stamp = _time(stamp_pair)
+    return msg
 
 
 def image(t_ns: int, frame_id: str, data: np.ndarray, encoding: str):

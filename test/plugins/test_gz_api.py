@@ -24,7 +24,7 @@ from eels_gz.description.xacro_loader import split_gazebo
 from eels_gz.errors import PluginError
 from eels_gz.host import gzmath as host_gzmath
 from eels_gz.host import gzsim as host_gzsim
-from eels_gz.host.gzsim import NULL_ENTITY, JointType, Link, Model, World
+from eels_gz.host.gzsim import NULL_ENTITY, JointType, Link, Model
 from eels_gz.host.simulation import RobotSpec, Simulation
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -343,7 +343,7 @@ def test_missing_python_module(tmp_path, plugin_dir):
 def test_module_without_get_system(tmp_path, plugin_dir):
     plugin_dir("not_a_system", "X = 1\n")
     path = world_file(tmp_path, f"<plugin {LOADER}><module_name>not_a_system</module_name></plugin>")
-    with pytest.raises(PluginError, match=re.escape(str(path)) + r":\d+: module 'not_a_system' has no get_system\(\)"):
+    with pytest.raises(PluginError, match=re.escape(str(path)) + r":\d+: module 'not_a_system' \(imported from .*\) has no get_system\(\)"):
         Simulation(path)
 
 

@@ -23,7 +23,6 @@ import argparse
 import json
 import platform
 import statistics
-import time
 from pathlib import Path
 
 from rtf import time_loop

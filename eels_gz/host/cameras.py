@@ -153,6 +153,8 @@ class Camera:
         self.pub.publish(img)
         self.info.pub.publish(info)
 
+    sample = publish  # the host's sensor loop calls sample(t_ns) on a due sensor
+
 
 class CameraInfoTopic:
     """A camera's camera_info publisher, listed beside the camera among the host's sensors (so the sensors'

@@ -42,9 +42,9 @@ import numpy as np
 
 from eels_gz.errors import DescriptionError
 from eels_gz.host import msgs, transport
-from eels_gz.host.gzmath import Pose3d, matrix_to_quat, pose_matrix
+from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
-from eels_gz.sensors.imu import imu_reading
+from eels_gz.sensors.imu import imu_values
 from eels_gz.sensors.lidar import Shape, cast, grid_pattern, load_pattern
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
 
@@ -126,8 +126,32 @@ class _Sensor:
     def due(self) -> bool:
         return self.sim.iterations % self.period == 0
 
+    def sample(self, t_ns: int) -> None:
+        """Measure and publish (the sensor is due)."""
+        self.publish(t_ns)
 
-class ForceTorque(_Sensor):
+
+class _FixedSensor(_Sensor):
+    """A sensor whose message is a fixed set of numbers (``values()``, ``message(t_ns, values)``): it
+    builds its gz message only when the topic has a subscriber, and writes the run log straight from
+    the numbers (``log``, set by :func:`log_sensors`: the CDR bytes the bus path would give)."""
+
+    log = None  # log(t_ns, values)
+    log_channel = None  # the log's topic (the bridged ROS topic)
+    n_values = 0  # len(values())
+
+    def publish(self, t_ns: int) -> None:
+        transport.publish_owned(self.pub, self.message(t_ns, self.values()))
+
+    def sample(self, t_ns: int) -> None:
+        values = self.values()
+        if self.pub.has_connections():
+            transport.publish_owned(self.pub, self.message(t_ns, values))
+        if self.log is not None:
+            self.log(t_ns, values)
+
+
+class ForceTorque(_FixedSensor):
     def __init__(self, sim, name, el, where, joint_name: str, robot: str, node, rng, noise: bool):
         super().__init__(sim, name, el, where)
         joint = sim.robot_skeleton.getJoint(joint_name)
@@ -167,16 +191,20 @@ class ForceTorque(_Sensor):
             force, torque = wrench_in_frame(force, torque, np.linalg.inv(T_parent_child))
         return self.noise_f.apply(force), self.noise_t.apply(torque)
 
-    def publish(self, t_ns: int) -> None:
-        f, m = self.measure()
+    n_values = 6
+
+    def values(self) -> np.ndarray:
+        """force (3), torque (3)."""
+        return np.concatenate(self.measure())
+
+    def message(self, t_ns: int, v: np.ndarray):
         msg = msgs.Wrench()
         _header(msg, t_ns, self.frame_id)
-        msg.force.x, msg.force.y, msg.force.z = f.tolist()
-        msg.torque.x, msg.torque.y, msg.torque.z = m.tolist()
-        transport.publish_owned(self.pub, msg)
+        msg.force.x, msg.force.y, msg.force.z, msg.torque.x, msg.torque.y, msg.torque.z = v.tolist()
+        return msg
 
 
-class Imu(_Sensor):
+class Imu(_FixedSensor):
     def __init__(self, sim, name, el, where, body, T_body_sensor, node, rng, noise: bool):
         super().__init__(sim, name, el, where)
         self.body, self.T = body, T_body_sensor
@@ -187,24 +215,39 @@ class Imu(_Sensor):
         if not noise:
             self.gyro.enabled = self.acc.enabled = False
         self.frame_id = name
+        self.offset = np.ascontiguousarray(self.T[:3, 3])
+        self.state = next((st for st in sim.states if st.skel is body.getSkeleton()), None)
+        self.index = body.getIndexInSkeleton()
+        self.out = np.empty(10)
+
+    n_values = 10
+
+    def values(self) -> np.ndarray:
+        """angular velocity rad/s (3), specific force m/s^2 (3) in the sensor frame, orientation wxyz (4)."""
+        kin = self.state.kinematics() if self.state is not None else None
+        if kin is not None:  # the step's batched kinematics: the body's pose and spin without a dartpy call
+            T_wb, w = kin.T[self.index], kin.w[self.index]
+        else:
+            T_wb, w = self.body.getWorldTransform().matrix(), np.asarray(self.body.getAngularVelocity(), dtype=float)
+        a = np.asarray(self.body.getLinearAcceleration(self.offset), dtype=float)
+        out = self.out
+        imu_values(T_wb, self.T, w, a, np.asarray(self.sim.world.getGravity(), dtype=float), out)
+        out[0:3] = self.gyro.apply(out[0:3])
+        out[3:6] = self.acc.apply(out[3:6])
+        return out
 
     def measure(self):
         """(angular velocity rad/s, specific force m/s^2, quaternion wxyz) of the sensor."""
-        T_ws = self.body.getWorldTransform().matrix() @ self.T
-        offset = self.T[:3, 3]
-        w = np.asarray(self.body.getAngularVelocity(), dtype=float)
-        a = np.asarray(self.body.getLinearAcceleration(offset), dtype=float)
-        gyro, acc = imu_reading(T_ws[:3, :3], w, a, np.asarray(self.sim.world.getGravity(), dtype=float))
-        return self.gyro.apply(gyro), self.acc.apply(acc), matrix_to_quat(T_ws[:3, :3])
+        v = self.values().copy()
+        return v[0:3], v[3:6], v[6:10]
 
-    def publish(self, t_ns: int) -> None:
-        gyro, acc, q = self.measure()
+    def message(self, t_ns: int, v: np.ndarray):
         msg = msgs.IMU(entity_name=self.name)
         _header(msg, t_ns, self.frame_id)
-        msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = gyro.tolist()
-        msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = acc.tolist()
-        msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z = q.tolist()
-        transport.publish_owned(self.pub, msg)
+        (msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z,
+         msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z,
+         msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z) = v.tolist()
+        return msg
 
 
 class Lidar(_Sensor):
@@ -365,7 +408,7 @@ class HostSensors:
             if s.due():
                 if t_ns is None:
                     t_ns = int(round(self.sim.time * 1e9))
-                s.publish(t_ns)
+                s.sample(t_ns)
 
 
 def log_sensors(sensors: HostSensors, mcap) -> None:
@@ -379,13 +422,31 @@ def log_sensors(sensors: HostSensors, mcap) -> None:
     fts = [(joint, name) for joint, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
     ros_topic = {e.gz_topic: e.ros_topic for e in load_bridge(robot=robot, fts_sensors=fts, world=sim.spec.name)}
     node = transport.node_on(sim.transport)
+    fixed = {s.topic: s for s in sensors.sensors if isinstance(s, _FixedSensor)}
     for topic, type_name in sensors.topics.items():
         ros_type, conv = next((r, f) for (r, g), f in convert.GZ_TO_ROS.items() if g == type_name)
         channel = ros_topic.get(topic, topic)
         mcap.channel(channel, ros_type)
+        sensor = fixed.get(topic)
+        if sensor is not None:  # written from the numbers, as the bus path would write them
+            sensor.log, sensor.log_channel = _log_writer(sensor, mcap, channel, ros_type, conv), channel
+            continue
 
         def write(msg, channel=channel, conv=conv):
             stamp = msg.header.stamp
             mcap.write(channel, int(stamp.sec) * 1_000_000_000 + int(stamp.nsec), conv(msg))
 
         node.subscribe(msgs.MESSAGES[type_name.rsplit(".", 1)[-1]], topic, write)
+
+
+def _log_writer(sensor: _FixedSensor, mcap, channel: str, ros_type: str, conv):
+    """log(t_ns, values) writing the CDR bytes of ``conv(sensor.message(t_ns, values))`` (a CdrTemplate of it)."""
+    from eels_gz.ros.messages import CdrTemplate
+
+    template = CdrTemplate(ros_type, lambda st, v: conv(sensor.message(st[0][0] * 1_000_000_000 + st[0][1], v)),
+                           sensor.n_values)
+
+    def write(t_ns: int, values: np.ndarray) -> None:
+        mcap.write_cdr(channel, t_ns, template.encode(t_ns, values))
+
+    return write

@@ -13,7 +13,7 @@ import pytest
 
 from eels_gz import registry
 from eels_gz.errors import ConfigError
-from eels_gz.sensors.imu import imu_reading
+from eels_gz.sensors.imu import imu_reading, imu_values
 from eels_gz.sensors.lidar import Shape, cast, diffuse_intensity, grid_pattern, load_pattern
 from eels_gz.terrain.writers import find_terrain_field
 
@@ -124,6 +124,32 @@ def test_imu_reading_at_rest_and_rotated():
     # free fall reads zero specific force
     _, f = imu_reading(np.eye(3), np.zeros(3), g, g)
     assert np.allclose(f, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_compiled_imu_sample_is_the_reading_and_the_quaternion(seed):
+    """imu_values (the host's per-sample kernel) = imu_reading of R_world_body R_body_sensor and that
+    rotation's quaternion (w >= 0), to rounding (1e-12); random poses cover Shepperd's four branches
+    (and the half-turns about each axis force the three non-trace ones)."""
+    from scipy.spatial.transform import Rotation
+
+    from eels_gz.host.gzmath import matrix_to_quat
+
+    rng = np.random.default_rng(seed)
+    turns = [np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0]), np.diag([-1.0, -1.0, 1.0])]
+    for k in range(50):
+        T_wb, T_bs = np.eye(4), np.eye(4)
+        T_wb[:3, :3] = turns[k] if k < 3 else Rotation.random(random_state=rng).as_matrix()
+        T_bs[:3, :3] = np.eye(3) if k < 3 else Rotation.random(random_state=rng).as_matrix()
+        T_wb[:3, 3], T_bs[:3, 3] = rng.normal(size=3), rng.normal(size=3)
+        w, a, g = rng.normal(size=3), rng.normal(size=3), np.array([0.0, 0.0, -9.81])
+        out = np.empty(10)
+        imu_values(T_wb, T_bs, w, a, g, out)
+        R = T_wb[:3, :3] @ T_bs[:3, :3]
+        gyro, acc = imu_reading(R, w, a, g)
+        np.testing.assert_allclose(out[:3], gyro, atol=1e-12)
+        np.testing.assert_allclose(out[3:6], acc, atol=1e-12)
+        np.testing.assert_allclose(out[6:], matrix_to_quat(R), atol=1e-12)
 
 
 def test_plane_closed_form_equals_sphere_tracing():

@@ -202,13 +202,20 @@ def resolve(config_file: str | Path | None = None, overrides: dict | None = None
         _merge(cfg, overrides, ref, "command line")
     for item in sets:
         path, value = parse_set(item)
-        nested: dict = {}
-        node = nested
-        for part in path[:-1]:
-            node = node.setdefault(part, {})
-        node[path[-1]] = value
-        _merge(cfg, nested, ref, f"--set {item}")
+        set_key(cfg, ".".join(path), value, f"--set {item}", ref)
     return cfg
+
+
+def set_key(cfg: dict, key: str, value: Any, source: str, ref: dict | None = None) -> None:
+    """Set one dotted ``key`` of a resolved configuration to ``value`` (already parsed), checked as
+    ``--set`` checks it; ``source`` starts the message of an error."""
+    path = key.split(".")
+    nested: dict = {}
+    node = nested
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+    _merge(cfg, nested, ref if ref is not None else defaults(), source)
 
 
 def save(cfg: dict, path: str | Path) -> None:

@@ -331,6 +331,32 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
     return record
 
 
+def slope_angle(world: str) -> float:
+    """The angle (deg) of a ``slope:DEG`` world name."""
+    try:
+        angle = float(world.split(":", 1)[1])
+    except ValueError:
+        raise ConfigError(f"world 'slope:DEG' needs a number of degrees, got '{world}'") from None
+    if not (math.isfinite(angle) and 0.0 <= angle < 90.0):
+        raise ConfigError(f"world '{world}': the slope must be from 0 to 90 deg")
+    return angle
+
+
+def drive_sample(settings: dict, out: Path) -> dict:
+    """One drive of the campaign or of a sweep (``eels-gz sweep`` with ``command: rover drive``):
+    ``settings`` robot, path, speed, world, mode, scale; a ``slope:DEG`` world is generated into
+    ``out/terrain`` (with the campaign's soil friction) and the drive stops 1 m before the rover would
+    leave the slope. Writes the run file into ``out`` (:func:`run_drive`) and returns its record."""
+    world, angle, extent = settings["world"], 0.0, math.inf
+    if str(world).startswith("slope:"):
+        angle = slope_angle(world)
+        with interrupts() as stop, stop.immediately():
+            world = slope_world(angle, out / "terrain")
+        extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
+    return run_drive(settings["robot"], settings["path"], float(settings["speed"]), world, out, slope_deg=angle,
+                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent)
+
+
 def interrupted(record: dict) -> RunInterrupted | None:
     """The RunInterrupted to raise for an interrupted drive record, else None."""
     if record["status"] != "interrupted":

@@ -161,6 +161,8 @@ def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -
             raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
         if key == "scenario" and (v is None or isinstance(v, str)):
             v = {"name": v}  # `scenario: NAME`, the short form
+        if key == "robot" and isinstance(v, str):
+            v = {"name": v}  # `robot: NAME`, the short form of robot.name
         if isinstance(ref[k], dict) and key not in FREE_FORM:
             _merge(base[k], v, ref[k], source, key + ".")
         elif key in FREE_FORM and isinstance(v, dict) and isinstance(base[k], dict):

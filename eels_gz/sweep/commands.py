@@ -33,10 +33,10 @@ class RunCommand:
     name = "run"
     seed_key = "sensors.seed"  # the sample's seed goes here unless the spec sets it
 
-    def settings(self, items: list[tuple[str, Any, str]]) -> dict:
+    def settings(self, items: list[tuple[str, Any, str]], complete: bool = True) -> dict:
         """The configuration the items give (run defaults <- items in order), checked as far as can be
         done without building the robot: keys, types, the robot, world, scenario and its parameters,
-        the contact model and parameter set."""
+        the contact model and parameter set (``complete`` makes no difference: a run needs no key)."""
         from eels_gz import config
 
         cfg = config.resolve()
@@ -83,12 +83,13 @@ class RunCommand:
         scenario with a controller writes: refused when no scenario of the campaign has one."""
         from eels_gz import registry
         from eels_gz.control.setpoints import load_scenario
+        from eels_gz.sweep.spec import representative_items
 
         others = [m for m in spec.metrics if m.split(".")[0] not in RUN_SUMMARY_KEYS]
         if not others:
             return
         names = set()
-        for items in _representative_items(spec, base_items):
+        for items in representative_items(spec, base_items):
             names.add(self.settings(items)["scenario"].get("name"))
         with_controller = [n for n in names if n and load_scenario(registry.scenario_path(n)).get("controller")]
         if not with_controller:
@@ -142,7 +143,9 @@ class RoverDriveCommand:
     name = "rover drive"
     seed_key = None  # a drive draws no random numbers
 
-    def settings(self, items: list[tuple[str, Any, str]]) -> dict:
+    def settings(self, items: list[tuple[str, Any, str]], complete: bool = True) -> dict:
+        """The drive's settings (ROVER_SETTINGS <- items in order), checked; ``complete=False`` checks
+        only the keys and types given (base alone may leave the dispersed keys out)."""
         out = dict(ROVER_SETTINGS)
         where = None
         for key, value, source in items:
@@ -158,6 +161,8 @@ class RoverDriveCommand:
                                   f"got {value!r}")
             out[key] = float(value) if kind is float else value
         missing = [k for k, v in out.items() if v is None]
+        if not complete:
+            return out
         if missing:
             raise ConfigError(f"{where or 'base'}: rover drive setting(s) {', '.join(missing)} missing "
                               "(give them in base or disperse them)")
@@ -225,12 +230,3 @@ def read_json(path: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
-
-
-def _representative_items(spec, base_items: list) -> list[list]:
-    out = [list(base_items)]
-    for dispersions in spec.case_dispersions():
-        for d in dispersions:
-            out += [base_items + [(d.key, v, f"{spec.source}: dispersions.{d.key} = {v!r}")]
-                    for v in d.representatives()]
-    return out

@@ -28,6 +28,8 @@ import json
 import logging
 import os
 import shutil
+import signal
+import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -259,10 +261,16 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
         return
     address = address or os.environ.get("RAY_ADDRESS") or None
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
-    if address:
-        ray.init(address=address, **options)
-    else:
-        ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
+    main = threading.current_thread() is threading.main_thread()
+    sigterm = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        if address:
+            ray.init(address=address, **options)
+        else:
+            ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
+    finally:
+        if main:  # ray.init makes SIGTERM exit the driver at once; the campaign stops cleanly instead
+            signal.signal(signal.SIGTERM, sigterm)
     try:
         yield {"address": address or "local", "cpus": ray.cluster_resources().get("CPU", 1)}
     finally:
@@ -322,7 +330,7 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
     capacity = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     task = ray.remote(max_calls=1, max_retries=0, num_cpus=1)(run_job)
     queue, pending = deque(todo), {}
-    cancelled_at = None
+    cancelled_at = last_cancel = None
     while queue or pending:
         while queue and len(pending) < capacity and cancelled_at is None:
             job = queue.popleft()
@@ -342,12 +350,14 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
             statuses[row["status"]] += 1
             if progress is not None:
                 progress(len(rows), total, statuses)
+        now = time.monotonic()
         if stop.requested and cancelled_at is None:
             queue.clear()
-            cancelled_at = time.monotonic()
+            cancelled_at = now
+        if cancelled_at is not None and pending and now - (last_cancel or 0.0) >= 1.0:
+            # queued: dropped; running: SIGINT, the run ends 'interrupted'. Again every second: a task
+            # handed to a worker that had not begun it may miss the first cancel
+            force = now - cancelled_at > CANCEL_GRACE
             for ref in pending:
-                ray.cancel(ref)  # queued: dropped; running: SIGINT, the run ends 'interrupted'
-        elif cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_GRACE:
-            for ref in pending:
-                ray.cancel(ref, force=True)
-            cancelled_at = float("inf")
+                ray.cancel(ref, force=force)
+            last_cancel = now

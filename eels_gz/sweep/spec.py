@@ -277,19 +277,33 @@ def load_spec(path: str | Path) -> SweepSpec:
 
 
 def check_spec(spec: SweepSpec) -> None:
-    """Check the settings a spec gives before anything runs: ``base`` resolved, and every dispersed
-    key with values that stand for its distribution (bounds, mean, each choice and grid value), each
-    by the command's own checks; the metrics as far as they can be known before a run."""
+    """Check the settings a spec gives before anything runs, by the command's own checks: in each
+    case, base with the first value standing for each dispersion, then with each other such value
+    in turn (its bounds, its mean, every choice and grid value); and the metrics as far as they can
+    be known before a run. A ConfigError names the file and the key."""
     from eels_gz.sweep.commands import command
 
     cmd = command(spec.command, spec.source)
     base_items = flatten(spec.base, "base", spec.source)
-    cmd.settings(base_items)
-    for dispersions in spec.case_dispersions():
-        for d in dispersions:
-            for value in d.representatives():
-                cmd.settings(base_items + [(d.key, value, f"{spec.source}: dispersions.{d.key} = {value!r}")])
+    cmd.settings(base_items, complete=False)  # base on its own first: its errors name base's keys
+    for items in representative_items(spec, base_items):
+        cmd.settings(items)
     cmd.check_metrics(spec, base_items)
+
+
+def representative_items(spec: SweepSpec, base_items: list) -> list[list]:
+    """Settings items (see :func:`check_spec`) that stand for every value a campaign may give."""
+    out = []
+    for dispersions in spec.case_dispersions():
+        first = [(d.key, d.representatives()[0], f"{spec.source}: dispersions.{d.key} = "
+                                                  f"{d.representatives()[0]!r}") for d in dispersions]
+        out.append(base_items + first)
+        for i, d in enumerate(dispersions):
+            for v in d.representatives()[1:]:
+                items = list(first)
+                items[i] = (d.key, v, f"{spec.source}: dispersions.{d.key} = {v!r}")
+                out.append(base_items + items)
+    return out
 
 
 def flatten(tree: dict, where: str, source: str) -> list[tuple[str, Any, str]]:

@@ -28,7 +28,6 @@ from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
-from eels_gz.plots import trajectory
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 
@@ -557,6 +556,8 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.log:
         files["log"] = str(final / "log.mcap")
     if cfg["log"]["plot"] and rec is not None and len(rec.t) > 1:
+        from eels_gz.plots import trajectory  # matplotlib only for a run that plots (0.3 s of a process's start)
+
         png = out / "trajectory.png"
         t = np.array(rec.t)
         try:

@@ -263,6 +263,7 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
     main = threading.current_thread() is threading.main_thread()
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
+    t0 = time.perf_counter()
     try:
         if address:
             ray.init(address=address, **options)
@@ -272,7 +273,8 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
         if main:  # ray.init makes SIGTERM exit the driver at once; the campaign stops cleanly instead
             signal.signal(signal.SIGTERM, sigterm)
     try:
-        yield {"address": address or "local", "cpus": ray.cluster_resources().get("CPU", 1)}
+        yield {"address": address or "local", "cpus": ray.cluster_resources().get("CPU", 1),
+               "start_s": time.perf_counter() - t0}
     finally:
         ray.shutdown()
 
@@ -306,12 +308,15 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         ray_info: dict = {}
         if todo and not stop.requested:
             with ray_session(workers, address) as ray_info:
-                _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples))
+                t = time.perf_counter()
+                _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
+                          local=ray_info["address"] == "local")
+                ray_info["dispatch_s"] = time.perf_counter() - t
         interrupted = stop.requested or any(r["status"] == "interrupted" for r in rows.values())
         ordered = [rows[s.index] for s in samples if s.index in rows]
         state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),
                      statuses=dict(Counter(r["status"] for r in ordered)), wall_time=time.perf_counter() - t0,
-                     ray={"address": ray_info.get("address"), "cpus": ray_info.get("cpus"), "workers": workers})
+                     ray={"workers": workers, **ray_info})
         state["files"] = write_results(out, spec, ordered, state)
         folder.write_state(state)
     if interrupted:
@@ -321,13 +326,18 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
     return {"what": what, **state}
 
 
-def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int) -> None:
+def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int,
+              local: bool = False) -> None:
     """Submit the jobs to Ray, at most as many at once as there are CPUs (or ``workers``), and collect
     their rows; on a signal cancel the queued ones and interrupt the running ones."""
     import ray
     from ray.exceptions import RayError, TaskCancelledError
 
-    capacity = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    # In flight: twice the samples that may run at once, so that Ray has the next one queued (and starts
+    # its worker process) the moment one ends; a local Ray of `workers` CPUs runs no more than that. On a
+    # session or cluster not started here, `workers` itself caps the samples in flight.
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    capacity = 2 * cpus if local or workers is None else workers
     task = ray.remote(max_calls=1, max_retries=0, num_cpus=1)(run_job)
     queue, pending = deque(todo), {}
     cancelled_at = last_cancel = None

@@ -111,7 +111,7 @@ def run_job(job: Job) -> dict:
     return row
 
 
-def make_row(job: Job, status: str, message: str | None, wall: float, documents: list[dict]) -> dict:
+def make_row(job: Job, status: str, message: str | None, wall: float | None, documents: list[dict]) -> dict:
     row: dict[str, Any] = {"sample": job.index, "case": job.case, "seed": job.seed, **job.inputs,
                            "status": status, "message": message}
     for metric in job.metrics:
@@ -169,7 +169,7 @@ def _expand(key: str, value: Any) -> dict:
 def crashed_row(job: Job, exc: BaseException) -> dict:
     text = str(exc).strip().splitlines()
     return make_row(job, "crashed", f"the sample's worker process died: {text[-1] if text else type(exc).__name__}",
-                    float("nan"), [])
+                    None, [])
 
 
 class SweepFolder:
@@ -312,7 +312,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
                 _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
                           local=ray_info["address"] == "local")
                 ray_info["dispatch_s"] = time.perf_counter() - t
-        interrupted = stop.requested or any(r["status"] == "interrupted" for r in rows.values())
+        interrupted = stop.requested  # a sample interrupted on its own (its node stopped) is a row; --resume reruns it
         ordered = [rows[s.index] for s in samples if s.index in rows]
         state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),
                      statuses=dict(Counter(r["status"] for r in ordered)), wall_time=time.perf_counter() - t0,

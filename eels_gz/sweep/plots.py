@@ -87,12 +87,14 @@ def _failure_rate(folder: Path, plt, spec: SweepSpec, rows: list[dict]) -> Path:
             centres = 0.5 * (edges[:-1] + edges[1:])
             rate = [bad[idx == i].mean() if (idx == i).any() else np.nan for i in range(MAX_BINS)]
             ax.bar(centres, rate, width=0.9 * (edges[1] - edges[0]), color="tab:red")
+            ax.plot(centres, rate, "k.")  # a bin with no failure shows as a point on 0
         else:
             labels = sorted({str(v) for v in raw})
             if x is not None:
                 labels = [str(v) for v in sorted({v for v in raw if v is not None})]
             rate = [bad[[str(v) == name for v in raw]].mean() for name in labels]
             ax.bar(range(len(labels)), rate, color="tab:red")
+            ax.plot(range(len(labels)), rate, "k.")
             ax.set_xticks(range(len(labels)), labels, rotation=20)
         ax.set_ylim(0, 1)
         ax.set_xlabel(key)

@@ -66,6 +66,7 @@ bench: venv
 	$(BIN)/python bench/camera.py --out results/bench_camera.json
 	$(BIN)/python bench/terrain_dem.py --out results/bench_terrain_dem.json
 	$(BIN)/python bench/terrain_scans.py --out results/bench_terrain_scans.json
+	$(BIN)/python bench/sweep.py --out results/bench_sweep.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

@@ -286,6 +286,8 @@ main.add_command(world)
 from eels_gz.cli_rover import rover  # noqa: E402  (the `eels-gz rover` group)
 main.add_command(rover)
 main.add_command(calibrate)
+from eels_gz.cli_sweep import sweep  # noqa: E402  (the `eels-gz sweep` command)
+main.add_command(sweep)
 
 if __name__ == "__main__":
     main()

@@ -66,10 +66,12 @@ def overwrite_option(f):
 class Progress:
     """A progress bar on a terminal; elsewhere (``make``, CI, job logs) a line on stderr at every
     tenth of the run or every PROGRESS_PERIOD s, whichever comes first. ``update(delta, total)``
-    counts steps; ``setup(sim_time)`` reports a scenario's setup (placement)."""
+    counts steps; ``setup(sim_time)`` reports a scenario's setup (placement); :attr:`note`, when set,
+    is shown after the count (e.g. a campaign's failures)."""
 
-    def __init__(self, label: str, file=None):
+    def __init__(self, label: str, file=None, show_pos: bool = False):
         self.label = label
+        self.show_pos = show_pos
         self.file = file or sys.stderr
         self.tty = bool(getattr(self.file, "isatty", lambda: False)())
         self.bar = None
@@ -77,6 +79,7 @@ class Progress:
         self.t0 = time.monotonic()
         self.last_line = self.t0
         self.last_fraction = 0.0
+        self.note = ""
 
     def __enter__(self) -> "Progress":
         return self
@@ -100,14 +103,15 @@ class Progress:
         if self.tty:
             if self.bar is None:
                 self.bar = click.progressbar(length=total, label=self.label, file=self.file,
-                                             show_eta=True, show_percent=True)
+                                             show_eta=True, show_percent=True, show_pos=self.show_pos,
+                                             item_show_func=lambda note: note or None)
                 self.bar.render_progress()
             self.bar.length = total
-            self.bar.update(delta)
+            self.bar.update(delta, self.note)
             return
         fraction = self.done / total if total else 1.0
         now = time.monotonic()
         if fraction - self.last_fraction >= PROGRESS_FRACTION or now - self.last_line >= PROGRESS_PERIOD \
                 or (fraction >= 1.0 > self.last_fraction):
             self.last_fraction = fraction
-            self._line(f"{100 * fraction:3.0f} % ({self.done}/{total})")
+            self._line(f"{100 * fraction:3.0f} % ({self.done}/{total})" + (f", {self.note}" if self.note else ""))

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from eels_gz.cli_common import Progress, exit_for, overwrite_option
+from eels_gz.cli_sweep import campaign_progress, ray_options
 from eels_gz.errors import EelsError
 
 
@@ -70,22 +71,22 @@ def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_jso
 @rover.command()
 @click.option("--robot", default="archimede", show_default=True, help="Rover registry name.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/rover_campaign",
-              show_default=True, help="Output folder: runs/*.json, campaign.json, campaign.md (refused if it holds "
-              "a campaign).")
+              show_default=True, help="Output folder: runs/*.json, campaign.json, campaign.md, and the sweep's "
+              "results.parquet, results.csv, summary.md, plots/ and samples/ (refused if it holds a campaign).")
 @overwrite_option
 @click.option("--scale", type=float, default=1.0, show_default=True, help="Shorten every path (for quick looks).")
+@ray_options
+@click.option("--resume", is_flag=True, help="Finish the campaign in --out: run only the drives not done yet.")
 @click.option("--json", "as_json", is_flag=True, help="Print campaign.json.")
-def campaign(robot, out_dir, overwrite, scale, as_json):
-    """Run the whole Archimede plan and write one summary table."""
-    from eels_gz.host.rover_drive import campaign as run_campaign
-    from eels_gz.interrupt import interrupts
-    from eels_gz.outputs import RunFolder
+def campaign(robot, out_dir, overwrite, scale, workers, address, resume, as_json):
+    """Run the whole Archimede plan (config/sweeps/rover_campaign.yaml) on Ray, every drive in its own
+    process, and write one summary table."""
+    from eels_gz.sweep.rover_campaign import campaign as run_campaign
 
     try:
-        with interrupts(), RunFolder(out_dir, overwrite=overwrite, what="rover campaign") as folder, \
-                Progress("campaign") as progress:
-            summary = run_campaign(folder.path, robot=robot, scale=scale,
-                                   progress=lambda done, total: progress.update(1, total), final=Path(out_dir))
+        with Progress("campaign", show_pos=True) as progress:
+            summary = run_campaign(Path(out_dir), robot=robot, scale=scale, workers=workers, address=address,
+                                   resume=resume, overwrite=overwrite, progress=campaign_progress(progress))
     except EelsError as exc:
         exit_for(exc, out_dir, "campaign")
     if as_json:

@@ -100,6 +100,8 @@ def compare(cfg: dict, out_dir: str | Path,
     for model in MODELS:
         mcfg = copy.deepcopy(cfg)
         mcfg["contact"]["model"] = model
+        if model == "stock":  # contact.mu, ... are the screw model's; the engine's contact reads none
+            mcfg["contact"] = {k: v for k, v in mcfg["contact"].items() if k in ("model", "params")}
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
         try:
             runs[model] = run(mcfg, out / model, step, final_dir=final / model, setup_progress=setup_progress)

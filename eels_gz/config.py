@@ -122,16 +122,51 @@ def _check_scenario(value: Any, source: str) -> None:
             raise ConfigError(f"{source}: scenario parameter 'scenario.{key}' must be a number, got {v!r}")
 
 
+def contact_keys() -> tuple[str, ...]:
+    """The keys of a contact parameter set (eels_gz.contact.params), each settable on its own as
+    ``contact.<key>``: it overrides that key of the set ``contact.params`` names."""
+    from eels_gz.contact.params import KEYS
+
+    return KEYS
+
+
+def _contact_flat_keys() -> list[str]:
+    return [f"contact.{k}" for k in contact_keys()]
+
+
+def _set_contact_key(contact: dict, key: str, value: Any, source: str) -> None:
+    """``contact.<key>`` (e.g. contact.mu): checked against the key's range; null removes the override."""
+    from eels_gz.contact.params import check_contact_value
+
+    if value is None:
+        contact.pop(key, None)
+        return
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        value = float(value)
+    check_contact_value(key, value, source)
+    contact[key] = copy.deepcopy(value)
+
+
+def contact_overrides(contact: dict) -> dict:
+    """The contact keys a configuration sets on their own (``contact.mu``...), beside model and params."""
+    return {k: v for k, v in contact.items() if k in contact_keys() and v is not None}
+
+
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
     if not isinstance(update, dict):
         raise ConfigError(f"{source}: expected a mapping at '{prefix.rstrip('.') or '<top>'}', got {update!r}")
     for k, v in update.items():
         key = prefix + str(k)
+        if k not in ref and prefix == "contact." and str(k) in contact_keys():
+            _set_contact_key(base, str(k), v, source)
+            continue
         if k not in ref:
-            valid = ", ".join(_flat_keys(ref, prefix))
+            valid = ", ".join(_flat_keys(ref, prefix) + (_contact_flat_keys() if prefix == "contact." else []))
             raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
         if key == "scenario" and (v is None or isinstance(v, str)):
             v = {"name": v}  # `scenario: NAME`, the short form
+        if key == "robot" and isinstance(v, str):
+            v = {"name": v}  # `robot: NAME`, the short form of robot.name
         if isinstance(ref[k], dict) and key not in FREE_FORM:
             _merge(base[k], v, ref[k], source, key + ".")
         elif key in FREE_FORM and isinstance(v, dict) and isinstance(base[k], dict):
@@ -173,13 +208,20 @@ def resolve(config_file: str | Path | None = None, overrides: dict | None = None
         _merge(cfg, overrides, ref, "command line")
     for item in sets:
         path, value = parse_set(item)
-        nested: dict = {}
-        node = nested
-        for part in path[:-1]:
-            node = node.setdefault(part, {})
-        node[path[-1]] = value
-        _merge(cfg, nested, ref, f"--set {item}")
+        set_key(cfg, ".".join(path), value, f"--set {item}", ref)
     return cfg
+
+
+def set_key(cfg: dict, key: str, value: Any, source: str, ref: dict | None = None) -> None:
+    """Set one dotted ``key`` of a resolved configuration to ``value`` (already parsed), checked as
+    ``--set`` checks it; ``source`` starts the message of an error."""
+    path = key.split(".")
+    nested: dict = {}
+    node = nested
+    for part in path[:-1]:
+        node = node.setdefault(part, {})
+    node[path[-1]] = value
+    _merge(cfg, nested, ref if ref is not None else defaults(), source)
 
 
 def save(cfg: dict, path: str | Path) -> None:

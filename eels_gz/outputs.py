@@ -1,7 +1,9 @@
 """Where runs write: output folders and files that never mix two runs and never
 fail half-way for a reason that could have been seen before the work began.
 
-A **run folder** (``eels-gz run --out DIR``, ``compare``, ``rover campaign``):
+A **run folder** (``eels-gz run --out DIR``, ``compare``, each sample of a campaign; a campaign's
+own folder, ``eels-gz sweep`` and ``rover campaign``, is written in place so that ``--resume`` can
+finish it: :class:`eels_gz.sweep.execute.SweepFolder`):
 
 - is refused when it already holds a run (a ``summary.json``, ``compare.json``
   or ``campaign.json``, or the marker file ``.eels-gz``), unless ``overwrite``;

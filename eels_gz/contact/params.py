@@ -82,12 +82,13 @@ KEYS = tuple(_RANGES)
 OPTIONAL = {"stick_length": 0.0, "roll_arm": 0.0}  # keys a file may leave out, with their defaults
 
 
-def _check(key: str, value: object, source: str) -> None:
+def _check(key: str, value: object, source: str, label: str | None = None) -> None:
     integer, low, inclusive, meaning = _RANGES[key]
+    label = label or key
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
-        raise ConfigError(f"{source}: '{key}' must be {meaning}, got {value!r}")
+        raise ConfigError(f"{source}: '{label}' must be {meaning}, got {value!r}")
     if not math.isfinite(value) or value < low or (value == low and not inclusive):
-        raise ConfigError(f"{source}: '{key}' = {value!r} is out of range; expected {meaning}")
+        raise ConfigError(f"{source}: '{label}' = {value!r} is out of range; expected {meaning}")
 
 
 def contact_config_path(path_or_name: str | Path = DEFAULT) -> Path:
@@ -129,3 +130,34 @@ def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
         _check(key, value, source)
         values[key] = float(value) if not _RANGES[key][0] else value
     return ContactParams(**values)
+
+
+def check_contact_value(key: str, value: object, source: str) -> None:
+    """Check one contact key (``mu``, ``ev_a``, ...) set on its own, e.g. ``--set contact.mu=0.12``:
+    ConfigError naming the key and the valid ones if it is unknown, or its range if the value is out of it."""
+    if key not in _RANGES:
+        raise ConfigError(f"{source}: unknown contact key 'contact.{key}'; valid keys: "
+                          f"{', '.join('contact.' + k for k in KEYS)}")
+    _check(key, value, source, f"contact.{key}")
+
+
+def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None) -> ContactParams:
+    """The set ``path_or_name`` with the keys of ``overrides`` (e.g. ``{"mu": 0.12}``) replaced, checked."""
+    params = load_contact_params(path_or_name)
+    if not overrides:
+        return params
+    for key, value in overrides.items():
+        check_contact_value(key, value, f"contact parameters over '{path_or_name}'")
+    values = params.to_dict()
+    values.update({k: (v if _RANGES[k][0] else float(v)) for k, v in overrides.items()})
+    return ContactParams(**values)
+
+
+def write_contact_params(params: ContactParams, path: str | Path, header: str = "") -> Path:
+    """Write a full parameter set (every key) as YAML that :func:`load_contact_params` reads back."""
+    import yaml
+
+    path = Path(path)
+    text = "".join(f"# {line}\n" for line in header.splitlines())
+    path.write_text(text + yaml.safe_dump(params.to_dict(), sort_keys=False))
+    return path

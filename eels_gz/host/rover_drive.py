@@ -43,11 +43,8 @@ from eels_gz.rover.odometry import se2_step
 
 log = logging.getLogger(__name__)
 
+# the flat test paths of §3.1.1 (the campaign's plan: config/sweeps/rover_campaign.yaml)
 PATHS = ("straight", "lateral", "diagonal_20", "quarter_circle", "s_path", "square")
-SLOPE_PATHS = ("straight", "lateral", "parallel")
-RATES = (1.2, 2.4, 3.6, 4.8)  # rad/s, §3.1.1
-SLOPE_RATES = (1.2, 2.4)  # rad/s, §3.1.2
-SLOPES = (0.0, 5.0, 10.0, 15.0, 20.0)  # deg
 SAMPLE_PERIOD = 0.1  # s, recorded samples (10 Hz)
 # Paper sizes (Fig. 9): 2 m lines, arcs of radius 1.5 m, a square of 1 m sides
 LINE = 2.0
@@ -100,7 +97,8 @@ def nominal_path(segments: list[Segment], step: float = 0.01) -> np.ndarray:
     return np.array(out)
 
 
-def _campaign_config() -> dict:
+def campaign_config() -> dict:
+    """The ``campaign`` section of config/rover_control.yaml (the slope worlds' friction)."""
     with open(asset("config", "rover_control.yaml")) as f:
         return yaml.safe_load(f)["campaign"]
 
@@ -115,7 +113,7 @@ def slope_world(angle_deg: float, cache: Path) -> Path:
     world = cache / "worlds" / f"{name}.sdf"
     if world.is_file():
         return world
-    mu = float(_campaign_config()["slope_friction"])
+    mu = float(campaign_config()["slope_friction"])
     folder, world = write_terrain(make_primitive("slope", angle=angle_deg), name, cache / "models", cache / "worlds")
     model = folder / "model.sdf"
     tree = etree.parse(str(model))
@@ -271,7 +269,7 @@ class RoverDrive:
             "status": status, "sim_time": self.sim.time, "speed": speed, "distance": distance,
             "end_error": err, "end_error_relative": err / distance if distance > 0 else None,
             "saturated": saturated, "max_wheel_rate": self.max_rate,
-            "slip": _stats(s), "slip_samples": s.tolist(), "t": t_log, "ground_truth": gt_a.tolist(),
+            "slip": slip_stats(s), "slip_samples": s.tolist(), "t": t_log, "ground_truth": gt_a.tolist(),
             "odometry": od_a.tolist(),
         }
         if signum is not None:
@@ -291,7 +289,8 @@ class RoverDrive:
         return 1.0 - float(v_true @ v_body) / v_wheels
 
 
-def _stats(s: np.ndarray) -> dict:
+def slip_stats(s: np.ndarray) -> dict:
+    """Count, median and quartiles of slip samples (None without samples)."""
     if s.size == 0:
         return {"samples": 0, "median": None, "q1": None, "q3": None}
     q1, med, q3 = np.percentile(s, [25, 50, 75])
@@ -331,6 +330,32 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
     return record
 
 
+def slope_angle(world: str) -> float:
+    """The angle (deg) of a ``slope:DEG`` world name."""
+    try:
+        angle = float(world.split(":", 1)[1])
+    except ValueError:
+        raise ConfigError(f"world 'slope:DEG' needs a number of degrees, got '{world}'") from None
+    if not (math.isfinite(angle) and 0.0 <= angle < 90.0):
+        raise ConfigError(f"world '{world}': the slope must be from 0 to 90 deg")
+    return angle
+
+
+def drive_sample(settings: dict, out: Path) -> dict:
+    """One drive of the campaign or of a sweep (``eels-gz sweep`` with ``command: rover drive``):
+    ``settings`` robot, path, speed, world, mode, scale; a ``slope:DEG`` world is generated into
+    ``out/terrain`` (with the campaign's soil friction) and the drive stops 1 m before the rover would
+    leave the slope. Writes the run file into ``out`` (:func:`run_drive`) and returns its record."""
+    world, angle, extent = settings["world"], 0.0, math.inf
+    if str(world).startswith("slope:"):
+        angle = slope_angle(world)
+        with interrupts() as stop, stop.immediately():
+            world = slope_world(angle, out / "terrain")
+        extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
+    return run_drive(settings["robot"], settings["path"], float(settings["speed"]), world, out, slope_deg=angle,
+                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent)
+
+
 def interrupted(record: dict) -> RunInterrupted | None:
     """The RunInterrupted to raise for an interrupted drive record, else None."""
     if record["status"] != "interrupted":
@@ -339,108 +364,7 @@ def interrupted(record: dict) -> RunInterrupted | None:
                                             "drive")
 
 
-def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, cache: Path | None = None,
-             progress=None, final: Path | None = None) -> dict:
-    """The whole plan (§3.1): every flat path at every rate on the flat world, and
-    straight, lateral and parallel drives on 0-20 deg slopes at 1.2 and 2.4 rad/s.
-    Writes each run's JSON, ``campaign.json`` and ``campaign.md`` into ``out``
-    (``final``: where ``out`` will be when the campaign ends, for the paths it
-    writes; see eels_gz.outputs.RunFolder).
-
-    SIGINT or SIGTERM stops the plan after the step in progress: the drives done
-    so far and the interrupted one are in ``campaign.json`` (status
-    ``interrupted``), and RunInterrupted is raised."""
-    from eels_gz.outputs import begin_result, check_writable_dir, write_result
-
-    cfg = _campaign_config()
-    check_writable_dir(out)
-    final = out if final is None else final
-    begin_result(out / "campaign.json", "campaign")
-    cache = cache or out / "terrain"
-    plan = [(p, r, cfg["flat_world"], 0.0) for p in PATHS for r in RATES]
-    plan += [(p, r, None, a) for a in SLOPES for p in SLOPE_PATHS for r in SLOPE_RATES]
-    flat_rows, slope_rows = [], []
-    stopped = None
-    for k, (path, rate, world, angle) in enumerate(plan):
-        try:
-            if world is None:
-                with interrupts() as stop, stop.immediately():
-                    world = slope_world(angle, cache)
-                extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
-            else:
-                extent = math.inf
-            rec = run_drive(robot, path, rate, world, out / "runs", slope_deg=angle, scale=scale, extent=extent)
-        except RunInterrupted as exc:  # while a world or a rover was being built: no record of this run
-            stopped = exc
-            break
-        row = {"path": path, "rate": rate, "slope_deg": angle, "status": rec["status"],
-               "distance": rec["distance"], "end_error_relative": rec["end_error_relative"],
-               "slip": rec["slip"], "file": str(final / Path(rec["file"]).relative_to(out)),
-               "slip_samples": rec["slip_samples"]}
-        (flat_rows if extent == math.inf else slope_rows).append(row)
-        if progress is not None:
-            progress(k + 1, len(plan))
-        stopped = interrupted(rec)
-        if stopped is not None:
-            break
-    summary = {"status": "interrupted" if stopped else "ok", "robot": robot, "scale": scale,
-               "flat_world": cfg["flat_world"], "slope_friction": cfg["slope_friction"],
-               "runs_done": len(flat_rows) + len(slope_rows), "runs_planned": len(plan), "flat": flat_rows,
-               "slopes": _slope_table(slope_rows),
-               "slope_runs": [{k: v for k, v in r.items() if k != "slip_samples"} for r in slope_rows]}
-    for r in flat_rows:
-        r.pop("slip_samples")
-    (out / "campaign.md").write_text(campaign_markdown(summary))
-    write_result(out / "campaign.json", json.dumps(summary, indent=2))
-    if stopped is not None:
-        raise stopped
-    return summary
-
-
 def _slope_length() -> float:
     from eels_gz.terrain.worldgen import primitive_parameters
 
     return float(primitive_parameters("slope")["length"])
-
-
-def _slope_table(rows: list[dict]) -> list[dict]:
-    """Fig. 12 (median slip per slope and rate) and Fig. 13 (spread per slope, all
-    rates and paths pooled)."""
-    table = []
-    for a in SLOPES:
-        at = [r for r in rows if r["slope_deg"] == a]
-        entry = {"slope_deg": a, "pooled": _stats(np.concatenate([r["slip_samples"] for r in at] or [[]]))}
-        for rate in SLOPE_RATES:
-            pooled = [r["slip_samples"] for r in at if r["rate"] == rate]
-            entry[f"rate_{rate:g}"] = _stats(np.concatenate(pooled or [[]]))
-        table.append(entry)
-    return table
-
-
-def _pct(v) -> str:
-    return "n/a" if v is None else f"{100 * v:.2f}"
-
-
-def campaign_markdown(summary: dict) -> str:
-    """The campaign table (flat: end-point odometry error; slopes: slip)."""
-    lines = [] if summary.get("status", "ok") == "ok" else [
-        f"**{summary['status']}** after {summary['runs_done']} of {summary['runs_planned']} runs; n/a: not run.", ""]
-    lines += [f"Flat runs on `{summary['flat_world']}` ({summary['robot']}, path scale {summary['scale']:g}): "
-              "end-point odometry error, % of distance.", "",
-              "| path | " + " | ".join(f"{r:g} rad/s" for r in RATES) + " |",
-              "|---|" + "---:|" * len(RATES)]
-    for p in PATHS:
-        cells = []
-        for r in RATES:
-            row = next((x for x in summary["flat"] if x["path"] == p and x["rate"] == r), None)
-            cells.append("n/a" if row is None else _pct(row["end_error_relative"]))
-        lines.append(f"| {p} | " + " | ".join(cells) + " |")
-    lines += ["", f"Slopes (generated, friction {summary['slope_friction']:g}; straight, lateral and parallel "
-              "drives): wheel slip, %, median [quartiles].", "",
-              "| slope | " + " | ".join(f"{r:g} rad/s" for r in SLOPE_RATES) + " | all |",
-              "|---:|" + "---|" * (len(SLOPE_RATES) + 1)]
-    for e in summary["slopes"]:
-        cells = [e[f"rate_{r:g}"] for r in SLOPE_RATES] + [e["pooled"]]
-        lines.append(f"| {e['slope_deg']:g} deg | " + " | ".join(
-            f"{_pct(c['median'])} [{_pct(c['q1'])}, {_pct(c['q3'])}]" for c in cells) + " |")
-    return "\n".join(lines) + "\n"

@@ -28,7 +28,6 @@ from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
-from eels_gz.plots import trajectory
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 
@@ -99,6 +98,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     contact = cfg["contact"]
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+    contact_params = _contact_params_file(contact, work_dir)
     user_args = dict(rcfg.get("xacro_args") or {})
     check_xacro_args(entry, user_args, "robot.xacro_args")
     xacro_args = dict(user_args)
@@ -107,7 +107,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
     xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
-        xacro_args.update(contact=contact["model"], contact_params=contact["params"], world_file=str(world.resolve()))
+        xacro_args.update(contact=contact["model"], contact_params=contact_params, world_file=str(world.resolve()))
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
@@ -119,7 +119,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
                      batch_api=bool(host["batch_api"]), solver=phys["solver"])
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
     if contact["model"] == "screw":
-        _check_contact_step(sim, entry, int(n_modules), contact["params"])
+        _check_contact_step(sim, entry, int(n_modules), contact_params)
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
@@ -150,9 +150,37 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "systems": [s.module for s in sim.systems],
         },
     }
+    if contact["model"] == "screw":  # the numbers the screw contact runs with (summary.json)
+        from eels_gz.contact.params import load_contact_params
+
+        settings["resolved"]["contact_params"] = load_contact_params(contact_params).to_dict()
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+
+
+def _contact_params_file(contact: dict, work_dir: Path | None) -> str:
+    """The screw contact's parameter set as the plugin reads it (``<contact_params>``): ``contact.params``
+    as named, or, when keys are set on their own (``contact.mu``...), that set with them replaced, written
+    resolved to ``work_dir/contact.yaml`` (a temporary folder without one) so the run records what it used."""
+    from eels_gz.config import contact_overrides
+    from eels_gz.contact.params import contact_config_path, resolve_contact_params, write_contact_params
+
+    overrides = contact_overrides(contact)
+    if not overrides:
+        return contact["params"]
+    keys = ", ".join(f"contact.{k}" for k in overrides)
+    if contact["model"] != "screw":
+        raise ConfigError(f"{keys} set parameters of the screw contact, but contact.model is '{contact['model']}' "
+                          "(the engine's own contact reads no parameter set); set contact.model=screw "
+                          "(--contact screw) or leave them out")
+    params = resolve_contact_params(contact["params"], overrides)
+    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_contact_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    source = contact_config_path(contact["params"])
+    header = (f"{contact['params']} ({source}) with "
+              + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
+    return str(write_contact_params(params, folder / "contact.yaml", header).resolve())
 
 
 def _check_contact_step(sim: Simulation, entry, n_modules: int, params_name: str) -> None:
@@ -538,6 +566,8 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.log:
         files["log"] = str(final / "log.mcap")
     if cfg["log"]["plot"] and rec is not None and len(rec.t) > 1:
+        from eels_gz.plots import trajectory  # matplotlib only for a run that plots (0.3 s of a process's start)
+
         png = out / "trajectory.png"
         t = np.array(rec.t)
         try:

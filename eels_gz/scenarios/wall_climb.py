@@ -221,6 +221,11 @@ class WallClimb(ScenarioController):
         self.geometry = self._screw_geometry(sim)
         self.steps = 0
         self.rates: dict[str, float] | None = None
+        from eels_gz.scenarios.moulin_descent import hold_analysis
+
+        # the statics of the hold as it begins (eels_gz.snake.holding): for hold_margin
+        self.hold_statics = hold_analysis(sim, snake, terrain, str(self.scenario.get("robot",
+                                                                                       sim.robot_description.name)))
 
     def gap_center(self, terrain, z: float) -> tuple[float, float]:
         """(x, y) m of a point between the walls at height ``z``: the origin between parallel_walls."""
@@ -342,8 +347,23 @@ class WallClimb(ScenarioController):
             "climb_time_s": climb_time,
             "climb_ratio": climbed / (self.climb_speed * climb_time) if climb_time > 0 else None,
             "mean_screw_load_n": float(np.mean(self.loads)) if self.loads else 0.0,
+            "hold_statics": self.hold_statics,
+            "hold_margin": self.hold_margin(),
             **self.watch.metrics(),
         }
+
+    def hold_margin(self) -> float | None:
+        """Mean total screw load over the hold (N) over the least that carries the weight on Coulomb
+        friction along the threads alone (``holding_normal_force_n`` of :attr:`hold_statics`, from the
+        screw contact's mu and the weight's share along the threads of the screws touching the walls as
+        the hold begins). Above 1 friction along the threads alone could hold the robot; below 1 it
+        needs the across-thread grip too. None without screw contact or contacts."""
+        need = self.hold_statics.get("holding_normal_force_n")
+        t = np.array(self.t)
+        loads = np.array(self.loads)[t <= self.hold_time + 1e-9] if len(t) else np.zeros(0)
+        if not need or not loads.size:
+            return None
+        return float(loads.mean() / need)
 
     def plot(self, path):
         from eels_gz.plots import plt

@@ -76,6 +76,8 @@ def inputs(path: tuple[str, ...], params: dict) -> list[str]:
         names.append(params["csv_file"])
     if path == ("recover",):
         names.append(params["log_file"])
+    if path == ("sweep",):
+        names.append(params["spec_file"])
     for key in ("config_file", "urdf_file"):
         if params.get(key):
             names.append(params[key])
@@ -105,7 +107,10 @@ def test_doc_command_parses_and_its_inputs_exist(page, number, words, env):
     if words[0] == "make":
         assert words[1] in makefile_targets(), f"{where}: no such Makefile target"
         return
-    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz or make"
+    if words[0] == "ray":  # Ray's own CLI (installed with eels_gz): `ray start`, `ray stop`, `ray status`
+        assert words[1] in ("start", "stop", "status"), f"{where}: an unexpected ray command"
+        return
+    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz, make or ray"
     try:
         path, params = parse(words[1:])
     except click.exceptions.Exit as exc:  # --help

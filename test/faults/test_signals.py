@@ -127,18 +127,21 @@ def test_rover_drive_interrupted_writes_its_record(tmp_path, monkeypatch):
 
 
 def test_rover_campaign_interrupted_keeps_the_runs_done(tmp_path):
+    """The campaign is a sweep on Ray (eels_gz/sweep/rover_campaign.py): a signal cancels the drives not
+    started and interrupts the running ones; campaign.json and campaign.md say so with the drives done,
+    and the folder (written in place, so that --resume can finish it) is unlocked."""
     out = tmp_path / "campaign"
-    runs = Path(str(out) + ".partial") / "runs"
-    with SignalWhen(lambda: runs.is_dir() and any(runs.glob("*.json")), signal.SIGTERM, delay=0.5) as sig:
-        res = cli("rover", "campaign", "--scale", "0.05", "--out", out)
+    with SignalWhen(lambda: any(out.glob("samples/*/row.json")), signal.SIGTERM, delay=0.5) as sig:
+        res = cli("rover", "campaign", "--scale", "0.05", "--workers", "2", "--out", out)
     assert sig.sent and res.exit_code == 143, res.output
     result = json.loads((out / "campaign.json").read_text())
     assert result["status"] == "interrupted" and result["runs_planned"] == 54
-    done = result["flat"]
-    assert result["runs_done"] == len(done) >= 1
-    # the last run is the interrupted one, unless the signal came while its rover was being built
-    assert all(r["status"] == "ok" for r in done[:-1]) and done[-1]["status"] in ("ok", "interrupted")
+    done = result["flat"] + result["slope_runs"]
+    assert 1 <= result["runs_done"] == len(done) < 54
+    assert all(r["status"] in ("ok", "interrupted") for r in done)
+    assert all(Path(r["file"]).is_file() and Path(r["file"]).parent == out / "runs" for r in done)
     assert "**interrupted**" in (out / "campaign.md").read_text()
+    assert json.loads((out / "sweep.json").read_text())["status"] == "interrupted"
     no_leftovers(out)
 
 

@@ -1,0 +1,126 @@
+"""Campaign throughput on Ray (eels-gz sweep), and Ray's overhead per run.
+
+One campaign of ``--samples`` runs of equal cost (EELS 1.0 front-only spinning its screws under screw
+contact for ``--duration`` s on ice_plane, a grid over contact.mu, no log or plots), measured in one
+process, interleaved over ``--rounds`` rounds so that the machine's load hits every mode alike:
+
+- ``direct``: the same runs one after the other in this process (eels_gz.host.runner.run, imports
+  and numba kernels already loaded): the cost of the runs themselves;
+- ``workers_1`` and ``workers_2``: ``run_sweep`` on a local Ray with 1 and 2 CPUs, every sample in a
+  fresh worker process (max_calls=1); the wall time from the first dispatch to the last row in
+  (``runs_per_min``), and the whole command with Ray's start and stop and the results written
+  (``runs_per_min_with_ray_start``).
+
+Reported: runs per minute of each mode (median over rounds), the speed-up of 2 workers over 1 (target
+1.8x on this 2-core machine), and Ray's overhead per run: a 1-worker campaign's wall time per run
+less a direct run's (a fresh process: Python, imports, numba's cached kernels, the model built again;
+Ray's scheduling and the row written). The load average before and after says how busy the machine
+was. Writes JSON (``--out``) and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# bench/ must not shadow the plugins: bench/screw_contact.py is not plugins_py/screw_contact.py
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from eels_gz import config  # noqa: E402
+from eels_gz.sweep import parse_spec, run_sweep  # noqa: E402
+from eels_gz.sweep.spec import check_spec  # noqa: E402
+
+BASE = {"robot": "eels_1_0_front_only", "world": "ice_plane", "scenario": "screw_spin",
+        "contact": {"model": "screw"}, "log": {"mcap": False, "plot": False}, "sensors": {"enabled": False}}
+
+
+def spec(samples: int, duration: float):
+    mus = [round(0.10 + 0.10 * i / max(1, samples - 1), 6) for i in range(samples)]
+    s = parse_spec({"base": {**BASE, "duration": duration}, "dispersions": {"contact.mu": {"grid": mus}},
+                    "metrics": ["real_time_factor"]}, "bench_sweep")
+    check_spec(s)
+    return s
+
+
+def direct(s, work: Path) -> dict:
+    """The campaign's runs one after the other in this process."""
+    from eels_gz.host.runner import run
+
+    walls = []
+    t0 = time.perf_counter()
+    for sample in s.expand():
+        cfg = config.resolve(overrides=BASE | {"duration": s.base["duration"]},
+                             sets=[f"contact.mu={sample.inputs['contact.mu']}"])
+        t = time.perf_counter()
+        run(cfg, work / f"direct_{sample.name}")
+        walls.append(time.perf_counter() - t)
+    wall = time.perf_counter() - t0
+    return {"wall_s": wall, "per_run_s": wall / len(walls), "runs_per_min": 60.0 * len(walls) / wall}
+
+
+def on_ray(s, work: Path, workers: int, tag: str) -> dict:
+    """The campaign by run_sweep on a local Ray of ``workers`` CPUs, which it starts and stops."""
+    t = time.perf_counter()
+    state = run_sweep(s, work / tag, workers=workers)
+    total = time.perf_counter() - t
+    ray_info = state["ray"]
+    wall = ray_info["dispatch_s"]  # from the first sample dispatched to the last row in
+    n = state["samples_done"]
+    return {"wall_s": wall, "runs_per_min": 60.0 * n / wall, "ray_init_s": ray_info["start_s"],
+            "total_s": total, "runs_per_min_with_ray_start": 60.0 * n / total, "statuses": state["statuses"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--samples", type=int, default=8, help="runs per campaign")
+    ap.add_argument("--duration", type=float, default=2.0, help="simulated seconds per run")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", help="write the JSON here")
+    args = ap.parse_args()
+    s = spec(args.samples, args.duration)
+    result = {"machine": {"cpus": os.cpu_count(), "load_avg_at_start": os.getloadavg()},
+              "campaign": {"samples": args.samples, "duration_s": args.duration, "robot": BASE["robot"],
+                           "scenario": BASE["scenario"], "contact": "screw"},
+              "rounds": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        direct(spec(1, 0.01), work / "warmup")  # imports and numba kernels, once
+        for k in range(args.rounds):
+            r = {"direct": direct(s, work / f"d{k}"),
+                 "workers_1": on_ray(s, work, 1, f"w1_{k}"),
+                 "workers_2": on_ray(s, work, 2, f"w2_{k}"),
+                 "load_avg": os.getloadavg()}
+            result["rounds"].append(r)
+            print(json.dumps(r, default=float), flush=True)
+    med = {m: statistics.median(r[m]["runs_per_min"] for r in result["rounds"])
+           for m in ("direct", "workers_1", "workers_2")}
+    per_run_1 = statistics.median(r["workers_1"]["wall_s"] / args.samples for r in result["rounds"])
+    per_run_direct = statistics.median(r["direct"]["per_run_s"] for r in result["rounds"])
+    result["summary"] = {
+        "runs_per_min": med,
+        "speedup_2_over_1": med["workers_2"] / med["workers_1"],
+        "speedup_2_over_1_per_round": [r["workers_1"]["wall_s"] / r["workers_2"]["wall_s"]
+                                       for r in result["rounds"]],
+        "direct_run_s": per_run_direct,
+        "ray_overhead_per_run_s": per_run_1 - per_run_direct,
+        "ray_overhead_fraction": (per_run_1 - per_run_direct) / per_run_1,
+        "ray_init_s": statistics.median(r[m]["ray_init_s"] for r in result["rounds"]
+                                        for m in ("workers_1", "workers_2")),
+        "target_speedup": 1.8,
+    }
+    result["machine"]["load_avg_at_end"] = os.getloadavg()
+    text = json.dumps(result, indent=2, default=float)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text + "\n")
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

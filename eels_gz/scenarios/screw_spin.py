@@ -1,0 +1,72 @@
+"""``screw_spin`` metrics: a controller that only watches; the set points stay those of
+config/scenarios/screw_spin.yaml. It reports how the robot moved while its screws spun, from the
+base link (the tail) at the start of the run and at its end:
+
+- ``advance_m``: the base's horizontal displacement along its initial heading (the tail link's x
+  axis, the body axis, projected on the horizontal plane), ``lateral_m`` across it (to the left) and
+  ``displacement_m`` in all;
+- ``advance_speed_m_s = advance_m / duration_s``, ``speed_m_s = displacement_m / duration_s``;
+- ``yaw_change_rad`` (about the vertical) and ``roll_change_rad`` (about the body axis), wrapped to
+  (-pi, pi].
+
+A straight robot on flat ice hardly advances in this scenario (docs/contact.md: it yaws and rolls);
+the advance speed is the figure a campaign over the contact parameters spreads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from eels_gz.scenarios import ScenarioController
+
+
+def _heading(T: np.ndarray) -> float:
+    return math.atan2(T[1, 0], T[0, 0])
+
+
+def _roll(T: np.ndarray) -> float:
+    """Rotation about the body x axis: the angle of the body's z axis about x, from the vertical plane."""
+    x = T[:3, 0] / np.linalg.norm(T[:3, 0])
+    up = np.array([0.0, 0.0, 1.0]) - x[2] * x  # the vertical, across the body axis
+    if np.linalg.norm(up) < 1e-9:
+        return 0.0
+    up /= np.linalg.norm(up)
+    return math.atan2(float(np.cross(up, T[:3, 2]) @ x), float(up @ T[:3, 2]))
+
+
+class ScrewSpin(ScenarioController):
+    def setup(self, sim, params):
+        self.body = sim.robot_skeleton.getBodyNode(0)
+        self.T0 = self.body.getWorldTransform().matrix().copy()
+        self.T = self.T0
+        self.t0 = self.t = sim.time
+
+    def post_step(self, sim):
+        self.T = self.body.getWorldTransform().matrix()
+        self.t = sim.time
+        return None
+
+    def metrics(self):
+        T0, T = self.T0, np.array(self.T)
+        d = T[:2, 3] - T0[:2, 3]
+        h = _heading(T0)
+        along = np.array([math.cos(h), math.sin(h)])
+        left = np.array([-along[1], along[0]])
+        duration = self.t - self.t0
+        advance, lateral, moved = float(d @ along), float(d @ left), float(np.linalg.norm(d))
+        return {
+            "duration_s": duration,
+            "advance_m": advance,
+            "lateral_m": lateral,
+            "displacement_m": moved,
+            "advance_speed_m_s": advance / duration if duration > 0 else None,
+            "speed_m_s": moved / duration if duration > 0 else None,
+            "yaw_change_rad": math.remainder(_heading(T) - h, 2 * math.pi),
+            "roll_change_rad": math.remainder(_roll(T) - _roll(T0), 2 * math.pi),
+        }
+
+
+def make_controller(scenario: dict) -> ScrewSpin:
+    return ScrewSpin()

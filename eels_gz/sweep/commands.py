@@ -1,0 +1,232 @@
+"""What one sample of a campaign runs: ``eels-gz run`` (the default) or ``eels-gz rover drive``.
+
+A command turns dotted settings into a checked configuration (:meth:`settings`), runs it into the
+sample's own run folder (:meth:`run`, in the Ray worker's process) and says where the metrics are
+read from (``summary.json``, then ``metrics.json``). The run folder follows the rules of every run
+folder (:class:`eels_gz.outputs.RunFolder`): written aside and renamed into place, whatever the run's
+status; a sample rerun by ``--resume`` replaces what a killed attempt left.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from eels_gz.errors import ConfigError, EelsError
+
+# the keys every run's summary.json may hold (eels_gz.host.runner._summary); others come from metrics.json
+RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "real_time_factor", "steps",
+                    "final_base_pose", "settings", "files", "message", "error", "resets", "disabled_systems",
+                    "unwritten")
+
+
+def _prefixed(exc: EelsError, where: str | None) -> ConfigError:
+    text = str(exc)
+    return ConfigError(text if where is None or text.startswith(where) else f"{where}: {text}")
+
+
+class RunCommand:
+    """``eels-gz run``: the settings are a run configuration (config/run_defaults.yaml)."""
+
+    name = "run"
+    seed_key = "sensors.seed"  # the sample's seed goes here unless the spec sets it
+
+    def settings(self, items: list[tuple[str, Any, str]], complete: bool = True) -> dict:
+        """The configuration the items give (run defaults <- items in order), checked as far as can be
+        done without building the robot: keys, types, the robot, world, scenario and its parameters,
+        the contact model and parameter set (``complete`` makes no difference: a run needs no key)."""
+        from eels_gz import config
+
+        cfg = config.resolve()
+        where = None
+        for key, value, source in items:
+            where = source
+            config.set_key(cfg, key, value, source)
+        try:
+            self._check(cfg)
+        except EelsError as exc:
+            raise _prefixed(exc, where or "base") from None
+        return cfg
+
+    @staticmethod
+    def _check(cfg: dict) -> dict | None:
+        from eels_gz import registry
+        from eels_gz.config import contact_overrides
+        from eels_gz.contact.params import resolve_contact_params
+        from eels_gz.control.setpoints import load_scenario
+        from eels_gz.host.runner import CONTACT_MODELS, scenario_defaults
+
+        scfg = cfg["scenario"]
+        scenario = None
+        if scfg.get("name"):
+            scenario = load_scenario(registry.scenario_path(scfg["name"]),
+                                     {k: v for k, v in scfg.items() if k != "name"})
+        resolved = scenario_defaults(cfg, scenario)
+        entry = registry.robot(resolved["robot"]["name"])
+        if resolved["robot"]["n_modules"] is not None:
+            registry.check_n_modules(entry, resolved["robot"]["n_modules"])
+        registry.world_path(resolved["world"])
+        contact = resolved["contact"]
+        if contact["model"] not in CONTACT_MODELS:
+            raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+        overrides = contact_overrides(contact)
+        if overrides and contact["model"] != "screw":
+            raise ConfigError(f"contact.{next(iter(overrides))} sets a parameter of the screw contact, but "
+                              f"contact.model is '{contact['model']}'")
+        resolve_contact_params(contact["params"], overrides)
+        return scenario
+
+    def check_metrics(self, spec, base_items: list) -> None:
+        """A metric that is not a key of summary.json must come from metrics.json, which only a
+        scenario with a controller writes: refused when no scenario of the campaign has one."""
+        from eels_gz import registry
+        from eels_gz.control.setpoints import load_scenario
+        from eels_gz.sweep.spec import representative_items
+
+        others = [m for m in spec.metrics if m.split(".")[0] not in RUN_SUMMARY_KEYS]
+        if not others:
+            return
+        names = set()
+        for items in representative_items(spec, base_items):
+            names.add(self.settings(items)["scenario"].get("name"))
+        with_controller = [n for n in names if n and load_scenario(registry.scenario_path(n)).get("controller")]
+        if not with_controller:
+            scenarios = ", ".join(f"'{n}'" for n in sorted(n for n in names if n)) or "none"
+            raise ConfigError(f"{spec.source}: metrics: '{others[0]}' is not a key of summary.json (its keys: "
+                              f"{', '.join(RUN_SUMMARY_KEYS)}), and no scenario of the campaign ({scenarios}) "
+                              "has a controller that writes metrics.json")
+
+    def run(self, cfg: dict, folder: Path) -> tuple[str, str | None]:
+        """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the
+        run was refused before it began (nothing written)."""
+        from eels_gz.errors import RunInterrupted
+        from eels_gz.host.runner import run
+        from eels_gz.outputs import RunFolder
+
+        try:
+            with RunFolder(folder, overwrite=True, what="sweep sample") as out:
+                run(cfg, out.path, final_dir=folder)
+        except Exception as exc:  # the summary, when the run began, says what happened
+            if read_json(folder / "summary.json") is None:
+                if isinstance(exc, RunInterrupted):
+                    return "interrupted", str(exc)
+                if isinstance(exc, EelsError):
+                    return "input_error", str(exc)
+                return "error", f"{type(exc).__name__}: {exc}"
+        summary = read_json(folder / "summary.json") or {}
+        message = summary.get("message") or (summary.get("error") or {}).get("message")
+        return summary.get("status", "incomplete"), message
+
+    @staticmethod
+    def documents(folder: Path) -> list[dict]:
+        return [d for d in (read_json(folder / "summary.json"), read_json(folder / "metrics.json")) if d]
+
+
+# the settings of a rover drive (`eels-gz rover drive` options) and their defaults; None: required
+ROVER_SETTINGS = {"robot": "archimede", "path": None, "speed": None, "world": "ice_plane",
+                  "mode": "general_ackermann", "scale": 1.0}
+ROVER_TYPES = {"robot": str, "path": str, "speed": float, "world": str, "mode": str, "scale": float}
+# what a rover drive sample's summary.json holds (the drive record without its time series)
+ROVER_SUMMARY_KEYS = ("status", "message", "sim_time", "speed", "distance", "end_error", "end_error_relative",
+                      "saturated", "max_wheel_rate", "slip", "robot", "path", "rate", "world", "slope_deg", "scale",
+                      "mode", "file")
+SERIES = ("t", "ground_truth", "odometry", "slip_samples", "nominal")
+
+
+class RoverDriveCommand:
+    """``eels-gz rover drive``: the settings are its options (ROVER_SETTINGS; ``world`` may be
+    ``slope:DEG``, generated into the sample's folder, where a drive stops 1 m before the slope's
+    edge as in the rover campaign)."""
+
+    name = "rover drive"
+    seed_key = None  # a drive draws no random numbers
+
+    def settings(self, items: list[tuple[str, Any, str]], complete: bool = True) -> dict:
+        """The drive's settings (ROVER_SETTINGS <- items in order), checked; ``complete=False`` checks
+        only the keys and types given (base alone may leave the dispersed keys out)."""
+        out = dict(ROVER_SETTINGS)
+        where = None
+        for key, value, source in items:
+            where = source
+            if key not in ROVER_SETTINGS:
+                raise ConfigError(f"{source}: unknown rover drive setting '{key}'; valid keys: "
+                                  f"{', '.join(ROVER_SETTINGS)}")
+            kind = ROVER_TYPES[key]
+            ok = isinstance(value, str) if kind is str else (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value))
+            if not ok:
+                raise ConfigError(f"{source}: '{key}' expects a {'name' if kind is str else 'finite number'}, "
+                                  f"got {value!r}")
+            out[key] = float(value) if kind is float else value
+        missing = [k for k, v in out.items() if v is None]
+        if not complete:
+            return out
+        if missing:
+            raise ConfigError(f"{where or 'base'}: rover drive setting(s) {', '.join(missing)} missing "
+                              "(give them in base or disperse them)")
+        try:
+            self._check(out)
+        except EelsError as exc:
+            raise _prefixed(exc, where or "base") from None
+        return out
+
+    @staticmethod
+    def _check(s: dict) -> None:
+        from eels_gz import registry
+        from eels_gz.host.rover_drive import path_segments, slope_angle
+
+        entry = registry.robot(s["robot"])
+        if entry.family != "rover":
+            raise ConfigError(f"robot '{s['robot']}' is not a rover")
+        path_segments(s["path"], s["scale"])
+        if not s["speed"] > 0:
+            raise ConfigError(f"speed must be a positive wheel rate in rad/s, got {s['speed']}")
+        if s["world"].startswith("slope:"):
+            slope_angle(s["world"])
+        else:
+            registry.world_path(s["world"])
+
+    def check_metrics(self, spec, base_items: list) -> None:
+        bad = [m for m in spec.metrics if m.split(".")[0] not in ROVER_SUMMARY_KEYS]
+        if bad:
+            raise ConfigError(f"{spec.source}: metrics: '{bad[0]}' is not a key of a rover drive's summary "
+                              f"(its keys: {', '.join(ROVER_SUMMARY_KEYS)})")
+
+    def run(self, s: dict, folder: Path) -> tuple[str, str | None]:
+        from eels_gz.host.rover_drive import drive_sample
+        from eels_gz.outputs import RunFolder, begin_result, write_result
+
+        with RunFolder(folder, overwrite=True, what="sweep sample") as out:
+            begin_result(out.path / "summary.json", "rover drive")
+            record = drive_sample(s, out.path)
+            brief = {k: record[k] for k in ROVER_SUMMARY_KEYS if k in record}
+            brief["file"] = str(folder / Path(record["file"]).name)
+            status = brief["status"]
+            if status.startswith("diverged: "):
+                brief["status"], brief["message"] = "diverged", status[len("diverged: "):]
+            write_result(out.path / "summary.json", json.dumps(brief, indent=2))
+        return brief["status"], brief.get("message")
+
+    @staticmethod
+    def documents(folder: Path) -> list[dict]:
+        return [d for d in (read_json(folder / "summary.json"),) if d]
+
+
+COMMANDS = {c.name: c for c in (RunCommand(), RoverDriveCommand())}
+
+
+def command(name: Any, source: str = "<spec>"):
+    if name not in COMMANDS:
+        raise ConfigError(f"{source}: command: unknown command {name!r}; expected one of "
+                          f"{', '.join(repr(c) for c in COMMANDS)}")
+    return COMMANDS[name]
+
+
+def read_json(path: Path) -> dict | None:
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

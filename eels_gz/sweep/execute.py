@@ -1,0 +1,373 @@
+"""A campaign on Ray: every sample in its own worker process and its own run folder.
+
+Locally (the default) :func:`ray_session` starts Ray with ``workers`` CPUs on this machine; with
+``address`` (``--address``, or ``RAY_ADDRESS``) it joins a running cluster (``ray start --head`` on
+one node, ``ray start --address HEAD:6379`` on the others). A Ray session already open in the
+calling process is used as it is (the tests start one per module).
+
+Each sample is one Ray task (``max_calls=1``: a fresh process per sample, so no state of one run
+reaches the next; ``max_retries=0``: a sample that kills its process is recorded ``crashed``, not
+rerun behind your back). The task runs the sample's command into ``DIR/samples/NNNNN`` and writes
+``row.json`` there: its index, seed, drawn inputs, status, message and metrics. A diverged or failed
+sample is such a row; the campaign goes on.
+
+The output folder is written in place, so that ``--resume`` can finish it: ``sweep.json`` (the
+checked spec, its fingerprint and the campaign's status), ``spec.yaml`` (as given), ``samples/``,
+then the results (:mod:`eels_gz.sweep.results`). ``--resume`` keeps every sample whose ``row.json``
+matches the spec (same seed and inputs) and whose status is final, and runs the others (never run,
+``interrupted``, ``crashed``, ``output_error``, or killed without a row). SIGINT or SIGTERM cancels
+the samples not started and interrupts the running ones (each ends as ``eels-gz run`` does on a
+signal, with status ``interrupted``); the results are written for the samples done and
+RunInterrupted is raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from eels_gz.errors import EelsError, OutputError, RunInterrupted
+from eels_gz.sweep.commands import command, read_json
+from eels_gz.sweep.spec import Sample, SweepSpec, flatten
+
+log = logging.getLogger(__name__)
+
+SAMPLES_DIR = "samples"
+ROW_FILE = "row.json"
+SWEEP_FILE = "sweep.json"
+SPEC_FILE = "spec.yaml"
+RERUN = ("interrupted", "incomplete", "crashed", "output_error")  # statuses --resume runs again
+OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's shared-memory store: the rows are small
+CANCEL_GRACE = 60.0  # s a running sample gets to stop after SIGINT before it is killed
+
+
+@dataclass(frozen=True)
+class Job:
+    """What a worker needs to run one sample (sent to it by Ray)."""
+
+    command: str
+    items: list  # (dotted key, value, source) in order: base, then the drawn inputs
+    folder: str
+    cwd: str
+    index: int
+    seed: int
+    case: int
+    inputs: dict
+    metrics: tuple
+
+
+def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
+    """The jobs of ``samples``: base, the sample's inputs, and its seed as the command's seed key
+    (``sensors.seed`` for a run) unless the spec sets that key itself."""
+    cmd = command(spec.command, spec.source)
+    base = flatten(spec.base, "base", spec.source)
+    given = {k for k, _, _ in base} | set(spec.keys)
+    out = out.absolute()
+    made = []
+    for s in samples:
+        items = list(base) + [(k, v, f"{spec.source}: sample {s.index}: dispersions.{k} = {v!r}")
+                              for k, v in s.inputs.items()]
+        if cmd.seed_key and cmd.seed_key not in given:
+            items.append((cmd.seed_key, s.seed, f"sample {s.index}: seed"))
+        made.append(Job(spec.command, items, str(out / SAMPLES_DIR / s.name), os.getcwd(), s.index, s.seed, s.case,
+                        dict(s.inputs), tuple(spec.metrics)))
+    return made
+
+
+def run_job(job: Job) -> dict:
+    """Run one sample (in its worker process) and return its row; the row is also written to the
+    sample's folder as row.json."""
+    if os.path.isdir(job.cwd):
+        os.chdir(job.cwd)  # relative paths in the spec mean what they mean where the campaign started
+    cmd = command(job.command)
+    folder = Path(job.folder)
+    shutil.rmtree(folder, ignore_errors=True)  # what an unfinished attempt left
+    shutil.rmtree(folder.with_name(folder.name + ".partial"), ignore_errors=True)
+    t0 = time.perf_counter()
+    try:
+        settings = cmd.settings(job.items)
+        status, message = cmd.run(settings, folder)
+    except RunInterrupted as exc:
+        status, message = "interrupted", str(exc)
+    except EelsError as exc:
+        status, message = "input_error", str(exc)
+    except Exception as exc:  # a bug: recorded, and the campaign goes on
+        status, message = "error", f"{type(exc).__name__}: {exc}"
+    row = make_row(job, status, message, time.perf_counter() - t0, cmd.documents(folder))
+    write_row(folder, row)
+    return row
+
+
+def make_row(job: Job, status: str, message: str | None, wall: float | None, documents: list[dict]) -> dict:
+    row: dict[str, Any] = {"sample": job.index, "case": job.case, "seed": job.seed, **job.inputs,
+                           "status": status, "message": message}
+    for metric in job.metrics:
+        row.update(metric_columns(metric, documents))
+    row["run"] = f"{SAMPLES_DIR}/{Path(job.folder).name}"
+    row["wall_time"] = wall
+    return row
+
+
+def write_row(folder: Path, row: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = folder / f".{ROW_FILE}.tmp"
+    tmp.write_text(json.dumps(row, indent=2, default=str))
+    os.replace(tmp, folder / ROW_FILE)
+
+
+def lookup(document: Any, parts: list[str]) -> tuple[bool, Any]:
+    """The value at dotted ``parts`` in a JSON document (list items by index), and whether it is there."""
+    node = document
+    for part in parts:
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
+
+
+def metric_columns(metric: str, documents: list[dict]) -> dict:
+    """``{column: value}`` of one metric: its value from the first document that has it (summary.json,
+    then metrics.json); a list or mapping gives one column per item (``key.0``, ``key.x``); None
+    where no document has it."""
+    for doc in documents:
+        found, value = lookup(doc, metric.split("."))
+        if found:
+            return _expand(metric, value)
+    return {metric: None}
+
+
+def _expand(key: str, value: Any) -> dict:
+    if isinstance(value, list):
+        out: dict = {}
+        for i, v in enumerate(value):
+            out.update(_expand(f"{key}.{i}", v))
+        return out
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            out.update(_expand(f"{key}.{k}", v))
+        return out
+    return {key: value}
+
+
+def crashed_row(job: Job, exc: BaseException) -> dict:
+    text = str(exc).strip().splitlines()
+    return make_row(job, "crashed", f"the sample's worker process died: {text[-1] if text else type(exc).__name__}",
+                    None, [])
+
+
+class SweepFolder:
+    """The campaign's output folder (module docstring), locked while the campaign runs."""
+
+    def __init__(self, target: str | Path, spec: SweepSpec, *, resume: bool = False, overwrite: bool = False,
+                 what: str = "sweep"):
+        self.target = Path(target)
+        self.spec = spec
+        self.resume, self.overwrite, self.what = resume, overwrite, what
+        self.lock = None
+
+    def __enter__(self) -> SweepFolder:
+        from eels_gz.outputs import MARKER, Lock, command_line, holds_run, make_dir, probe
+
+        target = self.target
+        if not target.name or target.name in (".", ".."):
+            raise OutputError(f"--out '{target}' must name a folder of its own (e.g. results/sweep)")
+        parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
+        self.lock = Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
+        try:
+            if target.is_symlink() or (target.exists() and not target.is_dir()):
+                raise OutputError(f"output folder '{target}' is a file, not a folder")
+            if target.exists() and any(target.iterdir()):
+                self._existing(holds_run(target))
+            make_dir(target)
+            probe(target)
+            (target / MARKER).write_text(json.dumps({"what": self.what, "command": command_line(),
+                                                     "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}))
+            raw = self.spec.raw or self.spec.to_dict()
+            (target / SPEC_FILE).write_text(f"# the spec of this campaign, as given ({self.spec.source})\n"
+                                            + yaml.safe_dump(raw, sort_keys=False))
+        except BaseException:
+            self.lock.release()
+            raise
+        return self
+
+    def _existing(self, holds: bool) -> None:
+        target = self.target
+        info = read_json(target / SWEEP_FILE)
+        if info is None or info.get("what", self.what) != self.what:
+            if not holds:
+                raise OutputError(f"output folder '{target}' is not empty and holds no eels-gz run; choose a new "
+                                  "or empty folder (--overwrite only replaces a run's folder)")
+            if not self.overwrite:
+                raise OutputError(f"output folder '{target}' already holds a run that is not a {self.what}; pass "
+                                  "--overwrite to replace it, or choose another --out")
+        elif self.resume:
+            if info.get("fingerprint") != self.spec.fingerprint():
+                raise OutputError(f"--resume: '{target}' holds a {self.what} of another spec (its spec.yaml); "
+                                  "resume it with that spec, or pass --overwrite to start this one there")
+            return
+        elif not self.overwrite:
+            raise OutputError(f"output folder '{target}' already holds a {self.what} (status {info.get('status')}, "
+                              f"{info.get('samples_done')} of {info.get('samples_planned')} samples done); pass "
+                              "--resume to finish it, --overwrite to replace it, or choose another --out")
+        shutil.rmtree(target)
+
+    def finished(self, samples: list[Sample]) -> dict[int, dict]:
+        """The rows of the samples already done (``--resume``; module docstring)."""
+        rows = {}
+        for s in samples:
+            row = read_json(self.target / SAMPLES_DIR / s.name / ROW_FILE)
+            if row is None or row.get("status") in RERUN or row.get("seed") != s.seed:
+                continue
+            if any(row.get(k) != v for k, v in s.inputs.items()):
+                continue
+            rows[s.index] = row
+        return rows
+
+    def write_state(self, state: dict) -> None:
+        tmp = self.target / f".{SWEEP_FILE}.tmp"
+        tmp.write_text(json.dumps({"what": self.what, **state}, indent=2, default=str))
+        os.replace(tmp, self.target / SWEEP_FILE)
+
+    def __exit__(self, *exc) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+
+@contextlib.contextmanager
+def ray_session(workers: int | None = None, address: str | None = None) -> Iterator[dict]:
+    """Ray for a campaign: the session already open in this process, a cluster at ``address`` (or
+    RAY_ADDRESS), or a local one with ``workers`` CPUs (default: every core). Yields what it joined."""
+    import ray
+
+    if ray.is_initialized():
+        yield {"address": "the running Ray session", "cpus": ray.cluster_resources().get("CPU", 1)}
+        return
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING}
+    main = threading.current_thread() is threading.main_thread()
+    sigterm = signal.getsignal(signal.SIGTERM) if main else None
+    t0 = time.perf_counter()
+    try:
+        if address:
+            ray.init(address=address, **options)
+        else:
+            ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
+    finally:
+        if main:  # ray.init makes SIGTERM exit the driver at once; the campaign stops cleanly instead
+            signal.signal(signal.SIGTERM, sigterm)
+    try:
+        yield {"address": address or "local", "cpus": ray.cluster_resources().get("CPU", 1),
+               "start_s": time.perf_counter() - t0}
+    finally:
+        ray.shutdown()
+
+
+Progress = Callable[[int, int, Counter], None]  # (samples done, samples planned, statuses so far)
+
+
+def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, address: str | None = None,
+              resume: bool = False, overwrite: bool = False, progress: Progress | None = None,
+              what: str = "sweep") -> dict:
+    """Run a checked spec into ``out`` on Ray (module docstring); returns sweep.json's content after
+    writing the results. Raises RunInterrupted (after writing them) on SIGINT or SIGTERM."""
+    from eels_gz.interrupt import interrupts
+    from eels_gz.sweep.results import write_results
+
+    if workers is not None and workers < 1:
+        raise OutputError(f"--workers must be 1 or more, got {workers}")
+    out = Path(out)
+    samples = spec.expand()
+    t0 = time.perf_counter()
+    with interrupts() as stop, SweepFolder(out, spec, resume=resume, overwrite=overwrite, what=what) as folder:
+        rows = folder.finished(samples) if resume else {}
+        state = {"status": "running", "fingerprint": spec.fingerprint(), "spec": spec.to_dict(),
+                 "samples_planned": len(samples), "samples_done": len(rows), "resumed": len(rows),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        folder.write_state(state)
+        todo = [s for s in samples if s.index not in rows]
+        statuses = Counter(r["status"] for r in rows.values())
+        if progress is not None:
+            progress(len(rows), len(samples), statuses)
+        ray_info: dict = {}
+        if todo and not stop.requested:
+            with ray_session(workers, address) as ray_info:
+                t = time.perf_counter()
+                _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
+                          local=ray_info["address"] == "local")
+                ray_info["dispatch_s"] = time.perf_counter() - t
+        interrupted = stop.requested  # a sample interrupted on its own (its node stopped) is a row; --resume reruns it
+        ordered = [rows[s.index] for s in samples if s.index in rows]
+        state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),
+                     statuses=dict(Counter(r["status"] for r in ordered)), wall_time=time.perf_counter() - t0,
+                     ray={"workers": workers, **ray_info})
+        state["files"] = write_results(out, spec, ordered, state)
+        folder.write_state(state)
+    if interrupted:
+        signum = stop.signum or 2
+        raise RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
+                                     "--resume finishes it")
+    return {"what": what, **state}
+
+
+def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int,
+              local: bool = False) -> None:
+    """Submit the jobs to Ray, at most as many at once as there are CPUs (or ``workers``), and collect
+    their rows; on a signal cancel the queued ones and interrupt the running ones."""
+    import ray
+    from ray.exceptions import RayError, TaskCancelledError
+
+    # In flight: twice the samples that may run at once, so that Ray has the next one queued (and starts
+    # its worker process) the moment one ends; a local Ray of `workers` CPUs runs no more than that. On a
+    # session or cluster not started here, `workers` itself caps the samples in flight.
+    cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+    capacity = 2 * cpus if local or workers is None else workers
+    task = ray.remote(max_calls=1, max_retries=0, num_cpus=1)(run_job)
+    queue, pending = deque(todo), {}
+    cancelled_at = last_cancel = None
+    while queue or pending:
+        while queue and len(pending) < capacity and cancelled_at is None:
+            job = queue.popleft()
+            pending[task.remote(job)] = job
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=0.25)
+        for ref in ready:
+            job = pending.pop(ref)
+            try:
+                row = ray.get(ref)
+            except TaskCancelledError:
+                continue  # cancelled before it started: not run
+            except RayError as exc:
+                row = crashed_row(job, exc)
+                with contextlib.suppress(OSError):
+                    write_row(Path(job.folder), row)
+            rows[job.index] = row
+            statuses[row["status"]] += 1
+            if progress is not None:
+                progress(len(rows), total, statuses)
+        now = time.monotonic()
+        if stop.requested and cancelled_at is None:
+            queue.clear()
+            cancelled_at = now
+        if cancelled_at is not None and pending and now - (last_cancel or 0.0) >= 1.0:
+            # queued: dropped; running: SIGINT, the run ends 'interrupted'. Again every second: a task
+            # handed to a worker that had not begun it may miss the first cancel
+            force = now - cancelled_at > CANCEL_GRACE
+            for ref in pending:
+                ray.cancel(ref, force=force)
+            last_cancel = now

@@ -69,7 +69,10 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
         brief = read_json(out / SAMPLES_DIR / s.name / "summary.json")
         if row is None or brief is None or row["status"] in ("crashed", "input_error"):
             continue
-        record = read_json(Path(brief["file"])) or {}
+        # a drive stopped before its rover was built has a summary but no drive record
+        record = read_json(Path(brief["file"])) if "file" in brief else None
+        if record is None:
+            continue
         runs = out / "runs"
         runs.mkdir(exist_ok=True)
         target = runs / Path(brief["file"]).name

@@ -126,12 +126,14 @@ class HelixPath(Path3):
 def chord_points(path: Path3, s0: float, lengths: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """Arc lengths (k + 1,) and points (k + 1, 3) with point 0 at ``s0`` and
     each next point the first one further along the path at straight-line
-    distance ``lengths[i]`` (m) from the previous (a sphere-path intersection,
-    found by marching ``length/16`` steps and refined with Brent's method to
-    1e-13 m)."""
-    s_out, pts = [float(s0)], [path.point(s0)]
+    distance ``lengths[i]`` (m) from the previous (a sphere-path intersection:
+    in closed form on a polyline, else found by marching ``length/16`` steps
+    and refined with Brent's method to 1e-13 m)."""
     if not 0.0 <= s0 <= path.length:
         raise SnakeModelError(f"chord_points: start s0 = {s0!r} is outside the path [0, {path.length:.6g}] m")
+    if isinstance(path, PolylinePath):
+        return _polyline_chords(path, float(s0), lengths)
+    s_out, pts = [float(s0)], [path.point(s0)]
     for i, ell in enumerate(lengths):
         p0, s_prev = pts[-1], s_out[-1]
         f = lambda s: float(np.linalg.norm(path.point(s) - p0)) - ell  # noqa: E731
@@ -142,11 +144,43 @@ def chord_points(path: Path3, s0: float, lengths: Sequence[float]) -> tuple[np.n
             if f(b) >= 0.0:
                 break
             if b >= path.length:
-                raise SnakeModelError(f"chord_points: the path ends {path.length - s_prev:.4g} m after point {i}; "
-                                      f"segment {i} needs a chord of {ell:.4g} m (start the robot earlier or "
-                                      "extend the path)")
+                raise _path_ends(path, s_prev, i, ell)
             a = b
         s = brentq(f, a, b, xtol=1e-13, rtol=4 * np.finfo(float).eps) if f(a) < 0.0 else a
         s_out.append(float(s))
         pts.append(path.point(s))
+    return np.array(s_out), np.array(pts)
+
+
+def _path_ends(path: Path3, s_prev: float, i: int, ell: float) -> SnakeModelError:
+    return SnakeModelError(f"chord_points: the path ends {path.length - s_prev:.4g} m after point {i}; segment {i} "
+                           f"needs a chord of {ell:.4g} m (start the robot earlier or extend the path)")
+
+
+def _polyline_chords(path: PolylinePath, s0: float, lengths: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`chord_points` on a polyline, in closed form: from the previous point ``p0`` (inside the
+    sphere of radius ``ell`` about it), the chord ends where the path leaves that sphere, the larger root
+    of ``|A + t (B - A) - p0|^2 = ell^2`` on the first segment ``AB`` on which it lies in [t_start, 1]."""
+    V, cum = path.vertices, path.cumulative
+    last = len(V) - 2
+    j = min(int(np.searchsorted(cum, s0, side="right")) - 1, last)
+    s_out, pts = [s0], [path.point(s0)]
+    for i, ell in enumerate(lengths):
+        p0, s_prev = pts[-1], s_out[-1]
+        t_lo = (s_prev - cum[j]) / (cum[j + 1] - cum[j])
+        while True:
+            A, d = V[j], V[j + 1] - V[j]
+            r = A - p0
+            a, b, c = d @ d, 2.0 * (d @ r), r @ r - ell * ell
+            disc = b * b - 4.0 * a * c
+            if disc >= 0.0:
+                q = -0.5 * (b + math.copysign(math.sqrt(disc), b))  # the roots q/a and c/q, without cancellation
+                t = max(q / a, c / q) if q != 0.0 else q / a
+                if t_lo <= t <= 1.0:
+                    break
+            if j == last:
+                raise _path_ends(path, s_prev, i, ell)
+            j, t_lo = j + 1, 0.0
+        s_out.append(float(cum[j] + t * (cum[j + 1] - cum[j])))
+        pts.append(A + t * d)
     return np.array(s_out), np.array(pts)

@@ -16,7 +16,7 @@ from eels_gz.errors import SnakeModelError
 from eels_gz.registry import robot
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.leader_follower import lay_on_path
-from eels_gz.snake.paths import HelixPath, PolylinePath, chord_points, line_path
+from eels_gz.snake.paths import HelixPath, Path3, PolylinePath, chord_points, line_path
 
 # Chord points are found to 1e-13 m (brentq xtol) and the forward kinematics
 # multiplies ~20 rotations: 1e-10 m / 1e-10 rad bound the rounding with margin.
@@ -94,6 +94,36 @@ def test_chord_points_and_closest():
     np.testing.assert_allclose(helix.points(ss), [helix.point(x) for x in ss], atol=1e-15)
     sc, q, d = helix.closest(np.array([0.0, 3.0, 0.0]))  # nearest: phi = pi/2 at distance 2
     assert sc == pytest.approx(math.pi / 2, abs=1e-8) and d == pytest.approx(2.0, abs=1e-12)
+
+
+class _Marched(Path3):
+    """A polyline seen only through point(s): chord_points marches and refines it (the general path)."""
+
+    def __init__(self, polyline: PolylinePath):
+        self.polyline, self.length = polyline, polyline.length
+
+    def point(self, s: float) -> np.ndarray:
+        return self.polyline.point(s)
+
+
+@pytest.mark.parametrize("vertices", [
+    np.column_stack([np.arange(0, 6.01, 0.02), 0.3 * np.sin(2 * np.pi * np.arange(0, 6.01, 0.02) / 2.0),
+                     np.full(301, 0.1)]),  # the leader-follower s-curve (dense vertices)
+    [[0, 0, 0], [1, 0, 0], [1, 0.05, 0], [0.2, 0.05, 0.3], [2, 1, 0.5], [5, 1, 0.5]],  # sharp turns, short legs
+])
+def test_polyline_chords_in_closed_form_match_the_marched_ones(vertices):
+    """The polyline's closed-form chords equal the general method's (marching, then Brent's method to
+    xtol 1e-13 m and rtol 4 eps on arc lengths below 10 m: 1e-12 m covers both, with room)."""
+    path = PolylinePath(vertices)
+    lengths = [0.35, 0.2, 0.41, 0.05, 0.3, 0.3, 0.25]
+    for s0 in (0.0, 0.37, 1.0, 1.05):
+        s, pts = chord_points(path, s0, lengths)
+        s_ref, pts_ref = chord_points(_Marched(path), s0, lengths)
+        np.testing.assert_allclose(s, s_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(pts, pts_ref, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(np.linalg.norm(np.diff(pts, axis=0), axis=1), lengths, rtol=0, atol=1e-12)
+    with pytest.raises(SnakeModelError, match="path ends"):
+        chord_points(path, path.length - 0.1, [0.35])
 
 
 def test_bad_input(chain):

@@ -42,6 +42,7 @@ def emit(result: dict, out: str | Path | None) -> None:
     """The benchmarks' output: JSON to ``out`` when given, else to stdout."""
     text = json.dumps(result, indent=2)
     if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_text(text)
     else:
         print(text)

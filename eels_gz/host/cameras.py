@@ -83,6 +83,8 @@ def camera_noise(el, where: str) -> tuple[float, float]:
 class Camera:
     """One camera or depth camera of the robot (see the module docstring); ``publish(t_ns)`` renders a frame."""
 
+    wall_time = 0.0  # seconds spent rendering and publishing (HostSensors.post_step)
+
     def __init__(self, sensor, el, kind: str, body, T_body_sensor: np.ndarray, node, rng, noise: bool,
                  field, shapes_of, albedo_terrain, sun_direction, scope: str = ""):
         self.sensor, self.kind, self.body = sensor, kind, body
@@ -159,6 +161,9 @@ class Camera:
 class CameraInfoTopic:
     """A camera's camera_info publisher, listed beside the camera among the host's sensors (so the sensors'
     topics, and the log, include it); the camera publishes it with each image, it is never due itself."""
+
+    wall_time = 0.0
+    kind = "camera_info"
 
     def __init__(self, camera: Camera, pub):
         self.camera, self.pub = camera, pub

@@ -23,6 +23,7 @@ from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
 from eels_gz.host.gzmath import matrix_to_quat
+from eels_gz.host.numba_compile import CompileWatch
 from eels_gz.host.sdf_world import load_world
 from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
@@ -356,7 +357,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     """
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
-    with interrupts() as stop, contextlib.ExitStack() as stack:
+    with interrupts() as stop, contextlib.ExitStack() as stack, CompileWatch() as compiling:
         saved = (stack.enter_context(OutputFile(save_config, what="--save-config file"))
                  if save_config is not None else None)
         with stop.immediately():
@@ -364,7 +365,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
         if saved is not None:
             saved.write_text(yaml.safe_dump(prep.settings["config"], sort_keys=False))
         begin_result(out / "summary.json")
-        return _RunLoop(prep, out, final, stop, progress, setup_progress).run()
+        return _RunLoop(prep, out, final, stop, progress, setup_progress, compiling).run()
 
 
 SETUP_TICK = 500  # steps between setup progress reports
@@ -373,8 +374,11 @@ SETUP_TICK = 500  # steps between setup progress reports
 class _RunLoop:
     """One prepared run, from the scenario's setup to summary.json (see :func:`run`)."""
 
-    def __init__(self, prep: Prepared, out: Path, final: Path, stop, progress, setup_progress):
+    def __init__(self, prep: Prepared, out: Path, final: Path, stop, progress, setup_progress,
+                 compiling: CompileWatch | None = None):
         self.prep, self.out, self.final, self.stop = prep, out, final, stop
+        self.compiling, self.loop_start = compiling, None
+        self.sensors = None
         self.cfg = prep.settings["config"]
         self.progress, self.setup_progress = progress, setup_progress
         self.sim = prep.sim
@@ -424,9 +428,9 @@ class _RunLoop:
             self.rec.sample()
             sim0 = sim.time  # simulated by the scenario's setup (placement, settling) before the timed run
             self.physics0 = sim.physics_seconds
-            wall0 = time.perf_counter()
+            wall0 = self.loop_start = time.perf_counter()
             if self.status == "ok":
-                sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
+                sensors = self.sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
                 ros = start_ros(sim, cfg["ros"])
                 self._loop(sensors, ros, wall0)
         except SimulationDiverged as exc:
@@ -519,6 +523,11 @@ class _RunLoop:
         # the timed run's cost relative to DART's own step: 1 would be a host that costs nothing
         summary["physics_wall_time"] = physics
         summary["step_cost_ratio"] = wall / physics if physics > 0 else None
+        if self.sensors is not None:  # each sensor's share of the timed run
+            summary["sensor_wall_time"] = self.sensors.wall_times()
+        if self.compiling is not None:
+            summary["numba"] = self.compiling.report(self.loop_start)
+            _say_compiled(summary["numba"])
         if self.message:
             summary["message"] = self.message
         if self.controller is not None:
@@ -540,6 +549,17 @@ class _RunLoop:
         if self.error is not None:
             raise self.error
         return summary
+
+
+def _say_compiled(numba: dict) -> None:
+    """A run that compiled kernels (the first after an install) says so: its wall time includes it."""
+    if not numba["compiled"]:
+        return
+    where = (f", {numba['compile_time_in_run']:.1f} s of it inside the timed run"
+             if numba["compile_time_in_run"] > 0 else "")
+    say = log.warning if numba["compile_time"] >= 1.0 else log.info
+    say("numba compiled %d kernel(s) in %.1f s%s (once after an install: they are cached for later runs; "
+        "`make demo` warms the cache)", len(numba["compiled"]), numba["compile_time"], where)
 
 
 def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:

@@ -37,6 +37,7 @@ system to add.
 from __future__ import annotations
 
 import logging
+from time import perf_counter
 
 import numpy as np
 
@@ -115,6 +116,8 @@ def force_torque_topic(world: str, robot: str, joint: str, sensor: str) -> str:
 
 
 class _Sensor:
+    wall_time = 0.0  # seconds spent in sample() (HostSensors.post_step)
+
     def __init__(self, sim, name: str, el, where: str):
         self.sim, self.name, self.where = sim, name, where
         rate = _float(el, "update_rate", 0.0, where)
@@ -152,6 +155,8 @@ class _FixedSensor(_Sensor):
 
 
 class ForceTorque(_FixedSensor):
+    kind = "force_torque"
+
     def __init__(self, sim, name, el, where, joint_name: str, robot: str, node, rng, noise: bool):
         super().__init__(sim, name, el, where)
         joint = sim.robot_skeleton.getJoint(joint_name)
@@ -205,6 +210,8 @@ class ForceTorque(_FixedSensor):
 
 
 class Imu(_FixedSensor):
+    kind = "imu"
+
     def __init__(self, sim, name, el, where, body, T_body_sensor, node, rng, noise: bool):
         super().__init__(sim, name, el, where)
         self.body, self.T = body, T_body_sensor
@@ -251,6 +258,8 @@ class Imu(_FixedSensor):
 
 
 class Lidar(_Sensor):
+    kind = "gpu_lidar"
+
     def __init__(self, sim, name, el, where, body, T_body_sensor, node, field):
         super().__init__(sim, name, el, where)
         self.body, self.T, self.field = body, T_body_sensor, field
@@ -408,7 +417,13 @@ class HostSensors:
             if s.due():
                 if t_ns is None:
                     t_ns = int(round(self.sim.time * 1e9))
+                t0 = perf_counter()
                 s.sample(t_ns)
+                s.wall_time += perf_counter() - t0
+
+    def wall_times(self) -> dict[str, dict]:
+        """Wall seconds each sensor spent measuring, publishing and logging, by sensor name, with its type."""
+        return {s.name: {"type": s.kind, "seconds": s.wall_time} for s in self.sensors}
 
 
 def log_sensors(sensors: HostSensors, mcap) -> None:

@@ -58,7 +58,11 @@ def test_imu_at_rest_reads_plus_g_within_noise(sim):
 
 def test_sensor_messages_go_to_log_mcap(tmp_path):
     cfg = config.resolve(overrides={**HEAD, "duration": 0.25, "log": {"plot": False}})
-    run(cfg, tmp_path)
+    summary = run(cfg, tmp_path)
+    cost = summary["sensor_wall_time"]  # each sensor's share of the run, by name, with its type
+    assert {v["type"] for v in cost.values()} >= {"imu", "force_torque", "gpu_lidar"}
+    assert all(0 < v["seconds"] < summary["wall_time"] for v in cost.values())
+    assert set(summary["numba"]) == {"compile_time", "compile_time_in_run", "compiled"}
     with open(tmp_path / "log.mcap", "rb") as f:
         counts = {}
         for _, channel, _ in make_reader(f).iter_messages():

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from eels_gz.errors import SnakeModelError
-from eels_gz.snake.chain import SnakeChain, axis_rotation
+from eels_gz.snake.chain import SnakeChain, axis_rotation, cross3
 from eels_gz.snake.paths import Path3, chord_points
 
 EX = np.array([1.0, 0.0, 0.0])
@@ -115,7 +115,7 @@ def lay_on_path(chain: SnakeChain, path: Path3, s_tail: float, up=(0.0, 0.0, 1.0
     s, P = chord_points(path, s_tail, chain.segment_lengths())
     dirs = np.diff(P, axis=0)
     dirs /= np.linalg.norm(dirs, axis=1)[:, None]
-    ms = [np.cross(u, EX) for u in axes]
+    ms = [cross3(u, EX) for u in axes]
     twist = bool(chain.twist_joints())
     # tail frame: x along the first segment, z towards up, then rolled for bend 1
     x0 = dirs[0]

@@ -51,7 +51,7 @@ import numpy as np
 
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.errors import SingularContactError, SnakeModelError
-from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.chain import SnakeChain, cross3
 
 PLANAR_BASIS = np.eye(6)[:, [0, 1, 5]]  # vx, vy, wz
 SE3_BASIS = np.eye(6)
@@ -155,15 +155,15 @@ class ScrewMotionController:
             e_r = _unit(d - (d @ a) * a, f"'down' at screw '{link}' (perpendicular to its axis)")
             centre = ax.origin + g.x_center * a
             p = centre + g.radius * e_r
-            e_theta = np.cross(a, e_r)
+            e_theta = cross3(a, e_r)
             e_v = math.cos(g.lead_angle) * a - g.handedness * math.sin(g.lead_angle) * e_theta
             shape = 0.0
             for j in self.chain.ancestors(link):
                 if j in theta_dot:
                     o, u = frames[j]
-                    shape += theta_dot[j] * float(e_v @ np.cross(u, p - o))
+                    shape += theta_dot[j] * float(e_v @ cross3(u, p - o))
             b = g.handedness * g.radius * math.sin(g.lead_angle) * ax.multiplier
-            out[link] = ContactRow(link, p, e_v, np.concatenate([e_v, np.cross(p, e_v)]), b, ax.actuated, shape)
+            out[link] = ContactRow(link, p, e_v, np.concatenate([e_v, cross3(p, e_v)]), b, ax.actuated, shape)
         return out
 
     def _contact(self, contact: Collection[str]) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 from scipy.optimize import brentq, minimize_scalar
 
 from eels_gz.errors import SnakeModelError
@@ -158,29 +159,45 @@ def _path_ends(path: Path3, s_prev: float, i: int, ell: float) -> SnakeModelErro
 
 
 def _polyline_chords(path: PolylinePath, s0: float, lengths: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`chord_points` on a polyline, in closed form: from the previous point ``p0`` (inside the
-    sphere of radius ``ell`` about it), the chord ends where the path leaves that sphere, the larger root
-    of ``|A + t (B - A) - p0|^2 = ell^2`` on the first segment ``AB`` on which it lies in [t_start, 1]."""
-    V, cum = path.vertices, path.cumulative
-    last = len(V) - 2
-    j = min(int(np.searchsorted(cum, s0, side="right")) - 1, last)
-    s_out, pts = [s0], [path.point(s0)]
-    for i, ell in enumerate(lengths):
-        p0, s_prev = pts[-1], s_out[-1]
-        t_lo = (s_prev - cum[j]) / (cum[j + 1] - cum[j])
+    """:func:`chord_points` on a polyline, in closed form (:func:`_polyline_chord_kernel`)."""
+    ell = np.asarray(lengths, dtype=float)
+    s, pts, failed = _polyline_chord_kernel(path.vertices, path.cumulative, s0, ell)
+    if failed >= 0:
+        raise _path_ends(path, s[failed], failed, ell[failed])
+    return s, pts
+
+
+@njit(cache=True)
+def _polyline_chord_kernel(V: np.ndarray, cum: np.ndarray, s0: float, lengths: np.ndarray):
+    """From the previous point ``p0`` (inside the sphere of radius ``ell`` about it) the chord ends where
+    the path leaves that sphere: the larger root of ``|A + t (B - A) - p0|^2 = ell^2`` on the first segment
+    ``AB`` on which it lies in [t_start, 1]. Returns (s, points, the chord that ran off the end or -1)."""
+    last = V.shape[0] - 2
+    n = lengths.shape[0]
+    s_out, pts = np.zeros(n + 1), np.zeros((n + 1, 3))
+    j = min(np.searchsorted(cum, s0, side="right") - 1, last)
+    f = (s0 - cum[j]) / (cum[j + 1] - cum[j])
+    s_out[0] = s0
+    pts[0] = V[j] + f * (V[j + 1] - V[j])  # as PolylinePath.point
+    for i in range(n):
+        ell = lengths[i]
+        t_lo = (s_out[i] - cum[j]) / (cum[j + 1] - cum[j])
         while True:
-            A, d = V[j], V[j + 1] - V[j]
-            r = A - p0
-            a, b, c = d @ d, 2.0 * (d @ r), r @ r - ell * ell
+            d0, d1, d2 = V[j + 1, 0] - V[j, 0], V[j + 1, 1] - V[j, 1], V[j + 1, 2] - V[j, 2]
+            r0, r1, r2 = V[j, 0] - pts[i, 0], V[j, 1] - pts[i, 1], V[j, 2] - pts[i, 2]
+            a = d0 * d0 + d1 * d1 + d2 * d2
+            b = 2.0 * (d0 * r0 + d1 * r1 + d2 * r2)
+            c = r0 * r0 + r1 * r1 + r2 * r2 - ell * ell
             disc = b * b - 4.0 * a * c
+            t = -1.0
             if disc >= 0.0:
                 q = -0.5 * (b + math.copysign(math.sqrt(disc), b))  # the roots q/a and c/q, without cancellation
                 t = max(q / a, c / q) if q != 0.0 else q / a
-                if t_lo <= t <= 1.0:
-                    break
+            if t_lo <= t <= 1.0:
+                break
             if j == last:
-                raise _path_ends(path, s_prev, i, ell)
+                return s_out, pts, i
             j, t_lo = j + 1, 0.0
-        s_out.append(float(cum[j] + t * (cum[j + 1] - cum[j])))
-        pts.append(A + t * d)
-    return np.array(s_out), np.array(pts)
+        s_out[i + 1] = cum[j] + t * (cum[j + 1] - cum[j])
+        pts[i + 1, 0], pts[i + 1, 1], pts[i + 1, 2] = V[j, 0] + t * d0, V[j, 1] + t * d1, V[j, 2] + t * d2
+    return s_out, pts, -1

@@ -60,6 +60,7 @@ test: venv
 	$(BIN)/python -m pytest test -q
 
 bench: venv
+	$(BIN)/python bench/speed.py --out results/bench_speed.json
 	$(BIN)/python bench/rtf.py --out results/bench_rtf.json
 	$(BIN)/python bench/screw_contact_step.py --out results/bench_screw_contact.json
 	$(BIN)/python bench/snake_scenarios.py --out results/bench_snake_scenarios.json

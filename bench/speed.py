@@ -16,10 +16,10 @@ median of each figure is reported.
   sensors and log included; and, for reference, a plain dartpy loop
   (``world.step()``) on the skeleton the host builds, same detector and
   solver, no plugins.
-- ``solvers``: the same resting robot and ``surface_traverse`` (its own
-  contact, and stock) under gz-physics' two DART LCP solvers (``dantzig``,
-  ``pgs``): DART's step, the real-time factor and how far the two runs end
-  apart.
+- ``solvers``: the same resting robot and ``surface_traverse`` (EELS 1.0
+  front-only under its scenario's contact, stock) under gz-physics' two DART
+  LCP solvers (``dantzig``, ``pgs``): DART's step, the real-time factor and
+  how far the two runs end apart.
 
 Writes JSON (``--out``) and prints it.
 """
@@ -91,8 +91,6 @@ def main() -> None:
     for solver in ("dantzig", "pgs"):
         cases[f"resting_{solver}"] = {**RESTING, "physics": {"solver": solver}}
         cases[f"surface_traverse_{solver}"] = {**TRAVERSE, "physics": {"solver": solver}}
-        cases[f"surface_traverse_stock_{solver}"] = {**TRAVERSE, "contact": {"model": "stock"},
-                                                     "physics": {"solver": solver}}
     rows: dict[str, list[dict]] = {k: [] for k in cases}
     bare: list[float] = []
     t0 = time.perf_counter()
@@ -119,7 +117,7 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine()},
         "wall_s": time.perf_counter() - t0,
     }
-    for case in ("resting", "surface_traverse", "surface_traverse_stock"):
+    for case in ("resting", "surface_traverse"):
         d, p = rows[f"{case}_dantzig"], rows[f"{case}_pgs"]
         result["solvers"][case] = {
             solver: {"real_time_factor": median(r, "real_time_factor"), "dart_step_us": median(r, "dart_step_us"),

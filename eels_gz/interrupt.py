@@ -58,6 +58,11 @@ class Interrupt:
                 if self.signum is None:
                     raise
                 raise self._early() from exc
+            if self.signum is not None:
+                # the handler's exception was swallowed: raised inside a __del__ or a weakref callback
+                # the garbage collector ran, Python reports it as unraisable and goes on; the block ends
+                # as an interruption all the same
+                raise self._early()
         finally:
             self.immediate = before
 

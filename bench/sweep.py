@@ -24,17 +24,13 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-# bench/ must not shadow the plugins: bench/screw_contact.py is not plugins_py/screw_contact.py
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-from eels_gz import config  # noqa: E402
-from eels_gz.sweep import parse_spec, run_sweep  # noqa: E402
-from eels_gz.sweep.spec import check_spec  # noqa: E402
+from eels_gz import config
+from eels_gz.sweep import parse_spec, run_sweep
+from eels_gz.sweep.spec import check_spec
 
 BASE = {"robot": "eels_1_0_front_only", "world": "ice_plane", "scenario": "screw_spin",
         "contact": {"model": "screw"}, "log": {"mcap": False, "plot": False}, "sensors": {"enabled": False}}

@@ -27,12 +27,12 @@ def chain_poses(parent: np.ndarray, origin: np.ndarray, axis: np.ndarray, kind: 
     poses[0] = base
     R = np.empty((3, 3))
     for k in range(n):
-        P, O, F, T = poses[parent[k]], origin[k], frames[k], poses[k + 1]
+        P, J, F, T = poses[parent[k]], origin[k], frames[k], poses[k + 1]
         for r in range(4):
             for c in range(4):
                 acc = 0.0
                 for m in range(4):
-                    acc += P[r, m] * O[m, c]
+                    acc += P[r, m] * J[m, c]
                 F[r, c] = acc
         T[:, :] = F
         if kind[k] == REVOLUTE:

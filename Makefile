@@ -23,6 +23,7 @@ $(STAMP): pyproject.toml | sysdeps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -e '.[test]'
+	$(BIN)/python -m eels_gz.warm
 	@touch $@
 
 sysdeps:

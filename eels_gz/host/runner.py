@@ -559,7 +559,7 @@ def _say_compiled(numba: dict) -> None:
              if numba["compile_time_in_run"] > 0 else "")
     say = log.warning if numba["compile_time"] >= 1.0 else log.info
     say("numba compiled %d kernel(s) in %.1f s%s (once after an install: they are cached for later runs; "
-        "`make demo` warms the cache)", len(numba["compiled"]), numba["compile_time"], where)
+        "`make venv` warms the cache: python -m eels_gz.warm)", len(numba["compiled"]), numba["compile_time"], where)
 
 
 def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:

@@ -233,6 +233,15 @@ def _started(folder: Path) -> bool:
     return any(True for name in RESULT_FILES for _ in folder.rglob(name))
 
 
+def lock_output_folder(target: Path, example: str) -> Lock:
+    """The lock of output folder ``target`` (``--out``), taken beside it in its parent folder (created if
+    need be); ``example`` names a valid --out in the error for a path that names no folder of its own."""
+    if not target.name or target.name in (".", ".."):
+        raise OutputError(f"--out '{target}' must name a folder of its own (e.g. {example})")
+    parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
+    return Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
+
+
 class RunFolder:
     """The output folder of one run (module docstring). Use as a context manager; write into
     :attr:`path` (the temporary ``DIR.partial``); :attr:`target` is where it will be.
@@ -253,10 +262,7 @@ class RunFolder:
 
     def __enter__(self) -> "RunFolder":
         target = self.target
-        if not target.name or target.name in (".", ".."):
-            raise OutputError(f"--out '{target}' must name a folder of its own (e.g. results/run)")
-        parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
-        self.lock = Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
+        self.lock = lock_output_folder(target, "results/run")
         try:
             self._check_target()
             self._prepare_staging()

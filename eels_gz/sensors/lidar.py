@@ -199,18 +199,7 @@ def _ray_shapes(kind, size, R, p, radius, origins, dirs, best, normals):
             c = cx * cx + cy * cy + cz * cz - radius[k] * radius[k]
             if c > 0.0 and (b > 0.0 or b * b < c):
                 continue
-            # into the shape frame: x_local = R^T (x - p)
-            ox = R[k, 0, 0] * cx + R[k, 1, 0] * cy + R[k, 2, 0] * cz
-            oy = R[k, 0, 1] * cx + R[k, 1, 1] * cy + R[k, 2, 1] * cz
-            oz = R[k, 0, 2] * cx + R[k, 1, 2] * cy + R[k, 2, 2] * cz
-            dx = R[k, 0, 0] * dw[0] + R[k, 1, 0] * dw[1] + R[k, 2, 0] * dw[2]
-            dy = R[k, 0, 1] * dw[0] + R[k, 1, 1] * dw[1] + R[k, 2, 1] * dw[2]
-            dz = R[k, 0, 2] * dw[0] + R[k, 1, 2] * dw[1] + R[k, 2, 2] * dw[2]
-            t, nx, ny, nz = _local_hit(kind[k], size[k], ox, oy, oz, dx, dy, dz)
-            if t < best[i]:
-                best[i] = t
-                for a in range(3):
-                    normals[i, a] = R[k, a, 0] * nx + R[k, a, 1] * ny + R[k, a, 2] * nz
+            _hit_one(k, kind, size, R, p, ow, dw, i, best, normals)  # in the shape frame: x_local = R^T (x - p)
 
 
 @numba.njit(cache=True)

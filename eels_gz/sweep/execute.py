@@ -183,13 +183,10 @@ class SweepFolder:
         self.lock = None
 
     def __enter__(self) -> SweepFolder:
-        from eels_gz.outputs import MARKER, Lock, command_line, holds_run, make_dir, probe
+        from eels_gz.outputs import MARKER, command_line, holds_run, lock_output_folder, make_dir, probe
 
         target = self.target
-        if not target.name or target.name in (".", ".."):
-            raise OutputError(f"--out '{target}' must name a folder of its own (e.g. results/sweep)")
-        parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
-        self.lock = Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
+        self.lock = lock_output_folder(target, "results/sweep")
         try:
             if target.is_symlink() or (target.exists() and not target.is_dir()):
                 raise OutputError(f"output folder '{target}' is a file, not a folder")

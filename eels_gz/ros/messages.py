@@ -158,6 +158,7 @@ class CdrTemplate:
         for i, pair in enumerate(stamps):
             for k, v in enumerate(pair):
                 self.stamps[i, k] = self._place(struct.pack("<I", v), 4, typename, f"stamp {i}")
+        self._work = None  # encode's buffer: the bytes, rewritten in place (values and stamps only)
 
     def _place(self, pattern: bytes, size: int, typename: str, what: str) -> int:
         off = self.data.find(pattern)
@@ -168,13 +169,30 @@ class CdrTemplate:
 
     def encode(self, t_ns: int | np.ndarray, values: np.ndarray) -> bytes:
         """The message with every stamp at ``t_ns`` (or one per stamp) and ``values`` in the build order."""
-        buf = bytearray(self.data)
-        doubles = np.frombuffer(buf, dtype="<f8", offset=4, count=(len(buf) - 4) // 8)
-        words = np.frombuffer(buf, dtype="<u4", count=len(buf) // 4)
-        doubles[self.values] = values
-        words[self.stamps[:, 0]] = np.asarray(t_ns) // 1_000_000_000
-        words[self.stamps[:, 1]] = np.asarray(t_ns) % 1_000_000_000
-        return bytes(buf)
+        if self._work is None:  # the buffer and its views as doubles and as words
+            buf = np.frombuffer(bytearray(self.data), dtype=np.uint8)
+            self._work = (buf, buf[4:4 + 8 * ((len(buf) - 4) // 8)].view("<f8"), buf[:4 * (len(buf) // 4)].view("<u4"))
+        buf, doubles, words = self._work
+        each = np.ascontiguousarray(t_ns, dtype=np.int64) if np.ndim(t_ns) else _NO_STAMPS
+        _fill_template(doubles, self.values, np.ascontiguousarray(values, dtype=np.float64).reshape(-1), words, self.stamps,
+                       int(t_ns) if each is _NO_STAMPS else 0, each)
+        return buf.tobytes()
+
+
+_NO_STAMPS = np.empty(0, dtype=np.int64)
+
+
+@numba.njit(cache=True)
+def _fill_template(doubles, value_at, values, words, stamp_at, t_ns, each):  # pragma: no cover - compiled
+    """doubles[value_at] = values; each stamp's (sec, nanosec) words from t_ns, or from each[i] if given."""
+    if values.size != value_at.size or (each.size and each.size != stamp_at.shape[0]):
+        raise ValueError("CdrTemplate.encode: wrong number of values or stamps")
+    for k in range(value_at.size):
+        doubles[value_at[k]] = values[k]
+    for i in range(stamp_at.shape[0]):
+        t = each[i] if each.size else t_ns
+        words[stamp_at[i, 0]] = t // 1_000_000_000
+        words[stamp_at[i, 1]] = t % 1_000_000_000
 
 
 def _time(sec_nsec):

@@ -184,3 +184,23 @@ def test_point_list_template_gives_the_bytes_rosbags_gives(n):
     t_ns = 3_000_000_123
     assert tpl.encode(t_ns, points) == messages.encode(messages.marker_array([make(t_ns, points)]),
                                                        messages.MARKER_ARRAY)
+
+
+def test_a_template_takes_one_stamp_per_frame_and_refuses_a_wrong_count():
+    """CdrTemplate.encode with an array of stamps writes each frame's own stamp (the bytes rosbags gives);
+    a wrong number of values or of stamps is a ValueError, not bytes with stale numbers."""
+    from eels_gz.ros import messages
+
+    frames = [("world", "base_link"), ("base_link", "m1")]
+    tf = messages.TfTemplate(frames)
+    T = np.tile(np.eye(4), (2, 1, 1))
+    T[:, :3, 3] = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+    values = np.concatenate([T[:, :3, 3], messages.quaternions_xyzw(T[:, :3, :3])], axis=1).reshape(-1)
+    stamps = np.array([1_000_000_001, 2_500_000_000])
+    assert tf.template.encode(stamps, values) == messages.encode(messages.tf_message(
+        [messages.transform(int(t), a, b, T[i]) for i, ((a, b), t) in enumerate(zip(frames, stamps))]),
+        messages.TF_MESSAGE)
+    with pytest.raises(ValueError, match="wrong number"):
+        tf.template.encode(0, values[:-1])
+    with pytest.raises(ValueError, match="wrong number"):
+        tf.template.encode(stamps[:1], values)

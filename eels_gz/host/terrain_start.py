@@ -205,6 +205,9 @@ class WorldBounds:
         self.sim = sim
         self.field = field
         self.box = static_bounds(sim)
+        # the centre of mass may go this far: MARGIN past the box across, MARGIN below it (no bound above)
+        self.limits = (None if self.box is None else
+                       ((self.box[0] - MARGIN).tolist(), (self.box[1][:2] + MARGIN).tolist()))
         skel = sim.robot_skeleton
         self.bodies = [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())] if skel is not None else []
         self.state = next((st for st in sim.states if st.skel is skel), None)
@@ -222,17 +225,18 @@ class WorldBounds:
             origins = (kin.T[:, :3, 3] if kin is not None and len(kin.T) == len(self.bodies)
                        else np.array([b.getWorldTransform().translation() for b in self.bodies]))
             d, _ = self.field.query(origins)
-            k = int(np.argmin(d))
-            if d[k] < -DEPTH:
+            if d.min() < -DEPTH:
+                k = int(np.argmin(d))
                 return ("fell_through_terrain", f"body '{self.bodies[k].getName()}' is {-d[k]:.3f} m inside the "
                         f"terrain at t = {t:.4f} s (it passed through it; is the step {self.sim.dt:g} s too long?)")
         if self.box is not None:
-            lo, hi = self.box
-            com = self.sim.robot_skeleton.getCOM()
-            over = np.r_[lo[:2] - MARGIN - com[:2], com[:2] - hi[:2] - MARGIN]
-            if com[2] < lo[2] - MARGIN or np.any(over > 0):
-                status = "fell_through_terrain" if not np.any(over > 0) else "left_world"
-                return (status, f"the robot's centre of mass {np.round(com, 3).tolist()} is more than {MARGIN:g} m "
-                        f"outside the world's static geometry {np.round(lo, 3).tolist()} .. "
+            x, y, z = self.sim.robot_skeleton.getCOM().tolist()
+            (x0, y0, z0), (x1, y1) = self.limits
+            outside = x < x0 or y < y0 or x > x1 or y > y1
+            if outside or z < z0:
+                lo, hi = self.box
+                status = "left_world" if outside else "fell_through_terrain"
+                return (status, f"the robot's centre of mass {np.round([x, y, z], 3).tolist()} is more than "
+                        f"{MARGIN:g} m outside the world's static geometry {np.round(lo, 3).tolist()} .. "
                         f"{np.round(hi, 3).tolist()} at t = {t:.4f} s")
         return None

@@ -38,23 +38,20 @@ def _roll(T: np.ndarray) -> float:
 
 class ScrewSpin(ScenarioController):
     def setup(self, sim, params):
+        self.sim = sim
         self.body = sim.robot_skeleton.getBodyNode(0)
         self.T0 = self.body.getWorldTransform().matrix().copy()
-        self.T = self.T0
-        self.t0 = self.t = sim.time
+        self.t0 = sim.time
 
-    def post_step(self, sim):
-        self.T = self.body.getWorldTransform().matrix()
-        self.t = sim.time
-        return None
+    # no post_step: the run's end is read once, in metrics() (the world outlives the run's systems)
 
     def metrics(self):
-        T0, T = self.T0, np.array(self.T)
+        T0, T = self.T0, self.body.getWorldTransform().matrix()
         d = T[:2, 3] - T0[:2, 3]
         h = _heading(T0)
         along = np.array([math.cos(h), math.sin(h)])
         left = np.array([-along[1], along[0]])
-        duration = self.t - self.t0
+        duration = self.sim.time - self.t0
         advance, lateral, moved = float(d @ along), float(d @ left), float(np.linalg.norm(d))
         return {
             "duration_s": duration,

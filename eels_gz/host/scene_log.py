@@ -33,6 +33,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 from lxml import etree
 
@@ -205,17 +206,18 @@ class SceneLog:
         # /tf: world -> root, then parent -> child of every moving joint, as indices into self.links
         self.links = [self.root] + sorted({n for j in self.moving for n in (j.parent, j.child)} - {self.root})
         index = {name: k for k, name in enumerate(self.links)}
-        self.edges = np.array([(0, 0)] + [(index[j.parent], index[j.child]) for j in self.moving], dtype=int)
+        self.edges = np.array([(0, 0)] + [(index[j.parent], index[j.child]) for j in self.moving], dtype=np.int64)
         # each link is a body of the simulated skeleton at a fixed offset (the optimizer's frames, else itself)
         skel, frames = sim.robot_skeleton, sim.robot_frames
         names = [frames[n].body if n in frames else n for n in self.links]
         self.bodies = [skel.getBodyNode(b) for b in dict.fromkeys(names)]
         order = {b.getName(): k for k, b in enumerate(self.bodies)}
-        self.link_body = np.array([order[b] for b in names], dtype=int)
+        self.link_body = np.array([order[b] for b in names], dtype=np.int64)
         self.link_offset = np.array([frames[n].pose if n in frames else np.eye(4) for n in self.links])
         self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] + [(j.parent, j.child) for j in self.moving])
         self.state = next((st for st in sim.states if st.skel is skel), None)
         self.body_index = np.array([b.getIndexInSkeleton() for b in self.bodies], dtype=np.int64)
+        self._tf = np.empty((len(self.edges), 4, 4))  # the /tf transforms of a sample
         self.forces = messages.PointListTemplate(
             lambda t_ns, points: messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST",
                                                  scale=(ARROW_SHAFT_M, 0, 0), rgba=FORCE_RGBA, points=points))
@@ -235,17 +237,13 @@ class SceneLog:
 
     def sample(self, t_ns: int) -> None:
         kin = self.state.kinematics() if self.state is not None else None
-        bodies = kin.T[self.body_index] if kin is not None else \
-            np.array([b.getWorldTransform().matrix() for b in self.bodies])
-        W = bodies[self.link_body] @ self.link_offset  # world poses of the links, (L, 4, 4)
-        T = np.empty((len(self.edges), 4, 4))
-        T[0] = W[0]  # world -> root
-        P, C = W[self.edges[1:, 0]], W[self.edges[1:, 1]]
-        Rt = np.transpose(P[:, :3, :3], (0, 2, 1))
-        T[1:] = np.eye(4)
-        T[1:, :3, :3] = Rt @ C[:, :3, :3]  # parent^-1 child of rigid transforms
-        T[1:, :3, 3] = np.einsum("nij,nj->ni", Rt, C[:, :3, 3] - P[:, :3, 3])
-        self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, T))
+        if kin is not None:
+            bodies, index = kin.T, self.body_index
+        else:
+            bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
+            index = np.arange(len(self.bodies))
+        _tf_transforms(bodies, index, self.link_body, self.link_offset, self.edges, self._tf)
+        self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, self._tf))
         if self.screw:
             self.mcap.write_cdr("/screw_contact/forces", t_ns, self.forces.encode(t_ns, self.force_segments()))
 
@@ -269,3 +267,27 @@ class SceneLog:
             start = np.einsum("sn,snk->sk", fn[touching], w.points[touching]) / total[touching, None]
             segments.append(np.stack([start, start + ARROW_M_PER_N * w.force[touching]], axis=1))
         return np.concatenate(segments).reshape(-1, 3) if segments else np.zeros((0, 3))
+
+
+@numba.njit(cache=True)
+def _tf_transforms(bodies, body_index, link_body, link_offset, edges, out):  # pragma: no cover - compiled
+    """/tf's transforms (E, 4, 4) into ``out``: world -> root, then parent^-1 child of each edge (parent,
+    child), the links' world poses being ``bodies[body_index[link_body[l]]] @ link_offset[l]``."""
+    n = link_body.size
+    world = np.zeros((n, 4, 4))
+    for lk in range(n):
+        B, F = bodies[body_index[link_body[lk]]], link_offset[lk]
+        for i in range(3):
+            for j in range(4):
+                world[lk, i, j] = B[i, 0] * F[0, j] + B[i, 1] * F[1, j] + B[i, 2] * F[2, j] + B[i, 3] * F[3, j]
+        world[lk, 3, 3] = 1.0
+    out[0] = world[0]
+    for e in range(1, edges.shape[0]):
+        P, C = world[edges[e, 0]], world[edges[e, 1]]
+        for i in range(3):
+            for j in range(3):
+                out[e, i, j] = P[0, i] * C[0, j] + P[1, i] * C[1, j] + P[2, i] * C[2, j]  # rigid: P^-1 = P^T
+            out[e, i, 3] = (P[0, i] * (C[0, 3] - P[0, 3]) + P[1, i] * (C[1, 3] - P[1, 3])
+                            + P[2, i] * (C[2, 3] - P[2, 3]))
+            out[e, 3, i] = 0.0
+        out[e, 3, 3] = 1.0

@@ -257,16 +257,9 @@ class SceneLog:
         segments = []
         for system in self.screw:
             w = system.last
-            if w is None:
-                continue
-            fn = np.clip(w.normal_force, 0.0, None)  # (S, N)
-            total = fn.sum(axis=1)
-            touching = total > 0.0
-            if not touching.any():
-                continue
-            start = np.einsum("sn,snk->sk", fn[touching], w.points[touching]) / total[touching, None]
-            segments.append(np.stack([start, start + ARROW_M_PER_N * w.force[touching]], axis=1))
-        return np.concatenate(segments).reshape(-1, 3) if segments else np.zeros((0, 3))
+            if w is not None:
+                segments.append(_screw_segments(w.normal_force, w.points, w.force, ARROW_M_PER_N))
+        return np.concatenate(segments) if len(segments) > 1 else segments[0] if segments else np.zeros((0, 3))
 
 
 @numba.njit(cache=True)
@@ -291,3 +284,26 @@ def _tf_transforms(bodies, body_index, link_body, link_offset, edges, out):  # p
                             + P[2, i] * (C[2, 3] - P[2, 3]))
             out[e, 3, i] = 0.0
         out[e, 3, 3] = 1.0
+
+
+@numba.njit(cache=True)
+def _screw_segments(normal_force, points, force, m_per_n):  # pragma: no cover - compiled
+    """(2K, 3): for each of the K screws with a positive normal force, its centre of pressure (the points
+    weighted by their normal forces, negative ones counting 0) and that point plus ``m_per_n`` x its force."""
+    out = np.empty((2 * normal_force.shape[0], 3))
+    k = 0
+    for s in range(normal_force.shape[0]):
+        total, cx, cy, cz = 0.0, 0.0, 0.0, 0.0
+        for i in range(normal_force.shape[1]):
+            f = normal_force[s, i]
+            if f > 0.0:
+                total += f
+                cx += f * points[s, i, 0]
+                cy += f * points[s, i, 1]
+                cz += f * points[s, i, 2]
+        if total > 0.0:
+            out[2 * k, 0], out[2 * k, 1], out[2 * k, 2] = cx / total, cy / total, cz / total
+            for j in range(3):
+                out[2 * k + 1, j] = out[2 * k, j] + m_per_n * force[s, j]
+            k += 1
+    return out[:2 * k]

@@ -46,7 +46,7 @@ from eels_gz.host import msgs, transport
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values
-from eels_gz.sensors.lidar import Shape, cast, grid_pattern, load_pattern
+from eels_gz.sensors.lidar import Shape, ShapeArrays, cast, grid_pattern, load_pattern, shape_arrays
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
 
 log = logging.getLogger(__name__)
@@ -281,9 +281,9 @@ class Lidar(_Sensor):
         self.state = next((st for st in sim.states if st.skel is sim.robot_skeleton), None)
         self.frame_id = name
 
-    def shapes(self) -> list[Shape]:
+    def shapes(self) -> ShapeArrays:
         kin = self.state.kinematics() if self.state is not None else None
-        return self.shape_table.world(kin.T if kin is not None else None)
+        return self.shape_table.arrays(kin.T if kin is not None else None)
 
     def scan(self):
         T_ws = self.body.getWorldTransform().matrix() @ self.T
@@ -331,17 +331,25 @@ class ShapeTable:
         skel = owners[0].getSkeleton() if owners else None
         self.index = np.array([b.getIndexInSkeleton() for b in owners], dtype=np.int64)
         self.skel = skel
+        self._arrays: ShapeArrays | None = None
+
+    def _world_T(self, body_T: np.ndarray | None) -> np.ndarray:
+        T_b = (np.array([b.getWorldTransform().matrix() for b in self.owners]).reshape(-1, 4, 4) if body_T is None
+               else body_T[self.index])
+        return T_b @ self.local
 
     def world(self, body_T: np.ndarray | None = None) -> list[Shape]:
         """The shapes at their world poses; ``body_T`` (B, 4, 4): the skeleton's body poses when known."""
         if not self.kinds:
             return []
-        if body_T is None:
-            T_b = np.array([b.getWorldTransform().matrix() for b in self.owners])
-        else:
-            T_b = body_T[self.index]
-        T = np.einsum("kij,kjl->kil", T_b, self.local)
+        T = self._world_T(body_T)
         return [Shape(k, s, T[i]) for i, (k, s) in enumerate(zip(self.kinds, self.sizes))]
+
+    def arrays(self, body_T: np.ndarray | None = None) -> ShapeArrays:
+        """``world()`` as the ray casters' arrays (kinds, sizes and bounding radii computed once)."""
+        if self._arrays is None:
+            self._arrays = shape_arrays(self.world(body_T))
+        return self._arrays.moved(self._world_T(body_T)) if self.kinds else self._arrays
 
 
 def robot_shapes(bodies) -> list[Shape]:

@@ -269,7 +269,30 @@ def _ray_shapes_grid(kind, size, R, p, radius, origin, R_ws, az, el, dirs, best,
                     _hit_one(k, kind, size, R, p, origin, dirs[r * n_cols + c], r * n_cols + c, best, normals)
 
 
-def _shape_arrays(shapes: list[Shape]):
+@dataclass(frozen=True)
+class ShapeArrays:
+    """Shapes as the ray casters take them: ``kind`` (M,) codes, ``size`` (M, 3), the world rotation ``R``
+    (M, 3, 3) and centre ``p`` (M, 3), and each one's bounding-sphere ``radius`` (M,)."""
+
+    kind: np.ndarray
+    size: np.ndarray
+    R: np.ndarray
+    p: np.ndarray
+    radius: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.kind)
+
+    def moved(self, T: np.ndarray) -> ShapeArrays:
+        """The same shapes at the world poses ``T`` (M, 4, 4)."""
+        return ShapeArrays(self.kind, self.size, np.ascontiguousarray(T[:, :3, :3]),
+                           np.ascontiguousarray(T[:, :3, 3]), self.radius)
+
+
+def shape_arrays(shapes: list[Shape] | ShapeArrays) -> ShapeArrays:
+    """``shapes`` as arrays (given arrays are returned as they are)."""
+    if isinstance(shapes, ShapeArrays):
+        return shapes
     m = len(shapes)
     kind, size = np.zeros(m, np.int64), np.zeros((m, 3))
     R, p, radius = np.zeros((m, 3, 3)), np.zeros((m, 3)), np.zeros(m)
@@ -282,33 +305,34 @@ def _shape_arrays(shapes: list[Shape]):
         R[k], p[k] = s.T[:3, :3], s.T[:3, 3]
         radius[k] = (0.5 * np.linalg.norm(dims) if kind[k] == 0 else dims[0] if kind[k] == 1
                      else np.hypot(dims[0], 0.5 * dims[1]))
-    return kind, size, R, p, radius
+    return ShapeArrays(kind, size, R, p, radius)
 
 
-def ray_shapes_grid(shapes: list[Shape], pattern: BeamPattern, T_world_sensor: np.ndarray, dirs_world: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray]:
+def ray_shapes_grid(shapes: list[Shape] | ShapeArrays, pattern: BeamPattern, T_world_sensor: np.ndarray,
+                    dirs_world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``ray_shapes`` for a grid pattern (``pattern.grid``): the same hits, found from the grid's angles."""
     n = pattern.size
     best, normals = np.full(n, np.inf), np.zeros((n, 3))
     if not shapes:
         return best, normals
-    kind, size, R, p, radius = _shape_arrays(shapes)
+    a = shape_arrays(shapes)
     az, el = pattern.grid
-    _ray_shapes_grid(kind, size, R, p, radius, np.ascontiguousarray(T_world_sensor[:3, 3], float),
+    _ray_shapes_grid(a.kind, a.size, a.R, a.p, a.radius, np.ascontiguousarray(T_world_sensor[:3, 3], float),
                      np.ascontiguousarray(T_world_sensor[:3, :3], float), az, el,
                      np.ascontiguousarray(dirs_world, float), best, normals)
     return best, normals
 
 
-def ray_shapes(shapes: list[Shape], origins: np.ndarray, dirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def ray_shapes(shapes: list[Shape] | ShapeArrays, origins: np.ndarray, dirs: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Nearest intersection (t, world normal) of each ray (unit directions) with the shapes; inf where none."""
     n, m = len(origins), len(shapes)
     best = np.full(n, np.inf)
     normals = np.zeros((n, 3))
     if m == 0:
         return best, normals
-    kind, size, R, p, radius = _shape_arrays(shapes)
-    _ray_shapes(kind, size, R, p, radius, np.ascontiguousarray(origins, float), np.ascontiguousarray(dirs, float),
+    a = shape_arrays(shapes)
+    _ray_shapes(a.kind, a.size, a.R, a.p, a.radius, np.ascontiguousarray(origins, float), np.ascontiguousarray(dirs, float),
                 best, normals)
     return best, normals
 
@@ -328,7 +352,7 @@ class Scan:
     intensity: np.ndarray
 
 
-def cast(pattern: BeamPattern, T_world_sensor: np.ndarray, field=None, shapes: list[Shape] = (),
+def cast(pattern: BeamPattern, T_world_sensor: np.ndarray, field=None, shapes: list[Shape] | ShapeArrays = (),
          albedo: float = 1.0) -> Scan:
     """Cast every beam of ``pattern`` from the sensor pose against the terrain field and the shapes."""
     R, p = T_world_sensor[:3, :3], T_world_sensor[:3, 3]
@@ -339,8 +363,9 @@ def cast(pattern: BeamPattern, T_world_sensor: np.ndarray, field=None, shapes: l
     if field is not None:
         t, normals = sphere_trace(field, o_w, d_w, pattern.range_min, pattern.range_max)
     if shapes:
-        ts, ns = (ray_shapes_grid(list(shapes), pattern, T_world_sensor, d_w) if pattern.grid is not None
-                  else ray_shapes(list(shapes), o_w, d_w))
+        shapes = shape_arrays(shapes)
+        ts, ns = (ray_shapes_grid(shapes, pattern, T_world_sensor, d_w) if pattern.grid is not None
+                  else ray_shapes(shapes, o_w, d_w))
         closer = (ts < t) & (ts >= pattern.range_min)
         t[closer], normals[closer] = ts[closer], ns[closer]
     ok = (t >= pattern.range_min) & (t <= pattern.range_max)

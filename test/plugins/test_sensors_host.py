@@ -137,3 +137,26 @@ def test_bad_sensor_elements(sim, monkeypatch, name, path, text, match):
         HostSensors(sim)
     assert isinstance(info.value, (DescriptionError,)) or "range limits" in str(info.value)
     assert name in str(info.value) or "range limits" in str(info.value)
+
+
+def test_the_lidars_shape_arrays_follow_the_bodies(sim):
+    """ShapeTable.arrays (kinds, sizes and radii kept, poses from the step's batched kinematics) gives
+    the arrays of the shapes read from DART body by body, after the robot has moved; and a scan cast
+    against them is the scan cast against the shapes."""
+    from eels_gz.sensors.lidar import cast, shape_arrays
+
+    lidar = next(s for s in HostSensors(sim).sensors if s.kind == "gpu_lidar")
+    table, state = lidar.shape_table, lidar.state
+    for _ in range(2):  # the second call moves the arrays kept from the first
+        for _ in range(20):
+            sim.step()
+        got, want = table.arrays(state.kinematics().T), shape_arrays(table.world())
+        assert len(got) == len(want) > 10
+        for name in ("kind", "size", "radius"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        np.testing.assert_allclose(got.R, want.R, atol=1e-12)
+        np.testing.assert_allclose(got.p, want.p, atol=1e-12)
+    T_ws = lidar.body.getWorldTransform().matrix() @ lidar.T
+    a, b = cast(lidar.pattern, T_ws, None, got), cast(lidar.pattern, T_ws, None, table.world())
+    assert np.isfinite(a.ranges).sum() > 0
+    np.testing.assert_allclose(a.ranges, b.ranges, atol=1e-9, equal_nan=True)

@@ -69,6 +69,7 @@ bench: venv
 	$(BIN)/python bench/terrain_dem.py --out results/bench_terrain_dem.json
 	$(BIN)/python bench/terrain_scans.py --out results/bench_terrain_scans.json
 	$(BIN)/python bench/sweep.py --out results/bench_sweep.json
+	$(BIN)/python bench/mcap_writer.py --out results/bench_mcap_writer.json
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

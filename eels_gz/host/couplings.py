@@ -23,8 +23,10 @@ constraint:
 The reaction acts on the leader, the base and every body between them, as
 the mass matrix says. ``J dq = 0`` after the step holds for any
 positive-definite metric, so ``M^-1 J^T`` is refreshed every ``refresh_steps`` steps (default 20, i.e.
-20 ms at dt = 1 ms, while a shape joint turns at most 0.02 rad); the full
-inverse mass matrix of a 41-body robot costs more than its physics step.
+20 ms at dt = 1 ms, while a shape joint turns at most 0.02 rad), from the
+mass matrix of :mod:`eels_gz.host.mass_matrix` and a solve (DART's full
+inverse mass matrix of a 41-body robot, the fallback for skeletons with other
+joints, costs more than its physics step).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import DescriptionError
+from eels_gz.host.mass_matrix import MassMatrix
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +133,7 @@ class CouplingSolver:
         self.refresh_steps = max(1, int(refresh_steps))
         self._age = self.refresh_steps  # steps since M^-1 J^T was computed
         self._gain = None
+        self._mass = MassMatrix.build(skel)  # None: DART's inverse mass matrix
         n = skel.getNumDofs()
         self.lam = np.zeros(len(couplings))  # constraint torque multipliers, N m (or N)
         self.constraint_torque = np.zeros(n)  # J^T lam: added to the forces before each step
@@ -155,10 +159,13 @@ class CouplingSolver:
         q[self.follower] = self.mult * q[self.leader] + self.offset
         self.skel.setPositions(q)
 
-    def _refresh(self) -> None:
+    def _refresh(self, q: np.ndarray, dq: np.ndarray) -> None:
         if self._age >= self.refresh_steps or self._gain is None:
             J = self.J
-            MinvJt = self.skel.getInvMassMatrix() @ J.T
+            if self._mass is not None:  # the mass matrix in one pass, and a solve for the coupling rows
+                MinvJt = np.linalg.solve(self._mass.matrix(q, dq), J.T)
+            else:
+                MinvJt = self.skel.getInvMassMatrix() @ J.T
             self._A_inv = np.linalg.inv(J @ MinvJt)
             self._gain = np.ascontiguousarray(MinvJt @ self._A_inv)
             self._age = 0
@@ -179,7 +186,7 @@ class CouplingSolver:
         """After the step, on the skeleton's positions and velocities read once: remove ``J dq`` with a
         mass-weighted impulse, move the positions to match, put the followers on their constraint
         (in place; the caller writes them back)."""
-        self._refresh()
+        self._refresh(q, dq)
         if _correct(dq, q, self.follower, self.leader, self.mult, self.offset, self._gain, self._A_inv,
                     self.scalar_dofs, self.dt, self.lam, self.J, self.constraint_torque):
             self.active = True

@@ -259,7 +259,7 @@ class SceneLog:
             w = system.last
             if w is not None:
                 segments.append(_screw_segments(w.normal_force, w.points, w.force, ARROW_M_PER_N))
-        return np.concatenate(segments) if len(segments) > 1 else segments[0] if segments else np.zeros((0, 3))
+        return np.concatenate(segments) if segments else np.zeros((0, 3))
 
 
 @numba.njit(cache=True)

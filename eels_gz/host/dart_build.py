@@ -139,13 +139,15 @@ def load_urdf(urdf: str, name: str, source: str, package_dirs: dict[str, Path]):
 
 
 def collision_box_corners(skel) -> np.ndarray:
-    """World corners (N, 3) of the bounding boxes of the skeleton's collision shapes, in m."""
+    """World corners (N, 3) of the bounding boxes of the skeleton's collision shapes, in m: those of
+    its description, including shapes taken out of collision (``collide_bitmask`` 0), which keep the
+    DynamicsAspect that DART's loaders give collision shapes and never visuals."""
     out = []
     for b in range(skel.getNumBodyNodes()):
         body = skel.getBodyNode(b)
         for s in range(body.getNumShapeNodes()):
             node = body.getShapeNode(s)
-            if not node.hasCollisionAspect():
+            if not (node.hasCollisionAspect() or node.hasDynamicsAspect()):
                 continue
             box = node.getShape().getBoundingBox()
             lo, hi = box.getMin(), box.getMax()

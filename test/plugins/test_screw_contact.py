@@ -56,6 +56,34 @@ def test_screw_collisions_are_off_while_the_plugin_runs():
     assert rig("stock").robot_skeleton.getBodyNode("module_1_screw_link").isCollidable()
 
 
+def _shape_nodes(body):
+    return [body.getShapeNode(k) for k in range(body.getNumShapeNodes())]
+
+
+def test_screws_leave_the_broadphase_but_still_place_the_robot():
+    """collide_bitmask 0 takes the screws' shapes out of DART's collision group
+    (they would only be filtered pair by pair), while the robot's resting pose,
+    which the screws' bottoms set, is the same as with stock contact."""
+    from eels_gz.host.dart_build import collision_box_corners
+
+    screw, stock = rig("screw"), rig("stock")
+    skel = screw.robot_skeleton
+    # the same boxes as with stock contact: the start placement and the world-bounds check see the screws
+    np.testing.assert_allclose(collision_box_corners(skel), collision_box_corners(stock.robot_skeleton), atol=1e-12)
+    for sim in (screw, stock):
+        sim.step()  # the collision group follows the skeleton's aspects at the next collide
+    group = screw.world.getConstraintSolver().getCollisionGroup()
+    for name, collides in (("module_1_screw_link", False), ("module_1_shell", True)):
+        nodes = [n for n in _shape_nodes(skel.getBodyNode(name)) if n.hasDynamicsAspect()]
+        assert nodes, name
+        assert all(group.hasShapeFrame(n) == collides for n in nodes), name
+    n_screws = sum(1 for b in range(skel.getNumBodyNodes()) if not skel.getBodyNode(b).isCollidable()
+                   for n in _shape_nodes(skel.getBodyNode(b)) if n.hasDynamicsAspect())
+    assert n_screws == 4  # two modules, a screw pair each
+    n_stock = stock.world.getConstraintSolver().getCollisionGroup().getNumShapeFrames()
+    assert group.getNumShapeFrames() == n_stock - n_screws
+
+
 def test_unknown_screw_link_is_named(tmp_path):
     world = registry.world_path("ice_plane")
     desc = robot_description(registry.robot(ROBOT), n_modules=2, gazebo=True,

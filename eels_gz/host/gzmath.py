@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from eels_gz.contact.frames import quat_from_matrix
+
 
 class Vector3d:
     __slots__ = ("_v",)
@@ -103,22 +105,9 @@ def quat_to_matrix(q) -> np.ndarray:
 
 def matrix_to_quat(R: np.ndarray) -> np.ndarray:
     """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix."""
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    if tr > 0:
-        s = 2.0 * math.sqrt(tr + 1.0)
-        q = (0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s)
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
-        q = ((R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s)
-    elif R[1, 1] > R[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
-        q = ((R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s)
-    else:
-        s = 2.0 * math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
-        q = ((R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s)
-    q = np.array(q)
-    q /= np.linalg.norm(q)
-    return -q if q[0] < 0 else q
+    out = np.empty(4)
+    quat_from_matrix(np.asarray(R, dtype=float), out, 0)
+    return out
 
 
 class Quaterniond:

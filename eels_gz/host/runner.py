@@ -26,6 +26,7 @@ from eels_gz.host.gzmath import matrix_to_quat
 from eels_gz.host.numba_compile import CompileWatch
 from eels_gz.host.sdf_world import load_world
 from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.host.step_kernels import base_odometry
 from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
@@ -249,6 +250,7 @@ class Recorder:
         self.joint_dofs = np.array(self.joint_dofs, dtype=int)
         self.state = next(s for s in sim.states if s.skel is skel)
         self.t, self.pos, self.quat = [], [], []
+        self.odom = np.empty(13)  # base_odometry's output: position, quaternion, twist in the base frame
         self.log = McapLog(mcap_path) if mcap_path else None
         if self.log:
             self.log.channel("/clock", messages.CLOCK)
@@ -261,23 +263,27 @@ class Recorder:
             self.scene = SceneLog(sim, self.log, sim.robot_source_urdf)
 
     def sample(self) -> None:
-        t_ns = round(self.sim.time * 1e9)
-        T = self.base.getWorldTransform().matrix()
-        q = matrix_to_quat(T[:3, :3])
-        self.t.append(self.sim.time)
-        self.pos.append(T[:3, 3].copy())
-        self.quat.append(q)
+        t = self.sim.time
+        t_ns = round(t * 1e9)
+        kin = self.state.kinematics()
+        if kin is not None:  # the step's batched kinematics, which the scene log and the sensors share
+            T, v, w = kin.T[0], kin.v[0], kin.w[0]
+        else:
+            T = self.base.getWorldTransform().matrix()
+            v, w = np.asarray(self.base.getLinearVelocity()), np.asarray(self.base.getAngularVelocity())
+        odom = self.odom
+        base_odometry(T, v, w, odom)
+        self.t.append(t)
+        self.pos.append(odom[:3].copy())
+        self.quat.append(odom[3:7].copy())
         if self.log is None:
             return
         st, idx = self.state, self.joint_dofs
         effort = st.applied[idx] if st.applied is not None else self.no_effort
-        R = T[:3, :3]
-        v_child = R.T @ self.base.getLinearVelocity()
-        w_child = R.T @ self.base.getAngularVelocity()
         log, tpl = self.log, self.templates
         log.write_cdr("/clock", t_ns, tpl.clock(t_ns))
         log.write_cdr("/joint_states", t_ns, tpl.joint_state(t_ns, st.q[idx], st.dq[idx], effort))
-        log.write_cdr("/ground_truth/odom", t_ns, tpl.odometry(t_ns, T[:3, 3], q, v_child, w_child))
+        log.write_cdr("/ground_truth/odom", t_ns, tpl.odometry_packed(t_ns, odom))
         self.scene.sample(t_ns)
 
     def close(self) -> None:

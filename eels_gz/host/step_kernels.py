@@ -7,6 +7,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from eels_gz.contact.frames import quat_from_matrix
+
 
 @numba.njit(cache=True)
 def compose_forces(tau, ext, use_ext, extra, use_extra, base, applied, total):
@@ -36,3 +38,16 @@ def first_bad(dq, bound):
         if not (abs(v) <= bound):  # also true for NaN
             return k
     return -1
+
+
+@numba.njit(cache=True)
+def base_odometry(T, v, w, out):  # pragma: no cover - compiled
+    """A body's ground-truth odometry into ``out`` (13,): position (m), orientation quaternion w, x, y,
+    z (w >= 0), then its linear (m/s) and angular (rad/s) velocity in its own frame (REP-105's child
+    frame), from its world transform ``T`` (4, 4) and world velocities ``v``, ``w`` (3,)."""
+    for i in range(3):
+        out[i] = T[i, 3]
+    quat_from_matrix(T, out, 3)  # reads T's rotation block
+    for j in range(3):  # R^T v, R^T w
+        out[7 + j] = T[0, j] * v[0] + T[1, j] * v[1] + T[2, j] * v[2]
+        out[10 + j] = T[0, j] * w[0] + T[1, j] * w[1] + T[2, j] * w[2]

@@ -260,7 +260,12 @@ class RunLogTemplates:
         return self._joints.encode(t_ns, buf)
 
     def odometry(self, t_ns: int, position, quat_wxyz, linear_child, angular_child) -> bytes:
-        return self._odom.encode(t_ns, np.concatenate([position, quat_wxyz, linear_child, angular_child]))
+        return self.odometry_packed(t_ns, np.concatenate([position, quat_wxyz, linear_child, angular_child]))
+
+    def odometry_packed(self, t_ns: int, values: np.ndarray) -> bytes:
+        """``odometry`` from its 13 values in one array: position, quaternion w x y z, linear and angular
+        velocity in the child frame (``step_kernels.base_odometry`` fills one)."""
+        return self._odom.encode(t_ns, values)
 
 
 def tf_message(transforms: list):

@@ -7,10 +7,10 @@ sensor frame. Orientation is the sensor frame's in the world (REP-103/105).
 
 from __future__ import annotations
 
-import math
-
 import numba
 import numpy as np
+
+from eels_gz.contact.frames import quat_from_matrix
 
 
 def point_acceleration(a_origin: np.ndarray, alpha: np.ndarray, omega: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -29,7 +29,7 @@ def imu_reading(R_world_sensor: np.ndarray, omega_world: np.ndarray, a_world: np
 def imu_values(T_world_body, T_body_sensor, omega_world, a_world, g_world, out):
     """One IMU sample into ``out`` (10,): angular velocity (rad/s) and specific force (m/s^2) in the
     sensor frame, then the sensor frame's orientation in the world as a unit quaternion w, x, y, z
-    (w >= 0): ``imu_reading`` and ``gzmath.matrix_to_quat`` of R = R_world_body R_body_sensor, compiled."""
+    (w >= 0): ``imu_reading`` and ``frames.quat_from_matrix`` of R = R_world_body R_body_sensor, compiled."""
     R = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
@@ -39,20 +39,4 @@ def imu_values(T_world_body, T_body_sensor, omega_world, a_world, g_world, out):
         out[j] = R[0, j] * omega_world[0] + R[1, j] * omega_world[1] + R[2, j] * omega_world[2]
         out[3 + j] = (R[0, j] * (a_world[0] - g_world[0]) + R[1, j] * (a_world[1] - g_world[1])
                       + R[2, j] * (a_world[2] - g_world[2]))
-    tr = R[0, 0] + R[1, 1] + R[2, 2]
-    if tr > 0.0:
-        s = 2.0 * math.sqrt(tr + 1.0)
-        w, x, y, z = 0.25 * s, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s
-    elif R[0, 0] > R[1, 1] and R[0, 0] > R[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
-        w, x, y, z = (R[2, 1] - R[1, 2]) / s, 0.25 * s, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s
-    elif R[1, 1] > R[2, 2]:
-        s = 2.0 * math.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
-        w, x, y, z = (R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, 0.25 * s, (R[1, 2] + R[2, 1]) / s
-    else:
-        s = 2.0 * math.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
-        w, x, y, z = (R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, 0.25 * s
-    n = math.sqrt(w * w + x * x + y * y + z * z)
-    if w < 0.0:
-        n = -n
-    out[6], out[7], out[8], out[9] = w / n, x / n, y / n, z / n
+    quat_from_matrix(R, out, 6)

@@ -99,6 +99,24 @@ def test_matrix_quaternion_round_trip(R):
     np.testing.assert_allclose(quaternion_matrix(quaternion_from_matrix(R)), R, rtol=0, atol=TOL)
 
 
+@pytest.mark.parametrize("R", [np.eye(3), rx(math.pi), ry(math.pi), rz(math.pi), rpy_matrix(0.2, -1.4, 2.9)])
+def test_base_odometry_is_the_pose_and_the_twist_in_the_body_frame(R):
+    """The Recorder's ground-truth odometry kernel: position, a quaternion of R (w >= 0) and the world
+    velocities rotated into the body (REP-105's child frame)."""
+    from eels_gz.host.step_kernels import base_odometry
+
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = R, (1.0, -2.0, 3.0)
+    v, w = np.array([0.3, -0.2, 0.7]), np.array([-1.1, 0.4, 2.0])
+    out = np.full(13, np.nan)
+    base_odometry(T, v, w, out)
+    np.testing.assert_array_equal(out[:3], T[:3, 3])
+    assert out[3] >= 0
+    np.testing.assert_allclose(quat_to_matrix(out[3:7]), R, rtol=0, atol=TOL)
+    np.testing.assert_allclose(out[7:10], R.T @ v, rtol=0, atol=TOL)
+    np.testing.assert_allclose(out[10:13], R.T @ w, rtol=0, atol=TOL)
+
+
 def test_pose_matrix_round_trip():
     positions = RNG.uniform(-10, 10, size=(200, 3))
     for (r, p, y), t in zip(random_rpy(), positions):

@@ -46,7 +46,8 @@ from eels_gz.host import msgs, transport
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values
-from eels_gz.sensors.lidar import Shape, ShapeArrays, cast, grid_pattern, load_pattern, shape_arrays
+from eels_gz.sensors.lidar import (Shape, ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi,
+                                   shape_arrays)
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
 
 log = logging.getLogger(__name__)
@@ -298,21 +299,24 @@ class Lidar(_Sensor):
         rows = self.pattern.rows
         msg.height, msg.width = rows, self.pattern.size // rows
         msg.point_step, msg.row_step = 16, 16 * msg.width
-        data = np.column_stack([scan.points, scan.intensity]).astype("<f4")
+        data = np.empty((len(scan.ranges), 4), dtype="<f4")
+        msg.is_dense = bool(pack_xyzi(scan.points, scan.intensity, data))
         msg.data = data.tobytes()
-        msg.is_dense = bool(np.all(np.isfinite(data)))
         transport.publish_owned(self.pub, msg)
 
 
 class ShapeTable:
     """The box, sphere and cylinder shapes of some bodies, read from DART once: ``world()`` gives
-    them at the bodies' current world poses (one batched product instead of a dartpy call per shape)."""
+    them at the bodies' current world poses (one batched product instead of a dartpy call per shape).
+    A shape that repeats another of the same body exactly (kind, size and pose: a visual drawn as its
+    collision) is kept once; a ray meets both at the same point."""
 
     _DART = {"BoxShape": "box", "SphereShape": "sphere", "CylinderShape": "cylinder"}
 
     def __init__(self, bodies):
         self.bodies = list(bodies)
         self.kinds, self.sizes, owners, local = [], [], [], []
+        seen = set()
         for b in self.bodies:
             for k in range(b.getNumShapeNodes()):
                 node = b.getShapeNode(k)
@@ -322,6 +326,10 @@ class ShapeTable:
                     continue
                 size = (tuple(np.asarray(s.getSize(), dtype=float)) if kind == "box" else (float(s.getRadius()),)
                         if kind == "sphere" else (float(s.getRadius()), float(s.getHeight())))
+                key = (b.getIndexInSkeleton(), kind, size, node.getRelativeTransform().matrix().tobytes())
+                if key in seen:
+                    continue
+                seen.add(key)
                 self.kinds.append(kind)
                 self.sizes.append(size)
                 owners.append(b)

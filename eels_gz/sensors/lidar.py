@@ -43,6 +43,8 @@ class BeamPattern:
     grid: tuple | None = None  # (azimuths, elevations) of a grid from the sensor origin, for culling
 
     def __post_init__(self) -> None:
+        for name in ("origins", "directions"):  # as the compiled caster takes them
+            object.__setattr__(self, name, np.ascontiguousarray(getattr(self, name), dtype=float))
         if not 0 <= self.range_min < self.range_max or not np.isfinite(self.range_max):
             raise ConfigError(f"lidar range limits must satisfy 0 <= min < max < inf, got "
                               f"{self.range_min}, {self.range_max}")
@@ -355,21 +357,68 @@ class Scan:
 def cast(pattern: BeamPattern, T_world_sensor: np.ndarray, field=None, shapes: list[Shape] | ShapeArrays = (),
          albedo: float = 1.0) -> Scan:
     """Cast every beam of ``pattern`` from the sensor pose against the terrain field and the shapes."""
-    R, p = T_world_sensor[:3, :3], T_world_sensor[:3, 3]
-    o_w = pattern.origins @ R.T + p
-    d_w = pattern.directions @ R.T
-    t = np.full(pattern.size, np.inf)
-    normals = np.zeros((pattern.size, 3))
+    R = np.ascontiguousarray(T_world_sensor[:3, :3], dtype=float)
+    p = np.ascontiguousarray(T_world_sensor[:3, 3], dtype=float)
+    n = pattern.size
+    o_w, d_w = np.empty((n, 3)), np.empty((n, 3))
+    _to_world(pattern.origins, pattern.directions, R, p, o_w, d_w)
     if field is not None:
         t, normals = sphere_trace(field, o_w, d_w, pattern.range_min, pattern.range_max)
+    else:
+        t, normals = np.full(n, np.inf), np.zeros((n, 3))
     if shapes:
         shapes = shape_arrays(shapes)
         ts, ns = (ray_shapes_grid(shapes, pattern, T_world_sensor, d_w) if pattern.grid is not None
                   else ray_shapes(shapes, o_w, d_w))
-        closer = (ts < t) & (ts >= pattern.range_min)
-        t[closer], normals[closer] = ts[closer], ns[closer]
-    ok = (t >= pattern.range_min) & (t <= pattern.range_max)
-    ranges = np.where(ok, t, np.nan)
-    points = pattern.origins + ranges[:, None] * pattern.directions
-    intensity = np.where(ok, diffuse_intensity(normals, d_w, albedo), np.nan)
+    else:
+        ts, ns = t, normals  # never closer
+    ranges, points, intensity = np.empty(n), np.empty((n, 3)), np.empty(n)
+    _returns(t, normals, ts, ns, pattern.origins, pattern.directions, d_w, pattern.range_min, pattern.range_max,
+             float(albedo), ranges, points, intensity)
     return Scan(ranges, points, intensity)
+
+
+@numba.njit(cache=True)
+def _to_world(origins, directions, R, p, o_out, d_out):  # pragma: no cover - compiled
+    """The beams' origins and directions from the sensor frame into the world: R x + p, R d."""
+    for i in range(origins.shape[0]):
+        for a in range(3):
+            o_out[i, a] = R[a, 0] * origins[i, 0] + R[a, 1] * origins[i, 1] + R[a, 2] * origins[i, 2] + p[a]
+            d_out[i, a] = R[a, 0] * directions[i, 0] + R[a, 1] * directions[i, 1] + R[a, 2] * directions[i, 2]
+
+
+@numba.njit(cache=True)
+def _returns(t, normals, ts, ns, origins, directions, d_w, r_min, r_max, albedo,
+             ranges, points, intensity):  # pragma: no cover - compiled
+    """Each beam's return: the nearer of the terrain's hit ``t`` and the shapes' ``ts`` (a shape's only
+    from ``r_min`` on), kept within [r_min, r_max]: its range, its point in the sensor frame and its
+    diffuse intensity (``diffuse_intensity``); NaN where there is none."""
+    for i in range(t.shape[0]):
+        hit, k = t[i], normals[i]
+        if ts[i] < hit and ts[i] >= r_min:
+            hit, k = ts[i], ns[i]
+        if hit >= r_min and hit <= r_max:
+            ranges[i] = hit
+            for a in range(3):
+                points[i, a] = origins[i, a] + hit * directions[i, a]
+            c = -(k[0] * d_w[i, 0] + k[1] * d_w[i, 1] + k[2] * d_w[i, 2])
+            intensity[i] = albedo * min(1.0, max(0.0, c))
+        else:
+            ranges[i] = np.nan
+            points[i, 0] = points[i, 1] = points[i, 2] = np.nan
+            intensity[i] = np.nan
+
+
+@numba.njit(cache=True)
+def pack_xyzi(points, intensity, out):  # pragma: no cover - compiled
+    """A scan as PointCloud2 rows x, y, z, intensity into ``out`` (N, 4) float32; True when every value is
+    finite (the cloud's ``is_dense``)."""
+    dense = True
+    for i in range(points.shape[0]):
+        for a in range(3):
+            out[i, a] = points[i, a]
+        out[i, 3] = intensity[i]
+        if not (np.isfinite(points[i, 0]) and np.isfinite(points[i, 1]) and np.isfinite(points[i, 2])
+                and np.isfinite(intensity[i])):
+            dense = False
+    return dense

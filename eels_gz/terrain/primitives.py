@@ -92,15 +92,10 @@ class Plane(_Analytic):
         """Distance along each ray (unit ``dirs``) from ``origins`` to the plane,
         inf where it is not met within [t_min, t_max] or met from below, and
         the normal there: the closed form of sphere tracing."""
-        o = np.asarray(origins, dtype=float)
-        d = np.asarray(dirs, dtype=float)
-        height = (o - self.point) @ self.normal
-        rate = d @ self.normal
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where((rate < 0.0) & (height >= 0.0), -height / rate, np.inf)
-        t = np.where((t >= t_min) & (t <= t_max), t, np.inf)
-        normal = np.zeros_like(o)
-        normal[np.isfinite(t)] = self.normal
+        o = np.ascontiguousarray(origins, dtype=float)
+        d = np.ascontiguousarray(dirs, dtype=float)
+        t, normal = np.empty(o.shape[0]), np.empty_like(o)
+        _plane_raycast(o, d, self.normal, self._offset, float(t_min), float(t_max), t, normal)
         return t, normal
 
     def query(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -116,6 +111,21 @@ class Plane(_Analytic):
         normal = np.empty_like(p)
         normal[:] = self.normal
         return p @ self.normal - self._offset, normal
+
+
+@njit(cache=True)
+def _plane_raycast(o, d, n, offset, t_min, t_max, t_out, normal_out):  # pragma: no cover - compiled
+    """Plane.raycast: t = -height / rate for rays from above (height >= 0) going down (rate < 0), inf
+    otherwise or outside [t_min, t_max]; the normal n where met, else 0."""
+    for i in range(o.shape[0]):
+        height = o[i, 0] * n[0] + o[i, 1] * n[1] + o[i, 2] * n[2] - offset
+        rate = d[i, 0] * n[0] + d[i, 1] * n[1] + d[i, 2] * n[2]
+        t = -height / rate if rate < 0.0 and height >= 0.0 else np.inf
+        if not (t >= t_min and t <= t_max):
+            t = np.inf
+        t_out[i] = t
+        hit = 1.0 if t < np.inf else 0.0
+        normal_out[i, 0], normal_out[i, 1], normal_out[i, 2] = hit * n[0], hit * n[1], hit * n[2]
 
 
 @njit(cache=True)

@@ -160,3 +160,29 @@ def test_the_lidars_shape_arrays_follow_the_bodies(sim):
     a, b = cast(lidar.pattern, T_ws, None, got), cast(lidar.pattern, T_ws, None, table.world())
     assert np.isfinite(a.ranges).sum() > 0
     np.testing.assert_allclose(a.ranges, b.ranges, atol=1e-9, equal_nan=True)
+
+
+def test_the_lidar_sees_a_shape_drawn_twice_once(sim):
+    """A visual that repeats its collision shape (kind, size, pose) is kept once in the lidar's table,
+    and the scan is the scan cast against every shape of every body, read from DART one by one."""
+    from eels_gz.sensors.lidar import Shape, cast
+
+    lidar = next(s for s in HostSensors(sim).sensors if s.kind == "gpu_lidar")
+    kinds = {"BoxShape": "box", "SphereShape": "sphere", "CylinderShape": "cylinder"}
+    every = []
+    for body in lidar.shapes_of:
+        for k in range(body.getNumShapeNodes()):
+            node = body.getShapeNode(k)
+            shape, kind = node.getShape(), kinds.get(node.getShape().getType())
+            if kind is None:
+                continue
+            size = (np.asarray(shape.getSize(), float) if kind == "box" else (shape.getRadius(),) if kind == "sphere"
+                    else (shape.getRadius(), shape.getHeight()))
+            every.append(Shape(kind, tuple(size), node.getWorldTransform().matrix()))
+    table = lidar.shape_table.world()
+    assert len(every) > len(table) > 10  # the robot draws its shells and screws as their collision cylinders
+    T_ws = lidar.body.getWorldTransform().matrix() @ lidar.T
+    a, b = cast(lidar.pattern, T_ws, lidar.field, table), cast(lidar.pattern, T_ws, lidar.field, every)
+    assert np.isfinite(a.ranges).sum() > 0
+    np.testing.assert_allclose(a.ranges, b.ranges, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(a.intensity, b.intensity, atol=1e-12, equal_nan=True)

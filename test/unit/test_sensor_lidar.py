@@ -252,3 +252,19 @@ def test_grid_culling_finds_the_brute_force_hits(seed):
     assert np.isfinite(t_ref).sum() > 500  # the comparison covers many hits
     np.testing.assert_array_equal(t_grid, t_ref)
     np.testing.assert_array_equal(n_grid, n_ref)
+
+
+def test_pack_xyzi_is_the_float32_rows_and_is_dense():
+    """The PointCloud2 payload: x y z intensity as little-endian float32 rows, dense only without NaN."""
+    from eels_gz.sensors.lidar import pack_xyzi
+
+    rng = np.random.default_rng(3)
+    points, intensity = rng.normal(size=(50, 3)), rng.uniform(size=50)
+    for hole in (None, 17):
+        if hole is not None:
+            points[hole], intensity[hole] = np.nan, np.nan
+        out = np.empty((50, 4), dtype="<f4")
+        dense = pack_xyzi(points, intensity, out)
+        assert dense == (hole is None)
+        want = np.column_stack([points, intensity]).astype("<f4")
+        assert out.tobytes() == want.tobytes()

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
 
-from eels_gz.contact.kernel import ContactWorkspace, new_contact_state, screw_wrenches
+from eels_gz.contact.kernel import ScrewContactStep
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain.writers import find_terrain_field
@@ -66,12 +66,12 @@ class ScrewContact:
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
-        self.work = ContactWorkspace(self.points)
+        self.contact = ScrewContactStep(self.points, self.params, self.terrain)
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
-        self.stick = new_contact_state(self.points)
+        self.stick = self.contact.stick
 
     def reset(self, info, ecm):
-        self.stick[:] = 0.0
+        self.contact.reset()
         self.last = None
 
     def pre_update(self, info, ecm):
@@ -81,10 +81,8 @@ class ScrewContact:
         if states is None:
             return  # the velocity checks are off
         self.pos, self.rot, self.lin, self.ang = states
-        # anchor each screw's ring of points on the terrain side of its axis
-        _, normal = self.terrain.query(self.pos)
-        out = screw_wrenches(self.points, self.params, self.pos, self.rot, self.lin, self.ang,
-                             self.terrain.query, -normal, self.stick, info.dt.total_seconds(), self.work)
+        # each screw's ring of points anchored on the terrain side of its axis, the terrain queried there
+        out = self.contact(self.pos, self.rot, self.lin, self.ang, info.dt.total_seconds())
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)
 

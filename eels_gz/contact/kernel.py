@@ -26,10 +26,11 @@ from numpy.typing import ArrayLike
 
 from eels_gz.contact.laws import EV_NORM_MIN
 from eels_gz.contact.params import ContactParams
-from eels_gz.contact.screw_points import ScrewPointSet
 from eels_gz.contact.point_terms import point_patch_frame, point_slip_frame, screw_normal_forces
+from eels_gz.contact.screw_points import ScrewPointSet, place_points
 from eels_gz.contact.stick import STATE_WIDTH, stick_wrench_kernel
 from eels_gz.errors import ContactError
+from eels_gz.terrain.primitives import plane_eval
 
 TerrainQuery = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
@@ -211,3 +212,75 @@ def screw_wrenches(
                           force, torque, normal_force, point_force)
     return workspace.wrenches if workspace is not None else ScrewWrenches(force, torque, normal_force, point_force,
                                                                            points)
+
+
+@njit(cache=True)
+def half_space_wrenches(link_pos, link_rot, lin_vel, ang_vel, stations, radius, lead_angle, handedness,
+                        ring_angles, n, offset, roll_arm, mu, ev_a, ev_b, k, c, v_eps, stick_length, dt, stick,
+                        points, offsets, ev, down, dist, normal, force_out, torque_out, normal_out,
+                        point_force_out):  # pragma: no cover - compiled
+    """``screw_wrenches`` on a half-space terrain (signed distance ``p . n - offset``) in one call: the
+    rings anchored on ``-n``, the points placed, the plane queried and the wrenches computed (by the
+    bristle law when ``stick_length > 0``). False, with nothing computed, if a point is not finite."""
+    s, m = dist.shape
+    down[0, 0], down[0, 1], down[0, 2] = -n[0], -n[1], -n[2]
+    place_points(link_pos, link_rot, down, stations, radius, lead_angle, handedness, ring_angles,
+                 points, offsets, ev)
+    if not plane_eval(points.reshape(s * m, 3), n, offset, dist.reshape(s * m), normal.reshape(s * m, 3)):
+        return False
+    if stick_length > 0.0:
+        stick_wrench_kernel(lin_vel, ang_vel, offsets, dist, normal, ev, link_rot, roll_arm, mu, ev_a, ev_b, k, c,
+                            stick_length, dt, stick, force_out, torque_out, normal_out, point_force_out)
+    else:
+        contact_wrench_kernel(lin_vel, ang_vel, offsets, dist, normal, ev, link_rot, roll_arm, mu, ev_a, ev_b, k,
+                              c, v_eps, force_out, torque_out, normal_out, point_force_out)
+    return True
+
+
+class ScrewContactStep:
+    """``screw_wrenches`` bound to one point set, parameter set and terrain, as a plugin calls it every
+    step: the rings anchored on the side of the terrain under each screw (``-normal`` at its link
+    origin), the per-point state (``stick``) and the workspace kept here. On a half-space terrain
+    (``terrain.half_space()``: the ice plane, a slope) one compiled call does it all; on any other it
+    is ``screw_wrenches`` with the terrain's ``query``. The result is the same either way."""
+
+    def __init__(self, point_set: ScrewPointSet, params: ContactParams, terrain):
+        self.point_set, self.params, self.terrain = point_set, params, terrain
+        self.work = ContactWorkspace(point_set)
+        self.stick = new_contact_state(point_set)  # bristles and rolling seats, per point
+        half_space = getattr(terrain, "half_space", None)
+        self.half_space = half_space() if half_space is not None else None
+        s, m = self.work.shape
+        self._down = np.empty((1, 3))
+        self._dist, self._normal = np.empty((s, m)), np.empty((s, m, 3))
+
+    def reset(self) -> None:
+        """Clear the per-point state (a world reset)."""
+        self.stick[:] = 0.0
+
+    def __call__(self, link_pos: np.ndarray, link_rot: np.ndarray, lin_vel: np.ndarray, ang_vel: np.ndarray,
+                 dt: float) -> ScrewWrenches:
+        """The wrenches for the links' poses and twists (float64 arrays (S, 3), (S, 3, 3), (S, 3),
+        (S, 3)) over a step of ``dt`` s, in the workspace's arrays (overwritten by the next call)."""
+        if self.half_space is None:
+            _, normal = self.terrain.query(link_pos)
+            return screw_wrenches(self.point_set, self.params, link_pos, link_rot, lin_vel, ang_vel,
+                                  self.terrain.query, -normal, self.stick, dt, self.work)
+        s = self.work.shape[0]
+        for name, value, shape in (("link_pos", link_pos, (s, 3)), ("link_rot", link_rot, (s, 3, 3)),
+                                   ("lin_vel", lin_vel, (s, 3)), ("ang_vel", ang_vel, (s, 3))):
+            if value.shape != shape or value.dtype != np.float64 or not value.flags.c_contiguous:
+                raise ContactError(f"ScrewContactStep: '{name}' must be a C-ordered float64 array of shape {shape}"
+                                   f" for screws {', '.join(self.point_set.names)}; got {value.shape} {value.dtype}")
+        if not (dt >= 0.0 and math.isfinite(dt)):
+            raise ContactError(f"ScrewContactStep: 'dt' must be a finite step >= 0 s, got {dt!r}")
+        ps, p, (n, offset), out = self.point_set, self.params, self.half_space, self.work.wrenches
+        points, offsets, ev = self.work.places
+        if not half_space_wrenches(link_pos, link_rot, lin_vel, ang_vel, ps.stations, ps.radius, ps.lead_angle,
+                                   ps.handedness, ps.ring_angles, n, offset, p.roll_arm, p.mu, p.ev_a, p.ev_b, p.k,
+                                   p.c, p.v_eps, p.stick_length, float(dt), self.stick, points, offsets, ev,
+                                   self._down, self._dist, self._normal, out.force, out.torque, out.normal_force,
+                                   out.point_force):
+            self.terrain.query(points.reshape(-1, 3))  # raises the terrain's error naming the point
+            raise ContactError(f"ScrewContactStep: a contact point of {', '.join(ps.names)} is not finite")
+        return out

@@ -106,8 +106,10 @@ def across_thread_direction(
 
 
 @njit(cache=True)
-def _place_points(link_pos, link_rot, down, stations, radius, lead_angle, handedness, ring_angles,
+def place_points(link_pos, link_rot, down, stations, radius, lead_angle, handedness, ring_angles,
                   points_out, offsets_out, ev_out):  # pragma: no cover - compiled
+    """``ScrewPointSet.world_points`` on its arrays: the points, their offsets from the link origins and
+    their across-thread directions into the three (S, N, 3) outputs; ``down`` (1, 3) or (S, 3)."""
     n_screws = link_pos.shape[0]
     n_axial = stations.shape[1]
     n_ring = ring_angles.shape[0]
@@ -209,6 +211,6 @@ class ScrewPointSet:
         dn = dn.reshape(-1, 3)  # one row for all screws, or one per screw
         points, offsets, ev = out if out is not None else (np.empty((s, n, 3)), np.empty((s, n, 3)),
                                                              np.empty((s, n, 3)))
-        _place_points(pos, rot, dn, self.stations, self.radius, self.lead_angle, self.handedness,
+        place_points(pos, rot, dn, self.stations, self.radius, self.lead_angle, self.handedness,
                       self.ring_angles, points, offsets, ev)
         return points, offsets, ev

@@ -98,12 +98,17 @@ class Plane(_Analytic):
         _plane_raycast(o, d, self.normal, self._offset, float(t_min), float(t_max), t, normal)
         return t, normal
 
+    def half_space(self) -> tuple[np.ndarray, float]:
+        """``(n, offset)``: the signed distance is ``p . n - offset`` (``plane_eval`` computes it in
+        compiled code, e.g. inside the screw contact's own kernel)."""
+        return self.normal, self._offset
+
     def query(self, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Signed distance (N,) [m] and unit outward normal (N, 3) at ``points`` (N, 3) [m]
         (one compiled pass: the screw contact asks this every step)."""
         p = as_points(points, "Plane")
         d, normal = np.empty(p.shape[0]), np.empty_like(p)
-        if not _plane_eval(p, self.normal, self._offset, d, normal):
+        if not plane_eval(p, self.normal, self._offset, d, normal):
             refuse_non_finite(p, "Plane")
         return d, normal
 
@@ -129,7 +134,7 @@ def _plane_raycast(o, d, n, offset, t_min, t_max, t_out, normal_out):  # pragma:
 
 
 @njit(cache=True)
-def _plane_eval(p, n, offset, d_out, normal_out):  # pragma: no cover - compiled
+def plane_eval(p, n, offset, d_out, normal_out):  # pragma: no cover - compiled
     """d = p . n - offset and the normal n for each point; False if a point is not finite."""
     finite = True
     for i in range(p.shape[0]):

@@ -200,3 +200,41 @@ def test_screw_in_tube_pushes_along_axis(h, omega):
     # the tube's normals are computed independently (by the terrain module): rounding ~1e-15 of L = 200 N
     np.testing.assert_allclose(w.force[0], [fx, 0.0, 0.0], rtol=1e-12, atol=1e-12 * load)
     np.testing.assert_allclose(w.torque[0], [tx, 0.0, 0.0], rtol=1e-12, atol=1e-12 * load * R)
+
+
+@pytest.mark.parametrize("law", ["ice_regulated", "ice"])  # the regulated and the bristle law
+def test_screw_contact_step_on_a_plane_is_screw_wrenches(law):
+    """ScrewContactStep's one compiled call on a half-space terrain gives, bit for bit, what
+    screw_wrenches gives with the plane's query and the rings anchored on -normal (the plugin's path on
+    any other terrain), step after step (the bristle state carries over); and it checks its input."""
+    from eels_gz.contact.kernel import ScrewContactStep, new_contact_state
+    from eels_gz.errors import TerrainError
+    from eels_gz.terrain.primitives import Plane
+
+    p = load_contact_params(law)
+    geoms = [ScrewGeometry(radius=R, length=L, lead_angle=ALPHA, handedness=h, name=f"s{k}")
+             for k, h in enumerate((1, -1, 1))]
+    ps = ScrewPointSet.from_geometries(geoms, p.points_axial, p.points_ring)
+    ground = Plane(point=np.array([0.0, 0.0, 0.02]), normal=np.array([0.1, -0.05, 1.0]))
+    step, stick = ScrewContactStep(ps, p, ground), new_contact_state(ps)
+    assert step.half_space is not None
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        rot = np.stack([np.linalg.qr(rng.normal(size=(3, 3)))[0] for _ in range(3)])
+        rot *= np.sign(np.linalg.det(rot))[:, None, None]
+        pos = np.column_stack([rng.uniform(-1, 1, (3, 2)), rng.uniform(0.0, 0.1, 3)])
+        lin, ang = rng.normal(0, 0.2, (3, 3)), rng.normal(0, 2.0, (3, 3))
+        got = step(pos, rot, lin, ang, 1e-3)
+        _, normal = ground.query(pos)
+        want = screw_wrenches(ps, p, pos, rot, lin, ang, ground.query, -normal, stick, 1e-3)
+        assert want.normal_force.max() > 0  # some points press on the plane
+        for name in ("force", "torque", "normal_force", "point_force", "points"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name), err_msg=name)
+        np.testing.assert_array_equal(step.stick, stick)
+    with pytest.raises(ContactError, match=r"'link_rot' must be a C-ordered float64 array of shape \(3, 3, 3\)"):
+        step(pos, rot[:2], lin, ang, 1e-3)
+    with pytest.raises(ContactError, match="'dt' must be a finite step"):
+        step(pos, rot, lin, ang, float("nan"))
+    pos[1, 2] = np.nan
+    with pytest.raises(TerrainError, match="not finite"):
+        step(pos, rot, lin, ang, 1e-3)

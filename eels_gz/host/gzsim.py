@@ -109,6 +109,8 @@ class SkeletonState:
     ext_used: bool = False  # ext_tau holds wrenches for the next step
     kin: Any = None  # SkeletonKinematics, False when the skeleton's joints are not supported
     kin_fresh: bool = False
+    acc_fresh: bool = False  # kin's accelerations are of the current state
+    acc_supported: bool = True  # False once SkeletonKinematics.accelerations declined the skeleton
     total: np.ndarray | None = None  # buffer: the generalized forces set on the skeleton
     applied_buf: np.ndarray | None = None  # buffer behind ``applied``
     zero: np.ndarray | None = None  # zeros, the base of the forces when joint commands replace them
@@ -116,7 +118,7 @@ class SkeletonState:
     def refresh(self) -> None:
         self.q = self.skel.getPositions()
         self.dq = self.skel.getVelocities()
-        self.kin_fresh = False
+        self.kin_fresh = self.acc_fresh = False
 
     def kinematics(self):
         """Every body's world pose and twist at the current state (batched), or None."""
@@ -128,6 +130,19 @@ class SkeletonState:
             self.kin.update(self.q, self.dq)
             self.kin_fresh = True
         return self.kin
+
+    def accelerations(self):
+        """``kinematics()`` with every body's angular and linear acceleration (``kin.alpha``, ``kin.a``)
+        from the skeleton's generalized accelerations of the last step, or None (then ask DART)."""
+        kin = self.kinematics() if self.acc_supported else None
+        if kin is None:
+            return None
+        if not self.acc_fresh:
+            if not kin.accelerations(self.dq, self.skel.getAccelerations()):
+                self.acc_supported = False
+                return None
+            self.acc_fresh = True
+        return kin
 
 
 @dataclass

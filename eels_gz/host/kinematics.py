@@ -140,6 +140,85 @@ def _forward(kind, parent, dof, axis, T_pj, T_cj_inv, q, dq, T_out, w_out, v_out
 
 
 @numba.njit(cache=True)
+def _cross_add(ax, ay, az, bx, by, bz, out, i):
+    """out[i] += a x b."""
+    out[i, 0] += ay * bz - az * by
+    out[i, 1] += az * bx - ax * bz
+    out[i, 2] += ax * by - ay * bx
+
+
+@numba.njit(cache=True)
+def _carry(alpha, acc, w, p, b, rx, ry, rz):
+    """acc[b] += alpha[p] x r + w[p] x (w[p] x r): a point fixed on body p at r from its origin."""
+    wx, wy, wz = w[p, 0], w[p, 1], w[p, 2]
+    _cross_add(alpha[p, 0], alpha[p, 1], alpha[p, 2], rx, ry, rz, acc, b)
+    _cross_add(wx, wy, wz, wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx, acc, b)
+
+
+@numba.njit(cache=True)
+def _accelerations(kind, parent, dof, axis, T_pj, T, w, dq, ddq, alpha_out, a_out):  # pragma: no cover
+    """World angular acceleration and classical linear acceleration of each body origin (B, 3) from the
+    generalized accelerations ``ddq``, with ``T`` and ``w`` from ``_forward`` at the same state.
+
+    A body's origin at r_po + r_ob from its parent's (r_po to the joint origin, fixed on the parent;
+    r_ob from it, fixed on the child): a_b = a_p + alpha_p x r_po + w_p x (w_p x r_po) + alpha_b x r_ob
+    + w_b x (w_b x r_ob); a revolute joint adds u ddq + w_p x (u dq) to alpha (u its world axis), a
+    prismatic one u ddq + 2 w_p x (u dq) to the acceleration. A free joint's ddq is the rate of its dq,
+    (angular, linear velocity of the child origin) in the parent-side frame: supported at a root only
+    (a fixed frame); False for a free joint below another body."""
+    n = kind.shape[0]
+    A = np.empty((4, 4))
+    for b in range(n):
+        k, d, p = kind[b], dof[b], parent[b]
+        if p < 0:
+            A[:, :] = T_pj[b]
+        else:
+            _mul4(T[p], T_pj[b], A)
+        for i in range(3):
+            alpha_out[b, i] = 0.0
+            a_out[b, i] = 0.0
+        if k == FREE:
+            if p >= 0:
+                return False
+            for i in range(3):
+                alpha_out[b, i] = A[i, 0] * ddq[d] + A[i, 1] * ddq[d + 1] + A[i, 2] * ddq[d + 2]
+                a_out[b, i] = A[i, 0] * ddq[d + 3] + A[i, 1] * ddq[d + 4] + A[i, 2] * ddq[d + 5]
+            continue
+        ux = uy = uz = 0.0
+        if k == REVOLUTE or k == PRISMATIC:
+            ux = A[0, 0] * axis[b, 0] + A[0, 1] * axis[b, 1] + A[0, 2] * axis[b, 2]
+            uy = A[1, 0] * axis[b, 0] + A[1, 1] * axis[b, 1] + A[1, 2] * axis[b, 2]
+            uz = A[2, 0] * axis[b, 0] + A[2, 1] * axis[b, 1] + A[2, 2] * axis[b, 2]
+        px = py = pz = 0.0  # the parent's origin (the world's for a root)
+        if p >= 0:
+            px, py, pz = T[p, 0, 3], T[p, 1, 3], T[p, 2, 3]
+            for i in range(3):
+                alpha_out[b, i] = alpha_out[p, i]
+                a_out[b, i] = a_out[p, i]
+        if k == REVOLUTE:
+            ox, oy, oz = A[0, 3], A[1, 3], A[2, 3]  # the joint origin: the rotation leaves it in place
+            if p >= 0:
+                _carry(alpha_out, a_out, w, p, b, ox - px, oy - py, oz - pz)
+                wd = dq[d]
+                _cross_add(w[p, 0], w[p, 1], w[p, 2], ux * wd, uy * wd, uz * wd, alpha_out, b)
+            alpha_out[b, 0] += ux * ddq[d]
+            alpha_out[b, 1] += uy * ddq[d]
+            alpha_out[b, 2] += uz * ddq[d]
+            _carry(alpha_out, a_out, w, b, b, T[b, 0, 3] - ox, T[b, 1, 3] - oy, T[b, 2, 3] - oz)
+        else:  # weld or prismatic: the child turns with the parent
+            if p >= 0:
+                _carry(alpha_out, a_out, w, p, b, T[b, 0, 3] - px, T[b, 1, 3] - py, T[b, 2, 3] - pz)
+            if k == PRISMATIC:
+                if p >= 0:
+                    sd = 2.0 * dq[d]
+                    _cross_add(w[p, 0], w[p, 1], w[p, 2], ux * sd, uy * sd, uz * sd, a_out, b)
+                a_out[b, 0] += ux * ddq[d]
+                a_out[b, 1] += uy * ddq[d]
+                a_out[b, 2] += uz * ddq[d]
+    return True
+
+
+@numba.njit(cache=True)
 def gather_link_states(T, v, w, idx, pos, rot, lin, ang):
     """Positions, rotations, linear and angular velocities of the bodies ``idx`` into the output arrays."""
     for s in range(idx.shape[0]):
@@ -162,6 +241,7 @@ class SkeletonKinematics:
         self.T_pj, self.T_cj_inv = T_pj, T_cj_inv
         n = kind.shape[0]
         self.T, self.w, self.v = np.zeros((n, 4, 4)), np.zeros((n, 3)), np.zeros((n, 3))
+        self.alpha, self.a = np.zeros((n, 3)), np.zeros((n, 3))  # from ``accelerations``
 
     @classmethod
     def build(cls, skel) -> SkeletonKinematics | None:
@@ -189,6 +269,15 @@ class SkeletonKinematics:
     def update(self, q: np.ndarray, dq: np.ndarray) -> None:
         _forward(self.kind, self.parent, self.dof, self.axis, self.T_pj, self.T_cj_inv,
                  np.ascontiguousarray(q, dtype=float), np.ascontiguousarray(dq, dtype=float), self.T, self.w, self.v)
+
+    def accelerations(self, dq: np.ndarray, ddq: np.ndarray) -> bool:
+        """Fill ``alpha`` and ``a`` (B, 3): every body's world angular acceleration and its origin's
+        classical linear acceleration (DART's ``getAngularAcceleration()``, ``getLinearAcceleration()``)
+        for the generalized accelerations ``ddq``, at the state of the last ``update`` (whose ``dq`` is
+        given again). False for a free joint that is not a root (not supported)."""
+        return _accelerations(self.kind, self.parent, self.dof, self.axis, self.T_pj, self.T, self.w,
+                              np.ascontiguousarray(dq, dtype=float), np.ascontiguousarray(ddq, dtype=float),
+                              self.alpha, self.a)
 
 
 @numba.njit(cache=True)

@@ -45,7 +45,7 @@ from eels_gz.errors import DescriptionError
 from eels_gz.host import msgs, transport
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
-from eels_gz.sensors.imu import imu_values
+from eels_gz.sensors.imu import imu_values, imu_values_from_origin
 from eels_gz.sensors.lidar import (Shape, ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi,
                                    shape_arrays)
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
@@ -232,14 +232,14 @@ class Imu(_FixedSensor):
 
     def values(self) -> np.ndarray:
         """angular velocity rad/s (3), specific force m/s^2 (3) in the sensor frame, orientation wxyz (4)."""
-        kin = self.state.kinematics() if self.state is not None else None
-        if kin is not None:  # the step's batched kinematics: the body's pose and spin without a dartpy call
-            T_wb, w = kin.T[self.index], kin.w[self.index]
+        kin = self.state.accelerations() if self.state is not None else None
+        out, g = self.out, np.asarray(self.sim.world.getGravity(), dtype=float)
+        if kin is not None:  # the step's batched kinematics and accelerations, without a dartpy call per body
+            b = self.index
+            imu_values_from_origin(kin.T[b], self.T, kin.w[b], kin.alpha[b], kin.a[b], g, out)
         else:
             T_wb, w = self.body.getWorldTransform().matrix(), np.asarray(self.body.getAngularVelocity(), dtype=float)
-        a = np.asarray(self.body.getLinearAcceleration(self.offset), dtype=float)
-        out = self.out
-        imu_values(T_wb, self.T, w, a, np.asarray(self.sim.world.getGravity(), dtype=float), out)
+            imu_values(T_wb, self.T, w, np.asarray(self.body.getLinearAcceleration(self.offset), dtype=float), g, out)
         out[0:3] = self.gyro.apply(out[0:3])
         out[3:6] = self.acc.apply(out[3:6])
         return out

@@ -412,7 +412,7 @@ class Simulation:
                 coupling.correct(q, dq)
                 skel.setVelocities(dq)
                 skel.setPositions(q)
-            st.q, st.dq, st.kin_fresh = q, dq, False
+            st.q, st.dq, st.kin_fresh, st.acc_fresh = q, dq, False, False
             if dq.size and first_bad(dq, bound) >= 0:
                 self._diverged(st, int(first_bad(dq, bound)))
 

@@ -40,3 +40,22 @@ def imu_values(T_world_body, T_body_sensor, omega_world, a_world, g_world, out):
         out[3 + j] = (R[0, j] * (a_world[0] - g_world[0]) + R[1, j] * (a_world[1] - g_world[1])
                       + R[2, j] * (a_world[2] - g_world[2]))
     quat_from_matrix(R, out, 6)
+
+
+@numba.njit(cache=True)
+def imu_values_from_origin(T_world_body, T_body_sensor, omega_world, alpha_world, a_origin, g_world,
+                           out):  # pragma: no cover - compiled
+    """``imu_values`` from the body's origin acceleration ``a_origin`` and angular acceleration
+    ``alpha_world``: the sensor point's acceleration is ``point_acceleration`` at r = R_world_body
+    times the sensor's offset in the body."""
+    r = np.empty(3)
+    for i in range(3):
+        r[i] = (T_world_body[i, 0] * T_body_sensor[0, 3] + T_world_body[i, 1] * T_body_sensor[1, 3]
+                + T_world_body[i, 2] * T_body_sensor[2, 3])
+    wx, wy, wz = omega_world[0], omega_world[1], omega_world[2]
+    ux, uy, uz = wy * r[2] - wz * r[1], wz * r[0] - wx * r[2], wx * r[1] - wy * r[0]  # w x r
+    a = np.empty(3)
+    a[0] = a_origin[0] + alpha_world[1] * r[2] - alpha_world[2] * r[1] + wy * uz - wz * uy
+    a[1] = a_origin[1] + alpha_world[2] * r[0] - alpha_world[0] * r[2] + wz * ux - wx * uz
+    a[2] = a_origin[2] + alpha_world[0] * r[1] - alpha_world[1] * r[0] + wx * uy - wy * ux
+    imu_values(T_world_body, T_body_sensor, omega_world, a, g_world, out)

@@ -48,4 +48,5 @@ class NoiseModel:
     def apply(self, value: np.ndarray) -> np.ndarray:
         if not self.enabled:
             return value
-        return value + self.mean + self.bias + self.rng.normal(0.0, 1.0, len(self.axes)) * self.stddev
+        # standard_normal draws what normal(0, 1) draws, without its loc and scale arithmetic
+        return value + self.mean + self.bias + self.rng.standard_normal(len(self.axes)) * self.stddev

@@ -44,6 +44,28 @@ def test_batched_kinematics_equals_dart(name):
 
 
 @pytest.mark.parametrize("name", sorted(registry.ROBOTS))
+def test_batched_accelerations_equal_darts(name):
+    """SkeletonKinematics.accelerations gives every body's angular and classical linear acceleration
+    as DART computes them from the same generalized accelerations, at random states: free bases,
+    revolute and prismatic joints, welds. The tolerance is round-off relative to the largest value
+    (the centripetal terms of unit-scale velocities down a 40-body chain)."""
+    sim = simulation(name)
+    skel = sim.robot_skeleton
+    kin = SkeletonKinematics.build(skel)
+    for seed in (3, 4):
+        randomize(skel, seed)
+        ddq = np.random.default_rng(seed + 10).normal(size=skel.getNumDofs())
+        skel.setAccelerations(ddq)
+        kin.update(skel.getPositions(), skel.getVelocities())
+        assert kin.accelerations(skel.getVelocities(), ddq)
+        alpha = np.array([skel.getBodyNode(b).getAngularAcceleration() for b in range(skel.getNumBodyNodes())])
+        acc = np.array([skel.getBodyNode(b).getLinearAcceleration() for b in range(skel.getNumBodyNodes())])
+        scale = max(np.abs(alpha).max(), np.abs(acc).max())
+        np.testing.assert_allclose(kin.alpha, alpha, atol=1e-12 * scale, rtol=0)
+        np.testing.assert_allclose(kin.a, acc, atol=1e-12 * scale, rtol=0)
+
+
+@pytest.mark.parametrize("name", sorted(registry.ROBOTS))
 def test_mass_matrix_equals_darts(name):
     """eels_gz.host.mass_matrix (composite rigid bodies on the batched kinematics) gives DART's
     getMassMatrix() at random configurations: free bases, revolute and prismatic joints, welds. The
@@ -132,3 +154,42 @@ def test_compat_batch_equals_the_per_link_api():
     sims[1].step()
     va, vb = sims[0].robot_skeleton.getVelocities(), sims[1].robot_skeleton.getVelocities()
     np.testing.assert_allclose(va, vb, atol=1e-9 * np.abs(vb).max(), rtol=0)
+
+
+def _link(name: str) -> str:
+    return (f'<link name="{name}"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.2" izz="0.3" ixy="0" '
+            f'ixz="0" iyz="0"/></inertial></link>')
+
+
+def _joint(kind: str, parent: str, child: str, xyz: str, rpy: str, axis: str = "0 0 1") -> str:
+    limit = '<limit lower="-1" upper="1" effort="1" velocity="1"/>' if kind in ("revolute", "prismatic") else ""
+    return (f'<joint name="{parent}_{child}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>'
+            f'<origin xyz="{xyz}" rpy="{rpy}"/><axis xyz="{axis}"/>{limit}</joint>')
+
+
+def test_batched_accelerations_through_prismatic_joints():
+    """The same on a chain no registry robot has: prismatic joints below turning bodies (their
+    Coriolis term 2 w x u dq), between revolute joints on tilted axes and a weld."""
+    from eels_gz.host.dart_build import load_urdf
+
+    links = ["base", "arm", "slide", "wrist", "tool", "slide2"]
+    joints = [_joint("revolute", "base", "arm", "0.1 0.2 0.3", "0.3 -0.2 0.5", "0.6 0 0.8"),
+              _joint("prismatic", "arm", "slide", "0.4 0 0", "0 0.4 0", "1 0 0"),
+              _joint("revolute", "slide", "wrist", "0 0.2 0.1", "-0.5 0 0.2", "0 1 0"),
+              _joint("fixed", "wrist", "tool", "0.05 0 0.3", "0.1 0.2 0.3"),
+              _joint("prismatic", "tool", "slide2", "0 0 0.1", "0.2 0 0", "0 0.6 0.8")]
+    urdf = f'<robot name="chain">{"".join(_link(n) for n in links)}{"".join(joints)}</robot>'
+    skel = load_urdf(urdf, "chain", "<test chain>", {})
+    kinds = {skel.getJoint(j).getType() for j in range(skel.getNumJoints())}
+    assert {"FreeJoint", "RevoluteJoint", "PrismaticJoint", "WeldJoint"} <= kinds
+    kin = SkeletonKinematics.build(skel)
+    for seed in (1, 2, 3):
+        randomize(skel, seed)
+        ddq = np.random.default_rng(seed + 10).normal(size=skel.getNumDofs())
+        skel.setAccelerations(ddq)
+        kin.update(skel.getPositions(), skel.getVelocities())
+        assert kin.accelerations(skel.getVelocities(), ddq)
+        for b in range(skel.getNumBodyNodes()):
+            body = skel.getBodyNode(b)
+            np.testing.assert_allclose(kin.alpha[b], body.getAngularAcceleration(), atol=1e-12, rtol=0)
+            np.testing.assert_allclose(kin.a[b], body.getLinearAcceleration(), atol=1e-12, rtol=0)

@@ -56,6 +56,29 @@ def test_imu_at_rest_reads_plus_g_within_noise(sim):
     assert np.abs(gyro.mean(axis=0)).max() < 5 * imu.gyro.stddev[0] / np.sqrt(len(gyro)) + 1e-4
 
 
+def test_imu_from_the_batched_accelerations_is_darts_reading(sim):
+    """The IMU sample from the step's batched accelerations (SkeletonState.accelerations) is the one
+    from DART's own getLinearAcceleration at the sensor, noise off, while the robot moves and turns
+    (the offset's centripetal and tangential terms count): to round-off of the 40-body recursion."""
+    sensors = HostSensors(sim, noise=False)
+    (imu,) = [s for s in sensors.sensors if s.name == "imu"]
+    skel = sim.robot_skeleton
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        skel.setVelocities(skel.getVelocities() + rng.normal(0.0, 0.5, skel.getNumDofs()))
+        for _ in range(5):
+            sim.step()
+        assert np.linalg.norm(skel.getBodyNode(imu.index).getAngularVelocity()) > 0.1
+        assert imu.state.accelerations() is not None
+        batched = imu.values().copy()
+        state, imu.state = imu.state, None  # the per-body dartpy path
+        try:
+            darts = imu.values().copy()
+        finally:
+            imu.state = state
+        np.testing.assert_allclose(batched, darts, atol=1e-9 * max(1.0, np.abs(darts).max()), rtol=0)
+
+
 def test_sensor_messages_go_to_log_mcap(tmp_path):
     cfg = config.resolve(overrides={**HEAD, "duration": 0.25, "log": {"plot": False}})
     summary = run(cfg, tmp_path)

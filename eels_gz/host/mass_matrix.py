@@ -26,6 +26,34 @@ import numpy as np
 from eels_gz.host.kinematics import FREE, PRISMATIC, REVOLUTE, SkeletonKinematics
 
 
+def body_inertias(skel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each body's mass (B,) kg, centre of mass (B, 3) m in its frame and rotational inertia (B, 3, 3)
+    kg m^2 about it in its axes, indexed like ``skel.getBodyNode(i)``."""
+    n = skel.getNumBodyNodes()
+    mass, com, inertia = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    for b in range(n):
+        body = skel.getBodyNode(b)
+        mass[b] = body.getMass()
+        com[b] = body.getLocalCOM()
+        inertia[b] = body.getInertia().getMoment()
+    return mass, com, inertia
+
+
+@numba.njit(cache=True)
+def center_of_mass(T, mass, com, out):  # pragma: no cover - compiled
+    """The skeleton's centre of mass (3,) in the world into ``out``, from its bodies' world poses
+    ``T`` (B, 4, 4) and ``body_inertias``' masses and centres (DART's ``getCOM()``)."""
+    total = 0.0
+    out[0] = out[1] = out[2] = 0.0
+    for b in range(mass.shape[0]):
+        m = mass[b]
+        total += m
+        for i in range(3):
+            out[i] += m * (T[b, i, 3] + T[b, i, 0] * com[b, 0] + T[b, i, 1] * com[b, 1] + T[b, i, 2] * com[b, 2])
+    for i in range(3):
+        out[i] /= total
+
+
 class MassMatrix:
     """``matrix(q, dq)``: the mass matrix (n, n) of ``skel`` at positions ``q``, or None for a skeleton
     :class:`SkeletonKinematics` does not support."""
@@ -40,14 +68,7 @@ class MassMatrix:
         kin = SkeletonKinematics.build(skel)
         if kin is None:
             return None
-        n = skel.getNumBodyNodes()
-        mass, com, inertia = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
-        for b in range(n):
-            body = skel.getBodyNode(b)
-            mass[b] = body.getMass()
-            com[b] = body.getLocalCOM()
-            inertia[b] = body.getInertia().getMoment()  # about the centre of mass, body axes
-        return cls(kin, mass, com, inertia, skel.getNumDofs())
+        return cls(kin, *body_inertias(skel), skel.getNumDofs())
 
     def matrix(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
         """M at ``q`` (``dq`` only feeds the kinematics pass); the array is overwritten by the next call."""

@@ -35,6 +35,7 @@ import numpy as np
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import PlacementError, TerrainError
 from eels_gz.host.dart_build import collision_box_corners, isometry
+from eels_gz.host.mass_matrix import body_inertias, center_of_mass
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 
 log = logging.getLogger(__name__)
@@ -211,6 +212,8 @@ class WorldBounds:
         skel = sim.robot_skeleton
         self.bodies = [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())] if skel is not None else []
         self.state = next((st for st in sim.states if st.skel is skel), None)
+        self.mass, self.com, _ = body_inertias(skel) if skel is not None else (None, None, None)
+        self._com = np.empty(3)
         if self.box is None:
             log.warning("world '%s' (%s) has no static collision geometry: nothing holds the robot up",
                         sim.spec.name, sim.spec.file)
@@ -220,9 +223,11 @@ class WorldBounds:
         if not self.bodies:
             return None
         t = self.sim.time
+        kin = self.state.kinematics() if self.state is not None else None
+        if kin is not None and len(kin.T) != len(self.bodies):
+            kin = None
         if self.field is not None:
-            kin = self.state.kinematics() if self.state is not None else None
-            origins = (kin.T[:, :3, 3] if kin is not None and len(kin.T) == len(self.bodies)
+            origins = (kin.T[:, :3, 3] if kin is not None
                        else np.array([b.getWorldTransform().translation() for b in self.bodies]))
             d, _ = self.field.query(origins)
             if d.min() < -DEPTH:
@@ -230,7 +235,11 @@ class WorldBounds:
                 return ("fell_through_terrain", f"body '{self.bodies[k].getName()}' is {-d[k]:.3f} m inside the "
                         f"terrain at t = {t:.4f} s (it passed through it; is the step {self.sim.dt:g} s too long?)")
         if self.box is not None:
-            x, y, z = self.sim.robot_skeleton.getCOM().tolist()
+            if kin is not None:  # from the step's batched kinematics, as DART's getCOM()
+                center_of_mass(kin.T, self.mass, self.com, self._com)
+                x, y, z = self._com.tolist()
+            else:
+                x, y, z = self.sim.robot_skeleton.getCOM().tolist()
             (x0, y0, z0), (x1, y1) = self.limits
             outside = x < x0 or y < y0 or x > x1 or y > y1
             if outside or z < z0:

@@ -66,6 +66,22 @@ def test_batched_accelerations_equal_darts(name):
 
 
 @pytest.mark.parametrize("name", sorted(registry.ROBOTS))
+def test_center_of_mass_equals_darts(name):
+    """mass_matrix.center_of_mass on the batched kinematics (the world-bounds check) is DART's getCOM()."""
+    from eels_gz.host.mass_matrix import body_inertias, center_of_mass
+
+    skel = simulation(name).robot_skeleton
+    mass, com, _ = body_inertias(skel)
+    kin = SkeletonKinematics.build(skel)
+    out = np.empty(3)
+    for seed in (3, 4):
+        randomize(skel, seed)
+        kin.update(skel.getPositions(), skel.getVelocities())
+        center_of_mass(kin.T, mass, com, out)
+        np.testing.assert_allclose(out, skel.getCOM(), atol=TOL, rtol=0)
+
+
+@pytest.mark.parametrize("name", sorted(registry.ROBOTS))
 def test_mass_matrix_equals_darts(name):
     """eels_gz.host.mass_matrix (composite rigid bodies on the batched kinematics) gives DART's
     getMassMatrix() at random configurations: free bases, revolute and prismatic joints, welds. The

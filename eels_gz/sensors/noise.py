@@ -33,8 +33,12 @@ class GaussianNoise:
         return self.mean == 0 and self.stddev == 0 and self.bias_mean == 0 and self.bias_stddev == 0
 
 
+BLOCK = 256  # samples of standard normals drawn from the generator at once (one call instead of 256)
+
+
 class NoiseModel:
-    """Per-axis noise of a vector quantity, with its own generator (seeded for reproducible runs)."""
+    """Per-axis noise of a vector quantity, with its own generator (seeded for reproducible runs).
+    The per-sample normals are drawn ``BLOCK`` samples at a time: the same seed gives the same readings."""
 
     def __init__(self, axes: tuple[GaussianNoise, ...], rng: np.random.Generator):
         self.axes = tuple(axes)
@@ -44,9 +48,14 @@ class NoiseModel:
         sign = rng.choice((-1.0, 1.0), size=len(axes))  # SDF: the bias sign is random
         self.bias = np.array([a.bias_mean for a in axes]) * sign + rng.normal(0.0, [a.bias_stddev for a in axes])
         self.enabled = not all(a.is_zero for a in axes)
+        self._offset = self.mean + self.bias
+        self._z, self._next = np.empty((0, len(self.axes))), 0
 
     def apply(self, value: np.ndarray) -> np.ndarray:
         if not self.enabled:
             return value
-        # standard_normal draws what normal(0, 1) draws, without its loc and scale arithmetic
-        return value + self.mean + self.bias + self.rng.standard_normal(len(self.axes)) * self.stddev
+        if self._next == len(self._z):
+            self._z, self._next = self.rng.standard_normal((BLOCK, len(self.axes))), 0
+        z = self._z[self._next]
+        self._next += 1
+        return value + self._offset + z * self.stddev

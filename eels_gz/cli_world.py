@@ -251,7 +251,16 @@ def _kinds_help() -> str:
     return "\n".join(lines)
 
 
-@world.command(epilog=_kinds_help())
+class _KindsEpilog(click.Command):
+    """The kinds' parameters listed under the help, read when the help is shown (worldgen imports trimesh:
+    most of a second that ``eels-gz --help`` and every other command would pay)."""
+
+    def format_epilog(self, ctx, formatter) -> None:
+        self.epilog = _kinds_help()
+        super().format_epilog(ctx, formatter)
+
+
+@world.command(cls=_KindsEpilog)
 @click.argument("kind")
 @_common
 @click.option("--angle", type=float, help="slope: angle in degrees (0-35).")

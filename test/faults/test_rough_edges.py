@@ -164,3 +164,18 @@ def test_the_docs_module_count_example_runs(tmp_path):
     assert res.exit_code == 0, res.output
     assert summary(tmp_path / "r")["settings"]["resolved"]["dofs"] == 6 + 3 * 4
     assert json.loads((tmp_path / "r" / "summary.json").read_text())["status"] == "ok"
+
+
+def test_the_cli_loads_without_the_simulation_and_terrain_stacks():
+    """`eels-gz --help` (and every command before it dispatches) imports neither dartpy, numba,
+    trimesh nor the terrain generators: the world group's kinds list is read when its help is shown."""
+    import subprocess
+    import sys
+
+    code = ("import sys; import eels_gz.cli; "
+            "print(sorted(m for m in ('dartpy', 'numba', 'trimesh', 'eels_gz.terrain.worldgen') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    result = cli("world", "primitive", "--help")
+    assert result.exit_code == 0
+    assert "moulin: radius=0.8" in result.output  # the kinds' parameters, from worldgen

@@ -13,11 +13,6 @@ import numpy as np
 from eels_gz.contact.frames import quat_from_matrix
 
 
-def point_acceleration(a_origin: np.ndarray, alpha: np.ndarray, omega: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """Acceleration (m/s^2) of a point at offset ``r`` from a body's reference point, all in one frame."""
-    return a_origin + np.cross(alpha, r) + np.cross(omega, np.cross(omega, r))
-
-
 def imu_reading(R_world_sensor: np.ndarray, omega_world: np.ndarray, a_world: np.ndarray,
                 g_world: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(angular velocity rad/s, specific force m/s^2) in the sensor frame."""
@@ -46,7 +41,7 @@ def imu_values(T_world_body, T_body_sensor, omega_world, a_world, g_world, out):
 def imu_values_from_origin(T_world_body, T_body_sensor, omega_world, alpha_world, a_origin, g_world,
                            out):  # pragma: no cover - compiled
     """``imu_values`` from the body's origin acceleration ``a_origin`` and angular acceleration
-    ``alpha_world``: the sensor point's acceleration is ``point_acceleration`` at r = R_world_body
+    ``alpha_world``: the sensor point's acceleration a + alpha x r + w x (w x r), r = R_world_body
     times the sensor's offset in the body."""
     r = np.empty(3)
     for i in range(3):

@@ -339,9 +339,25 @@ def ray_shapes(shapes: list[Shape] | ShapeArrays, origins: np.ndarray, dirs: np.
     return best, normals
 
 
+@numba.njit(cache=True)
+def _lambert(normals, i, dirs, j, albedo):  # pragma: no cover - compiled
+    """albedo x cos(angle between beam j and the surface normal i), clipped to [0, albedo]."""
+    c = -(normals[i, 0] * dirs[j, 0] + normals[i, 1] * dirs[j, 1] + normals[i, 2] * dirs[j, 2])
+    return albedo * min(1.0, max(0.0, c))
+
+
+@numba.njit(cache=True)
+def _diffuse(normals, dirs, albedo, out):  # pragma: no cover - compiled
+    for i in range(out.shape[0]):
+        out[i] = _lambert(normals, i, dirs, i, albedo)
+
+
 def diffuse_intensity(normals: np.ndarray, dirs: np.ndarray, albedo: float = 1.0) -> np.ndarray:
     """Lambertian return: albedo x cos(angle between the beam and the surface normal), >= 0."""
-    return albedo * np.clip(-np.einsum("ij,ij->i", normals, dirs), 0.0, 1.0)
+    normals = np.ascontiguousarray(normals, dtype=float)
+    out = np.empty(len(normals))
+    _diffuse(normals, np.ascontiguousarray(dirs, dtype=float), float(albedo), out)
+    return out
 
 
 @dataclass(frozen=True)
@@ -394,15 +410,14 @@ def _returns(t, normals, ts, ns, origins, directions, d_w, r_min, r_max, albedo,
     from ``r_min`` on), kept within [r_min, r_max]: its range, its point in the sensor frame and its
     diffuse intensity (``diffuse_intensity``); NaN where there is none."""
     for i in range(t.shape[0]):
-        hit, k = t[i], normals[i]
+        hit, shape = t[i], False
         if ts[i] < hit and ts[i] >= r_min:
-            hit, k = ts[i], ns[i]
+            hit, shape = ts[i], True
         if hit >= r_min and hit <= r_max:
             ranges[i] = hit
             for a in range(3):
                 points[i, a] = origins[i, a] + hit * directions[i, a]
-            c = -(k[0] * d_w[i, 0] + k[1] * d_w[i, 1] + k[2] * d_w[i, 2])
-            intensity[i] = albedo * min(1.0, max(0.0, c))
+            intensity[i] = _lambert(ns if shape else normals, i, d_w, i, albedo)
         else:
             ranges[i] = np.nan
             points[i, 0] = points[i, 1] = points[i, 2] = np.nan

@@ -24,9 +24,10 @@ The reaction acts on the leader, the base and every body between them, as
 the mass matrix says. ``J dq = 0`` after the step holds for any
 positive-definite metric, so ``M^-1 J^T`` is refreshed every ``refresh_steps`` steps (default 20, i.e.
 20 ms at dt = 1 ms, while a shape joint turns at most 0.02 rad), from the
-mass matrix of :mod:`eels_gz.host.mass_matrix` and a solve (DART's full
-inverse mass matrix of a 41-body robot, the fallback for skeletons with other
-joints, costs more than its physics step).
+mass matrix of :mod:`eels_gz.host.mass_matrix` and one compiled solve that
+factors it with the tree's sparsity (DART's full inverse mass matrix of a
+41-body robot, the fallback for skeletons with other joints, costs more than
+its physics step).
 """
 
 from __future__ import annotations
@@ -123,6 +124,81 @@ def _correct(v, q, follower, leader, mult, offset, gain, a_inv, scalar_dofs, dt,
     return any_c
 
 
+@numba.njit(cache=True)
+def _coupling_gain(M, lam, follower, leader, mult, L, X, A, gain):  # pragma: no cover - compiled
+    """``X = M^-1 J^T`` (J's rows are ``e_follower - mult e_leader``), ``A = J X`` and ``gain = X A^-1``,
+    in the given buffers; ``A`` ends as ``A^-1``, ``M`` is read only. ``M = L^T L`` is factored with
+    the tree's sparsity (``lam``: each DOF's parent DOF, -1 at the root; Featherstone, *Rigid Body
+    Dynamics Algorithms*, sec. 6.5): no fill-in, and ``L^T y = e_f - mult e_l`` touches only the
+    ancestors of the two joints. Returns -1, or where a pivot was not positive: ``k`` for M's,
+    ``n + k`` for A's."""
+    n, m = M.shape[0], follower.shape[0]
+    L[:, :] = M
+    for k in range(n - 1, -1, -1):
+        if not L[k, k] > 0.0:
+            return k
+        d = np.sqrt(L[k, k])
+        L[k, k] = d
+        i = lam[k]
+        while i >= 0:
+            L[k, i] /= d
+            i = lam[i]
+        i = lam[k]
+        while i >= 0:
+            j = i
+            while j >= 0:
+                L[i, j] -= L[k, i] * L[k, j]
+                j = lam[j]
+            i = lam[i]
+    X[:, :] = 0.0
+    for r in range(m):  # L^T Y = J^T, column by column, in X: only the two joints' ancestors
+        X[follower[r], r] = 1.0
+        X[leader[r], r] -= mult[r]
+        for i in range(max(follower[r], leader[r]), -1, -1):
+            if X[i, r] != 0.0:
+                X[i, r] /= L[i, i]
+                j = lam[i]
+                while j >= 0:
+                    X[j, r] -= L[i, j] * X[i, r]
+                    j = lam[j]
+    for i in range(n):  # L X = Y, row by row, in place
+        j = lam[i]
+        while j >= 0:
+            f = L[i, j]
+            for r in range(m):
+                X[i, r] -= f * X[j, r]
+            j = lam[j]
+        d = L[i, i]
+        for r in range(m):
+            X[i, r] /= d
+    for r in range(m):
+        for s in range(m):
+            A[r, s] = X[follower[r], s] - mult[r] * X[leader[r], s]
+    # A^-1 by Gauss-Jordan on the small, symmetric positive-definite A (pivots on the diagonal)
+    inv = np.eye(m)
+    for j in range(m):
+        p = A[j, j]
+        if not p > 0.0:
+            return n + j
+        for k in range(m):
+            A[j, k] /= p
+            inv[j, k] /= p
+        for i in range(m):
+            if i != j and A[i, j] != 0.0:
+                f = A[i, j]
+                for k in range(m):
+                    A[i, k] -= f * A[j, k]
+                    inv[i, k] -= f * inv[j, k]
+    A[:, :] = inv
+    for i in range(n):
+        for s in range(m):
+            acc = 0.0
+            for r in range(m):
+                acc += X[i, r] * A[r, s]
+            gain[i, s] = acc
+    return -1
+
+
 class CouplingSolver:
     """Applies a skeleton's couplings around each physics step."""
 
@@ -133,6 +209,7 @@ class CouplingSolver:
         self.refresh_steps = max(1, int(refresh_steps))
         self._age = self.refresh_steps  # steps since M^-1 J^T was computed
         self._gain = None
+        self._L = None  # buffers of the compiled gain
         self._mass = MassMatrix.build(skel)  # None: DART's inverse mass matrix
         n = skel.getNumDofs()
         self.lam = np.zeros(len(couplings))  # constraint torque multipliers, N m (or N)
@@ -161,14 +238,26 @@ class CouplingSolver:
 
     def _refresh(self, q: np.ndarray, dq: np.ndarray) -> None:
         if self._age >= self.refresh_steps or self._gain is None:
-            J = self.J
-            if self._mass is not None:  # the mass matrix in one pass, and a solve for the coupling rows
-                MinvJt = np.linalg.solve(self._mass.matrix(q, dq), J.T)
+            if self._mass is not None:  # the mass matrix in one pass, then one compiled Cholesky solve
+                self._compiled_gain(self._mass.matrix(q, dq))
             else:
+                J = self.J
                 MinvJt = self.skel.getInvMassMatrix() @ J.T
-            self._A_inv = np.linalg.inv(J @ MinvJt)
-            self._gain = np.ascontiguousarray(MinvJt @ self._A_inv)
+                self._A_inv = np.linalg.inv(J @ MinvJt)
+                self._gain = np.ascontiguousarray(MinvJt @ self._A_inv)
             self._age = 0
+
+    def _compiled_gain(self, M: np.ndarray) -> None:
+        m, n = self.J.shape
+        if self._L is None:
+            self._L, self._X = np.zeros((n, n)), np.zeros((n, m))
+            self._A_inv, self._gain = np.zeros((m, m)), np.zeros((n, m))
+        if _coupling_gain(M, self._mass.dof_parent, self.follower, self.leader, self.mult, self._L, self._X, self._A_inv, self._gain) >= 0:
+            # not positive definite: only a state gone non-finite gets here; LU lets the NaN through to the
+            # divergence check after the step, which names the DOF
+            MinvJt = np.linalg.solve(M, self.J.T)
+            self._A_inv[:] = np.linalg.inv(self.J @ MinvJt)
+            self._gain[:] = MinvJt @ self._A_inv
 
     def reset(self) -> None:
         """No constraint torque carried over (a world reset)."""

@@ -23,7 +23,9 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from eels_gz.host.kinematics import FREE, PRISMATIC, REVOLUTE, SkeletonKinematics
+from eels_gz.host.kinematics import FREE, PRISMATIC, REVOLUTE, WELD, SkeletonKinematics
+
+_NUM_DOFS = {FREE: 6, REVOLUTE: 1, PRISMATIC: 1, WELD: 0}
 
 
 def body_inertias(skel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -54,6 +56,24 @@ def center_of_mass(T, mass, com, out):  # pragma: no cover - compiled
         out[i] /= total
 
 
+def dof_parents(kin: SkeletonKinematics, ndofs: int) -> np.ndarray:
+    """Each DOF's parent DOF, -1 at the root: the one before it on its path to the root (a free
+    joint's DOFs form a chain). ``M[i, j]`` is zero unless one of ``i``, ``j`` is the other's ancestor.
+    DART numbers DOFs body by body, parents first, so a parent's index is the smaller."""
+    parent = np.full(ndofs, -1, np.int64)
+    last = np.full(kin.kind.shape[0], -1, np.int64)  # each body's last DOF on its path to the root
+    for b in range(kin.kind.shape[0]):
+        prev = -1 if kin.parent[b] < 0 else last[kin.parent[b]]
+        for d in range(_NUM_DOFS[int(kin.kind[b])]):
+            parent[kin.dof[b] + d] = prev
+            prev = kin.dof[b] + d
+        last[b] = prev
+    late = np.flatnonzero(parent >= np.arange(ndofs))
+    if late.size:
+        raise ValueError(f"DOF {late[0]}'s parent DOF {parent[late[0]]} comes after it: not numbered parents first")
+    return parent
+
+
 class MassMatrix:
     """``matrix(q, dq)``: the mass matrix (n, n) of ``skel`` at positions ``q``, or None for a skeleton
     :class:`SkeletonKinematics` does not support."""
@@ -62,6 +82,7 @@ class MassMatrix:
         self.kin, self.mass, self.com, self.inertia = kin, mass, com, inertia
         self.M = np.zeros((ndofs, ndofs))
         self._S = np.zeros((ndofs, 6))
+        self.dof_parent = dof_parents(kin, ndofs)
 
     @classmethod
     def build(cls, skel) -> MassMatrix | None:

@@ -209,3 +209,80 @@ def test_batched_accelerations_through_prismatic_joints():
             body = skel.getBodyNode(b)
             np.testing.assert_allclose(kin.alpha[b], body.getAngularAcceleration(), atol=1e-12, rtol=0)
             np.testing.assert_allclose(kin.a[b], body.getLinearAcceleration(), atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("name", sorted(registry.ROBOTS))
+def test_mass_matrix_sparsity_is_the_trees(name):
+    """mass_matrix.dof_parents: DART's own mass matrix is zero wherever neither DOF is an ancestor of
+    the other (the sparsity the couplings' L^T L factor relies on), and each parent comes first."""
+    from eels_gz.host.mass_matrix import MassMatrix
+
+    skel = simulation(name).robot_skeleton
+    parent = MassMatrix.build(skel).dof_parent
+    n = skel.getNumDofs()
+    related = np.eye(n, dtype=bool)
+    for k in range(n):
+        j = parent[k]
+        while j >= 0:
+            assert j < k
+            related[k, j] = related[j, k] = True
+            j = parent[j]
+    randomize(skel, 5)
+    M = skel.getMassMatrix()
+    assert np.all(M[~related] == 0.0)
+    assert np.all(np.diag(M) > 0.0)
+
+
+def test_dof_parents_refuses_children_numbered_first():
+    from types import SimpleNamespace
+
+    from eels_gz.host.kinematics import REVOLUTE
+    from eels_gz.host.mass_matrix import dof_parents
+
+    kin = SimpleNamespace(kind=np.array([REVOLUTE, REVOLUTE]), parent=np.array([-1, 0]), dof=np.array([1, 0]))
+    with pytest.raises(ValueError, match="DOF 0's parent DOF 1 comes after it"):
+        dof_parents(kin, 2)
+    kin.dof = np.array([0, 1])
+    assert dof_parents(kin, 2).tolist() == [-1, 0]
+
+
+@pytest.mark.parametrize("name", sorted(registry.ROBOTS))
+def test_coupling_gain_equals_a_dense_solve(name):
+    """couplings._coupling_gain (the tree's L^T L factor and the two joints' sparse right-hand sides)
+    gives the mass-weighted projection M^-1 J^T (J M^-1 J^T)^-1 of a dense LU solve on DART's own
+    mass matrix. Tolerance: both are backward stable, so they differ by about cond(M) eps relative to
+    the largest entry (cond(M) is about 1e6 here: light screws against the body); 100 cond(M) eps."""
+    sim = simulation(name)
+    if not sim.couplings:
+        pytest.skip(f"{name} has no <mimic> joints")
+    for solver in sim.couplings:
+        skel = solver.skel
+        for seed in (6, 7):
+            randomize(skel, seed)
+            solver.project_positions()
+            q, dq = skel.getPositions(), skel.getVelocities()
+            solver._age = solver.refresh_steps
+            solver._refresh(q, dq)
+            M = skel.getMassMatrix()
+            rel = 100 * np.linalg.cond(M) * np.finfo(float).eps
+            X = np.linalg.solve(M, solver.J.T)
+            A_inv = np.linalg.inv(solver.J @ X)
+            gain = X @ A_inv
+            np.testing.assert_allclose(solver._gain, gain, atol=rel * np.abs(gain).max(), rtol=0)
+            np.testing.assert_allclose(solver._A_inv, A_inv, atol=rel * np.abs(A_inv).max(), rtol=0)
+            # the property the gain exists for: the corrected velocities satisfy J dq = 0
+            v = dq.copy()
+            v -= solver._gain @ (solver.J @ v)
+            assert np.abs(solver.J @ v).max() <= 1e-12 * np.abs(dq).max()
+
+
+def test_coupling_gain_on_a_non_finite_state_lets_the_nan_through():
+    """A mass matrix that is not positive definite (a state already gone non-finite) falls back to LU,
+    whose NaN reaches the velocities and so the host's divergence check, which names the DOF."""
+    sim = simulation("eels_1_0_alternating")
+    solver = sim.couplings[0]
+    q, dq = solver.skel.getPositions(), solver.skel.getVelocities()
+    q[10] = np.nan
+    solver._age = solver.refresh_steps
+    solver._refresh(q, dq)
+    assert np.isnan(solver._gain).any()

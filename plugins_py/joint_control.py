@@ -75,7 +75,7 @@ class JointControl:
                     break
         self.velocity_mode = np.array([m == "velocity" for m in modes], dtype=bool)
         self.pid = PidArray(gains)
-        index = {n: k for k, n in enumerate(self.names)}
+        self._index = index = {n: k for k, n in enumerate(self.names)}  # set_targets' lookups
 
         self.pairs = []
         for el in iter_elements(sdf, "pair"):
@@ -130,7 +130,7 @@ class JointControl:
 
     def set_targets(self, names, positions=None, velocities=None):
         """Override set points by joint name (NaN or None leaves one to the schedule)."""
-        index = {n: k for k, n in enumerate(self.names)}
+        index = self._index
         for k, name in enumerate(names):
             if name not in index:
                 raise KeyError(f"unknown joint '{name}'")

@@ -41,6 +41,17 @@ def first_bad(dq, bound):
 
 
 @numba.njit(cache=True)
+def same_values(a, b):
+    """Whether two 1-D arrays hold the same numbers, bit for bit (NaN never equals)."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    for k in range(a.shape[0]):
+        if a[k] != b[k]:
+            return False
+    return True
+
+
+@numba.njit(cache=True)
 def base_odometry(T, v, w, out):  # pragma: no cover - compiled
     """A body's ground-truth odometry into ``out`` (13,): position (m), orientation quaternion w, x, y,
     z (w >= 0), then its linear (m/s) and angular (rad/s) velocity in its own frame (REP-105's child

@@ -85,6 +85,13 @@ class SnakeHost:
         load = plugin.last.normal_force.sum(axis=1)
         return [n for n, f in zip(plugin.points.names, load) if f > 0.0]
 
+    def total_screw_load(self) -> float:
+        """Sum of the screws' normal loads (N) this step (0 without the plugin): ``screw_loads``' total."""
+        plugin = self.screw_contact
+        if plugin is None or plugin.last is None:
+            return 0.0
+        return float(plugin.last.normal_force.sum())
+
     def screw_loads(self) -> dict[str, float]:
         plugin = self.screw_contact
         if plugin is None or plugin.last is None:
@@ -112,13 +119,11 @@ class SnakeHost:
     def command(self, positions: Mapping[str, float] | None = None,
                 velocities: Mapping[str, float] | None = None) -> None:
         """Joint set points by name (position rad, velocity rad/s) through the joint-control plugin."""
-        names, pos, vel = [], [], []
-        for name in sorted(set(positions or {}) | set(velocities or {})):
-            names.append(name)
-            pos.append(float((positions or {}).get(name, np.nan)))
-            vel.append(float((velocities or {}).get(name, np.nan)))
+        positions, velocities = positions or {}, velocities or {}
+        names = sorted(positions.keys() | velocities.keys())
         if names:
-            self.joint_control.set_targets(names, pos, vel)
+            self.joint_control.set_targets(names, [float(positions.get(n, np.nan)) for n in names],
+                                           [float(velocities.get(n, np.nan)) for n in names])
 
     def place(self, base_pose: np.ndarray, angles: Mapping[str, float]) -> None:
         """Teleport: base at ``base_pose`` (world), joints at ``angles``, every velocity zero;

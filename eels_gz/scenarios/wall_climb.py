@@ -302,7 +302,7 @@ class WallClimb(ScenarioController):
         p = self._tail()
         self.t.append(sim.time - self.t0)
         self.p.append(p)
-        self.loads.append(float(sum(self.snake.screw_loads().values())))
+        self.loads.append(self.snake.total_screw_load())
         below = self.commanded_height(sim.time - self.t0) - p[2]
         if self.end is None and below > self.slip_limit:
             self.end = RunEnd(SLIP_FAILURE, f"slip failure at t = {sim.time - self.t0:.3f} s after gravity came on: "

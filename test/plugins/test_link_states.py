@@ -286,3 +286,29 @@ def test_coupling_gain_on_a_non_finite_state_lets_the_nan_through():
     solver._age = solver.refresh_steps
     solver._refresh(q, dq)
     assert np.isnan(solver._gain).any()
+
+
+def test_frame_world_pose_is_darts_whether_the_state_cache_is_current_or_not():
+    """Simulation.frame_world_pose reads the step's batched kinematics while the host's state cache holds
+    the skeleton's positions, else DART: both give DART's getWorldTransform (times the frame's pose in its
+    body) to round-off (TOL), for links lumped into others by the optimizer and for bodies."""
+    sim = Simulation(registry.world_path("ice_plane"),
+                     RobotSpec("eels_1_0_alternating", robot_description(registry.robot("eels_1_0_alternating"),
+                                                                         gazebo=True)))
+    skel = sim.robot_skeleton
+    names = list(sim.robot_frames)[:6] + [skel.getBodyNode(b).getName() for b in (0, skel.getNumBodyNodes() - 1)]
+
+    def dart(name):
+        frame = sim.robot_frames.get(name)
+        T = skel.getBodyNode(frame.body if frame else name).getWorldTransform().matrix()
+        return T @ frame.pose if frame else T
+
+    for _ in range(5):
+        sim.step()
+    for name in names:  # the cache is current: batched
+        np.testing.assert_allclose(sim.frame_world_pose(name), dart(name), atol=TOL, rtol=0)
+    randomize(skel, 8)  # set on DART behind the host's back: the cache is stale, DART answers
+    for name in names:
+        np.testing.assert_allclose(sim.frame_world_pose(name), dart(name), atol=TOL, rtol=0)
+    with pytest.raises(KeyError, match="no link or frame 'nope'"):
+        sim.frame_world_pose("nope")

@@ -57,3 +57,9 @@ def test_gravity_off_and_bad_input():
         check_mobility(np.eye(3), G, 2.0)
     with pytest.raises(SnakeModelError, match="3x3 rotation"):
         check_mobility(np.eye(2), G, THRESHOLD)
+    bad = np.eye(3)
+    bad[1, 2] = np.nan
+    with pytest.raises(SnakeModelError, match="finite 3x3 rotation"):
+        check_mobility(bad, G, THRESHOLD)
+    with pytest.raises(SnakeModelError, match="finite 3x3 rotation"):
+        check_mobility(np.eye(3), np.array([0.0, np.inf, -9.81]), THRESHOLD)

@@ -337,9 +337,9 @@ class Simulation:
 
     def frame_world_pose(self, name: str) -> np.ndarray:
         """World pose (4x4) of any link or frame of the original description, at the skeleton's
-        positions now. From the step's batched kinematics while the host's state cache holds those
-        positions (a scenario reads a few poses each step; DART's ``getWorldTransform`` costs 4 µs a
-        call through dartpy), else from DART."""
+        state now: from the step's batched kinematics while they are current (``current_kinematics``;
+        a scenario reads a few poses each step, and DART's ``getWorldTransform`` costs 4 µs a call
+        through dartpy), else from DART."""
         where = self._frame_index.get(name)
         if where is None:
             frame = self.robot_frames.get(name)
@@ -348,11 +348,21 @@ class Simulation:
                 raise KeyError(f"robot has no link or frame '{name}'")
             where = self._frame_index[name] = (body, body.getIndexInSkeleton(), frame.pose if frame else None)
         body, index, pose = where
-        state = self._robot_state
-        kin = state.kinematics() if state is not None and same_values(state.q, body.getSkeleton().getPositions()) \
-            else None
+        kin = self.current_kinematics()
         T = kin.T[index].copy() if kin is not None else body.getWorldTransform().matrix()
         return T if pose is None else T @ pose
+
+    def current_kinematics(self):
+        """The robot's batched kinematics (``SkeletonKinematics``: every body's world pose and twist,
+        indexed like ``getBodyNode(i)``) if the host's state cache holds the skeleton's positions and
+        velocities now, else None (set on DART directly since, or a skeleton the batch does not cover)."""
+        state = self._robot_state
+        if state is None:
+            return None
+        skel = state.skel
+        if not (same_values(state.q, skel.getPositions()) and same_values(state.dq, skel.getVelocities())):
+            return None
+        return state.kinematics()
 
     def add_pre_update(self, callback) -> None:
         """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features such as tethers)."""

@@ -20,6 +20,7 @@ acts like a wrench a gz-sim system adds in pre_update: for one step, at p.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,6 +81,7 @@ class TetherSet:
     """The tethers of one simulation; ``pre_update`` adds their forces for the coming step."""
 
     def __init__(self, sim, tethers: list[Tether], where: str = "<scenario>"):
+        self.sim = sim
         self.tethers = tethers
         self.attached = []  # (tether, body, point in body frame, anchor in world)
         for t in tethers:
@@ -94,18 +96,29 @@ class TetherSet:
             self.attached.append((t, body, p_body, anchor))
 
     def forces(self) -> list[np.ndarray]:
-        """World force (N) of each tether at the current state."""
+        """World force (N) of each tether at the current state (the attachment points' positions and
+        velocities from the step's batched kinematics while they are current, else from DART)."""
+        kin = self.sim.current_kinematics()
         out = []
         for t, body, p_body, anchor in self.attached:
-            p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
+            if kin is not None:
+                b = body.getIndexInSkeleton()
+                T, (wx, wy, wz) = kin.T[b], kin.w[b].tolist()
+                r = T[:3, :3] @ p_body
+                rx, ry, rz = r.tolist()
+                p, v = T[:3, 3] + r, kin.v[b] + (wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx)
+            else:
+                p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
+                v = None
             delta = p - anchor
-            dist = float(np.linalg.norm(delta))
+            dist = math.sqrt(float(delta @ delta))
             stretch = dist - t.length
             if stretch <= 0 or dist == 0:
                 out.append(np.zeros(3))
                 continue
             u = delta / dist
-            v = np.asarray(body.getLinearVelocity(p_body), dtype=float)
+            if v is None:
+                v = np.asarray(body.getLinearVelocity(p_body), dtype=float)
             out.append(-(t.stiffness * stretch + t.damping * float(u @ v)) * u)
         return out
 

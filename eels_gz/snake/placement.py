@@ -104,7 +104,9 @@ def sample_points(chain: SnakeChain, q: Mapping[str, float] | None, base_pose: n
     norm = np.linalg.norm(side, axis=1)
     side = np.where(norm[:, None] > 1e-9, side / np.where(norm > 1e-9, norm, 1.0)[:, None], 0.0)
     pts = axis_pts - radii[:, None] * side
-    offsets = np.array([np.linalg.solve(poses[link], np.append(p, 1.0))[:3] for link, p in zip(owners, pts)])
+    # each point in its link's frame: R^T (p - t), the rigid pose's inverse
+    T_own = np.array([poses[link] for link in owners])
+    offsets = np.einsum("nji,nj->ni", T_own[:, :3, :3], pts - T_own[:, :3, 3])
     return SamplePoints(pts, tuple(owners), offsets)
 
 

@@ -312,3 +312,34 @@ def test_frame_world_pose_is_darts_whether_the_state_cache_is_current_or_not():
         np.testing.assert_allclose(sim.frame_world_pose(name), dart(name), atol=TOL, rtol=0)
     with pytest.raises(KeyError, match="no link or frame 'nope'"):
         sim.frame_world_pose("nope")
+
+
+def test_tether_forces_from_the_batched_kinematics_equal_darts():
+    """TetherSet.forces reads the attachment point's position and velocity from the step's batched
+    kinematics while they are current: the force equals the one from DART's getWorldTransform and
+    getLinearVelocity at that point (round-off of k |p| and c |v|, relative 1e-9)."""
+    from eels_gz.host.tethers import Tether, TetherSet
+
+    sim = simulation("eels_1_0_alternating")
+    skel = sim.robot_skeleton
+    tethers = TetherSet(sim, [Tether("module_1_shell", (0.01, 0.02, 0.03), (0.5, 0.2, 1.0), 1000.0, 30.0, 0.1),
+                              Tether("module_2_shell", (0.0, 0.0, 0.0), (-2.0, 0.0, 0.5), 500.0, 0.0, 0.0)])
+    rng = np.random.default_rng(9)
+    skel.setVelocities(rng.normal(size=skel.getNumDofs()))
+    for _ in range(3):
+        sim.step()
+    assert sim.current_kinematics() is not None
+    got = tethers.forces()
+    for (t, body, p_body, anchor), f in zip(tethers.attached, got):
+        p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
+        u = (p - anchor) / np.linalg.norm(p - anchor)
+        v = np.asarray(body.getLinearVelocity(p_body))
+        want = -(t.stiffness * (np.linalg.norm(p - anchor) - t.length) + t.damping * (u @ v)) * u
+        np.testing.assert_allclose(f, want, atol=1e-9 * np.abs(want).max(), rtol=0)
+        assert np.abs(want).max() > 1.0
+    skel.setVelocities(np.zeros(skel.getNumDofs()))  # behind the host's back: DART answers
+    assert sim.current_kinematics() is None
+    for (t, body, p_body, anchor), f in zip(tethers.attached, tethers.forces()):
+        p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
+        np.testing.assert_allclose(f, -t.stiffness * (np.linalg.norm(p - anchor) - t.length) * (p - anchor)
+                                   / np.linalg.norm(p - anchor), atol=1e-9, rtol=1e-12)

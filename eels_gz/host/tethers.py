@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from eels_gz.errors import ConfigError
@@ -77,12 +78,36 @@ def parse_tethers(items, where: str) -> list[Tether]:
     return out
 
 
+@numba.njit(cache=True)
+def _tether_forces(T, v, w, body, point, anchor, kcl, out):  # pragma: no cover - compiled
+    """Each tether's force (module docstring) into ``out`` (n, 3), its attachment point's position and
+    velocity from the bodies' world poses ``T`` and twists ``v``, ``w`` (batched kinematics)."""
+    for i in range(body.shape[0]):
+        b = body[i]
+        r = np.empty(3)
+        for a in range(3):
+            r[a] = T[b, a, 0] * point[i, 0] + T[b, a, 1] * point[i, 1] + T[b, a, 2] * point[i, 2]
+        dx, dy, dz = T[b, 0, 3] + r[0] - anchor[i, 0], T[b, 1, 3] + r[1] - anchor[i, 1], T[b, 2, 3] + r[2] - anchor[i, 2]
+        dist = np.sqrt(dx * dx + dy * dy + dz * dz)
+        stretch = dist - kcl[i, 2]
+        if stretch <= 0.0 or dist == 0.0:
+            out[i, 0] = out[i, 1] = out[i, 2] = 0.0
+            continue
+        ux, uy, uz = dx / dist, dy / dist, dz / dist
+        vx = v[b, 0] + w[b, 1] * r[2] - w[b, 2] * r[1]
+        vy = v[b, 1] + w[b, 2] * r[0] - w[b, 0] * r[2]
+        vz = v[b, 2] + w[b, 0] * r[1] - w[b, 1] * r[0]
+        f = -(kcl[i, 0] * stretch + kcl[i, 1] * (ux * vx + uy * vy + uz * vz))
+        out[i, 0], out[i, 1], out[i, 2] = f * ux, f * uy, f * uz
+
+
 class TetherSet:
     """The tethers of one simulation; ``pre_update`` adds their forces for the coming step."""
 
     def __init__(self, sim, tethers: list[Tether], where: str = "<scenario>"):
         self.sim = sim
         self.tethers = tethers
+        self._arrays = None  # (key, body indices, points, anchors, (k, c, length)): the compiled path's
         self.attached = []  # (tether, body, point in body frame, anchor in world)
         for t in tethers:
             frame = sim.robot_frames.get(t.link)
@@ -97,19 +122,23 @@ class TetherSet:
 
     def forces(self) -> list[np.ndarray]:
         """World force (N) of each tether at the current state (the attachment points' positions and
-        velocities from the step's batched kinematics while they are current, else from DART)."""
+        velocities from the step's batched kinematics while they are current, in one compiled call;
+        else from DART)."""
         kin = self.sim.current_kinematics()
+        if kin is not None:
+            key = tuple(map(id, self.attached))  # rebuilt when an attachment is replaced
+            if self._arrays is None or self._arrays[0] != key:
+                self._arrays = (key, np.array([body.getIndexInSkeleton() for _, body, _, _ in self.attached], np.int64),
+                                np.array([p for _, _, p, _ in self.attached], float).reshape(-1, 3),
+                                np.array([a for _, _, _, a in self.attached], float).reshape(-1, 3),
+                                np.array([[t.stiffness, t.damping, t.length] for t, _, _, _ in self.attached],
+                                         float).reshape(-1, 3))
+            out = np.empty((len(self.attached), 3))
+            _tether_forces(kin.T, kin.v, kin.w, *self._arrays[1:], out)
+            return list(out)
         out = []
         for t, body, p_body, anchor in self.attached:
-            if kin is not None:
-                b = body.getIndexInSkeleton()
-                T, (wx, wy, wz) = kin.T[b], kin.w[b].tolist()
-                r = T[:3, :3] @ p_body
-                rx, ry, rz = r.tolist()
-                p, v = T[:3, 3] + r, kin.v[b] + (wy * rz - wz * ry, wz * rx - wx * rz, wx * ry - wy * rx)
-            else:
-                p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
-                v = None
+            p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
             delta = p - anchor
             dist = math.sqrt(float(delta @ delta))
             stretch = dist - t.length
@@ -117,8 +146,7 @@ class TetherSet:
                 out.append(np.zeros(3))
                 continue
             u = delta / dist
-            if v is None:
-                v = np.asarray(body.getLinearVelocity(p_body), dtype=float)
+            v = np.asarray(body.getLinearVelocity(p_body), dtype=float)
             out.append(-(t.stiffness * stretch + t.damping * float(u @ v)) * u)
         return out
 

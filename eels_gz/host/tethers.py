@@ -107,7 +107,7 @@ class TetherSet:
     def __init__(self, sim, tethers: list[Tether], where: str = "<scenario>"):
         self.sim = sim
         self.tethers = tethers
-        self._arrays = None  # (key, body indices, points, anchors, (k, c, length)): the compiled path's
+        self._arrays = None  # (attachments, body indices, points, anchors, (k, c, length)): the compiled path's
         self.attached = []  # (tether, body, point in body frame, anchor in world)
         for t in tethers:
             frame = sim.robot_frames.get(t.link)
@@ -126,9 +126,10 @@ class TetherSet:
         else from DART)."""
         kin = self.sim.current_kinematics()
         if kin is not None:
-            key = tuple(map(id, self.attached))  # rebuilt when an attachment is replaced
-            if self._arrays is None or self._arrays[0] != key:
-                self._arrays = (key, np.array([body.getIndexInSkeleton() for _, body, _, _ in self.attached], np.int64),
+            held = self._arrays[0] if self._arrays is not None else ()
+            if len(held) != len(self.attached) or any(a is not b for a, b in zip(held, self.attached)):
+                # rebuilt when an attachment is replaced (the tuples are held, so compared by identity)
+                self._arrays = (tuple(self.attached), np.array([body.getIndexInSkeleton() for _, body, _, _ in self.attached], np.int64),
                                 np.array([p for _, _, p, _ in self.attached], float).reshape(-1, 3),
                                 np.array([a for _, _, _, a in self.attached], float).reshape(-1, 3),
                                 np.array([[t.stiffness, t.damping, t.length] for t, _, _, _ in self.attached],

@@ -20,7 +20,6 @@ acts like a wrench a gz-sim system adds in pre_update: for one step, at p.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numba
@@ -107,7 +106,7 @@ class TetherSet:
     def __init__(self, sim, tethers: list[Tether], where: str = "<scenario>"):
         self.sim = sim
         self.tethers = tethers
-        self._arrays = None  # (attachments, body indices, points, anchors, (k, c, length)): the compiled path's
+        self._arrays = None  # (attachments, body indices, points, anchors, (k, c, length)): forces' arrays
         self.attached = []  # (tether, body, point in body frame, anchor in world)
         for t in tethers:
             frame = sim.robot_frames.get(t.link)
@@ -121,35 +120,31 @@ class TetherSet:
             self.attached.append((t, body, p_body, anchor))
 
     def forces(self) -> list[np.ndarray]:
-        """World force (N) of each tether at the current state (the attachment points' positions and
-        velocities from the step's batched kinematics while they are current, in one compiled call;
-        else from DART)."""
+        """World force (N) of each tether at the current state, in one compiled call: the attached
+        bodies' poses and twists from the step's batched kinematics while they are current, else
+        from DART."""
+        held = self._arrays[0] if self._arrays is not None else ()
+        if len(held) != len(self.attached) or any(a is not b for a, b in zip(held, self.attached)):
+            # rebuilt when an attachment is replaced (the tuples are held, so compared by identity)
+            self._arrays = (tuple(self.attached),
+                            np.array([body.getIndexInSkeleton() for _, body, _, _ in self.attached], np.int64),
+                            np.array([p for _, _, p, _ in self.attached], float).reshape(-1, 3),
+                            np.array([a for _, _, _, a in self.attached], float).reshape(-1, 3),
+                            np.array([[t.stiffness, t.damping, t.length] for t, _, _, _ in self.attached],
+                                     float).reshape(-1, 3))
+        _, index, points, anchors, kcl = self._arrays
         kin = self.sim.current_kinematics()
         if kin is not None:
-            held = self._arrays[0] if self._arrays is not None else ()
-            if len(held) != len(self.attached) or any(a is not b for a, b in zip(held, self.attached)):
-                # rebuilt when an attachment is replaced (the tuples are held, so compared by identity)
-                self._arrays = (tuple(self.attached), np.array([body.getIndexInSkeleton() for _, body, _, _ in self.attached], np.int64),
-                                np.array([p for _, _, p, _ in self.attached], float).reshape(-1, 3),
-                                np.array([a for _, _, _, a in self.attached], float).reshape(-1, 3),
-                                np.array([[t.stiffness, t.damping, t.length] for t, _, _, _ in self.attached],
-                                         float).reshape(-1, 3))
-            out = np.empty((len(self.attached), 3))
-            _tether_forces(kin.T, kin.v, kin.w, *self._arrays[1:], out)
-            return list(out)
-        out = []
-        for t, body, p_body, anchor in self.attached:
-            p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
-            delta = p - anchor
-            dist = math.sqrt(float(delta @ delta))
-            stretch = dist - t.length
-            if stretch <= 0 or dist == 0:
-                out.append(np.zeros(3))
-                continue
-            u = delta / dist
-            v = np.asarray(body.getLinearVelocity(p_body), dtype=float)
-            out.append(-(t.stiffness * stretch + t.damping * float(u @ v)) * u)
-        return out
+            T, v, w = kin.T, kin.v, kin.w
+        else:  # DART's own, body by body (origins' velocities, in the world)
+            bodies = [body for _, body, _, _ in self.attached]
+            T = np.array([b.getWorldTransform().matrix() for b in bodies], float).reshape(-1, 4, 4)
+            v = np.array([b.getLinearVelocity() for b in bodies], float).reshape(-1, 3)
+            w = np.array([b.getAngularVelocity() for b in bodies], float).reshape(-1, 3)
+            index = np.arange(len(bodies), dtype=np.int64)
+        out = np.empty((len(self.attached), 3))
+        _tether_forces(T, v, w, index, points, anchors, kcl, out)
+        return list(out)
 
     def pre_update(self, info, ecm) -> None:
         for (t, body, p_body, _), f in zip(self.attached, self.forces()):

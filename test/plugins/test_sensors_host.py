@@ -85,7 +85,8 @@ def test_sensor_messages_go_to_log_mcap(tmp_path):
     cost = summary["sensor_wall_time"]  # each sensor's share of the run, by name, with its type
     assert {v["type"] for v in cost.values()} >= {"imu", "force_torque", "gpu_lidar"}
     assert all(0 < v["seconds"] < summary["wall_time"] for v in cost.values())
-    assert set(summary["numba"]) == {"compile_time", "compile_time_in_run", "compiled"}
+    assert set(summary["numba"]) == {"compile_time", "compile_time_in_run", "compiled", "cache_loaded",
+                                     "cache_load_time"}
     with open(tmp_path / "log.mcap", "rb") as f:
         counts = {}
         for _, channel, _ in make_reader(f).iter_messages():

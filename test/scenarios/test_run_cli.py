@@ -107,6 +107,32 @@ def test_divergence_stops_with_step_and_body_after_writing_the_log(tmp_path):
     assert read_mcap(tmp_path / "log.mcap")["/clock"]  # the last good state is in the log
 
 
+def test_the_timed_loop_runs_after_the_kernels_load_with_the_setup_frozen(tmp_path, monkeypatch):
+    """The cached kernels load before the timed loop; the loop runs with everything built before it
+    frozen for the collector (its full passes would walk it) and leaves nothing frozen, even when the
+    run diverges."""
+    import gc
+
+    from eels_gz.host import runner, simulation
+
+    events, step = [], simulation.Simulation.step
+    load = runner.load_cached_kernels
+    monkeypatch.setattr(runner, "load_cached_kernels", lambda: (events.append(("load", gc.get_freeze_count())),
+                                                                load())[1])
+    monkeypatch.setattr(simulation.Simulation, "step",
+                        lambda self: (events.append(("step", gc.get_freeze_count())), step(self))[1])
+    res = run_cli("--robot", ROBOT, "--duration", "0.05", "--out", str(tmp_path / "ok"), "--json", "--set", "log.plot=false")
+    assert res.exit_code == 0, res.output
+    assert events[0] == ("load", 0) and len(events) == 51
+    assert all(kind == "step" and frozen > 0 for kind, frozen in events[1:])
+    assert gc.get_freeze_count() == 0
+    summary = json.loads((tmp_path / "ok" / "summary.json").read_text())
+    assert summary["numba"]["cache_loaded"] >= 0 and summary["numba"]["cache_load_time"] >= 0
+    res = run_cli("--robot", ROBOT, "--duration", "0.05", "--set", "physics.max_velocity=1e-9",
+                  "--out", str(tmp_path / "diverged"))
+    assert res.exit_code == 3 and gc.get_freeze_count() == 0
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

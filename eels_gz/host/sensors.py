@@ -290,8 +290,16 @@ class Lidar(_Sensor):
         T_ws = self.body.getWorldTransform().matrix() @ self.T
         return cast(self.pattern, T_ws, self.field, self.shapes())
 
-    def publish(self, t_ns: int) -> None:
+    log = None  # log(t_ns, cloud, dense), set by log_sensors: the CDR bytes the bus path would give
+    log_channel = None  # the log's topic (the bridged ROS topic)
+
+    def cloud(self) -> tuple[np.ndarray, bool]:
+        """A scan as the PointCloudPacked rows (N, 4) float32 x, y, z, intensity, and whether all are finite."""
         scan = self.scan()
+        data = np.empty((len(scan.ranges), 4), dtype="<f4")
+        return data, bool(pack_xyzi(scan.points, scan.intensity, data))
+
+    def message(self, t_ns: int, data: np.ndarray, dense: bool):
         msg = msgs.PointCloudPacked()
         _header(msg, t_ns, self.frame_id)
         for k, n in enumerate(("x", "y", "z", "intensity")):
@@ -299,10 +307,20 @@ class Lidar(_Sensor):
         rows = self.pattern.rows
         msg.height, msg.width = rows, self.pattern.size // rows
         msg.point_step, msg.row_step = 16, 16 * msg.width
-        data = np.empty((len(scan.ranges), 4), dtype="<f4")
-        msg.is_dense = bool(pack_xyzi(scan.points, scan.intensity, data))
+        msg.is_dense = dense
         msg.data = data.tobytes()
-        transport.publish_owned(self.pub, msg)
+        return msg
+
+    def publish(self, t_ns: int) -> None:
+        transport.publish_owned(self.pub, self.message(t_ns, *self.cloud()))
+
+    def sample(self, t_ns: int) -> None:
+        """The gz message only when the topic has a subscriber; the log from the rows (as _FixedSensor)."""
+        data, dense = self.cloud()
+        if self.pub.has_connections():
+            transport.publish_owned(self.pub, self.message(t_ns, data, dense))
+        if self.log is not None:
+            self.log(t_ns, data, dense)
 
 
 class ShapeTable:
@@ -454,6 +472,7 @@ def log_sensors(sensors: HostSensors, mcap) -> None:
     ros_topic = {e.gz_topic: e.ros_topic for e in load_bridge(robot=robot, fts_sensors=fts, world=sim.spec.name)}
     node = transport.node_on(sim.transport)
     fixed = {s.topic: s for s in sensors.sensors if isinstance(s, _FixedSensor)}
+    lidars = {s.topic: s for s in sensors.sensors if isinstance(s, Lidar)}
     for topic, type_name in sensors.topics.items():
         ros_type, conv = next((r, f) for (r, g), f in convert.GZ_TO_ROS.items() if g == type_name)
         channel = ros_topic.get(topic, topic)
@@ -461,6 +480,10 @@ def log_sensors(sensors: HostSensors, mcap) -> None:
         sensor = fixed.get(topic)
         if sensor is not None:  # written from the numbers, as the bus path would write them
             sensor.log, sensor.log_channel = _log_writer(sensor, mcap, channel, ros_type, conv), channel
+            continue
+        sensor = lidars.get(topic)
+        if sensor is not None:  # written from the cloud's rows, as the bus path would write them
+            sensor.log, sensor.log_channel = _cloud_writer(sensor, mcap, channel, ros_type, conv), channel
             continue
 
         def write(msg, channel=channel, conv=conv):
@@ -479,5 +502,19 @@ def _log_writer(sensor: _FixedSensor, mcap, channel: str, ros_type: str, conv):
 
     def write(t_ns: int, values: np.ndarray) -> None:
         mcap.write_cdr(channel, t_ns, template.encode(t_ns, values))
+
+    return write
+
+
+def _cloud_writer(lidar: Lidar, mcap, channel: str, ros_type: str, conv):
+    """log(t_ns, cloud, dense) writing the CDR bytes of ``conv(lidar.message(t_ns, cloud, dense))`` (a
+    BlobTemplate of it: the pattern's size never changes)."""
+    from eels_gz.ros.messages import BlobTemplate
+
+    template = BlobTemplate(ros_type, lambda st, data, dense: conv(lidar.message(
+        st[0] * 1_000_000_000 + st[1], data, dense)), 16 * lidar.pattern.size)
+
+    def write(t_ns: int, data: np.ndarray, dense: bool) -> None:
+        mcap.write_cdr(channel, t_ns, template.encode(t_ns, data, dense))
 
     return write

@@ -340,6 +340,40 @@ class PointListTemplate:
                          np.ascontiguousarray(points, dtype="<f8").tobytes(), self.tail))
 
 
+class BlobTemplate:
+    """CDR bytes of a message whose only changing parts are its stamp, one byte sequence of fixed length
+    and the bool that follows it (a PointCloud2 of a fixed beam pattern: ``data`` and ``is_dense``):
+    ``encode(t_ns, data, flag)`` writes them into a copy of the bytes rosbags gave once for
+    ``build((sec, nanosec), data, flag)`` (the same bytes, without a message tree per sample)."""
+
+    def __init__(self, typename: str, build, size: int):
+        import struct
+
+        stamp = (_SENTINEL_SEC, _SENTINEL_NSEC)
+        low = encode(build(stamp, np.zeros(size, dtype=np.uint8), False), typename)
+        high = encode(build(stamp, np.full(size, 255, dtype=np.uint8), True), typename)
+        differ = np.flatnonzero(np.frombuffer(low, np.uint8) != np.frombuffer(high, np.uint8))
+        start = int(differ[0]) if differ.size else -1
+        at = low.find(struct.pack("<II", *stamp))
+        if (len(low) != len(high) or differ.size != size + 1 or start < 4 or differ[-1] != start + size
+                or differ[-2] != start + size - 1 or low[start - 4:start] != struct.pack("<I", size)
+                or at < 0 or low.find(struct.pack("<II", *stamp), at + 1) >= 0):
+            raise ValueError(f"BlobTemplate: cannot find the stamp, a {size}-byte sequence and a bool after it "
+                             f"in the CDR bytes of {typename}")
+        self.data, self.size, self.stamp_at, self.start = low, size, at, start
+        self._pack = struct.Struct("<II").pack_into
+
+    def encode(self, t_ns: int, data, flag: bool) -> bytes:
+        out = bytearray(self.data)
+        self._pack(out, self.stamp_at, t_ns // 1_000_000_000, t_ns % 1_000_000_000)
+        view = memoryview(data).cast("B")
+        if len(view) != self.size:
+            raise ValueError(f"BlobTemplate.encode: {len(view)} bytes of data, expected {self.size}")
+        out[self.start:self.start + self.size] = view
+        out[self.start + self.size] = 1 if flag else 0
+        return bytes(out)
+
+
 def _with_stamp(msg, stamp_pair):
     msg.header.stamp = _time(stamp_pair)
     return msg

@@ -95,10 +95,10 @@ def test_sensor_messages_go_to_log_mcap(tmp_path):
 
 
 def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
-    """The IMU and force-torque sensors write the log from their numbers (no gz message unless the topic
-    has a subscriber); the bytes must be those the bus path gives: the gz message a subscriber receives,
-    converted as ros_gz converts it and serialized by rosbags. A subscriber on each topic makes the
-    sensors publish too, so both paths carry the same samples."""
+    """The IMU, force-torque and lidar sensors write the log from their numbers (no gz message unless the
+    topic has a subscriber); the bytes must be those the bus path gives: the gz message a subscriber
+    receives, converted as ros_gz converts it and serialized by rosbags. A subscriber on each topic makes
+    the sensors publish too, so both paths carry the same samples."""
     from eels_gz.host.sensors import log_sensors
     from eels_gz.ros import convert
     from eels_gz.ros.mcap_log import McapLog
@@ -110,12 +110,13 @@ def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
     log_sensors(sensors, log)
     node = transport.node_on(sim.transport)
     received = {}
-    fixed = [s for s in sensors.sensors if s.name in ("imu", "fts_2")]
-    assert len(fixed) == 2
+    fixed = [s for s in sensors.sensors if s.name in ("imu", "fts_2") or s.kind == "gpu_lidar"]
+    assert len(fixed) == 3
+    kinds = {"imu": (msgs.IMU, "sensor_msgs/msg/Imu"), "force_torque": (msgs.Wrench, "geometry_msgs/msg/WrenchStamped"),
+             "gpu_lidar": (msgs.PointCloudPacked, "sensor_msgs/msg/PointCloud2")}
     for s in fixed:
-        cls = msgs.IMU if s.name == "imu" else msgs.Wrench
-        node.subscribe(cls, s.topic, lambda m, t=s.topic: received.setdefault(t, []).append(m))
-    for _ in range(60):
+        node.subscribe(kinds[s.kind][0], s.topic, lambda m, t=s.topic: received.setdefault(t, []).append(m))
+    for _ in range(300):
         sim.step()
         sensors.post_step()
     sim.transport.deliver()
@@ -125,10 +126,10 @@ def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
         for _, channel, message in make_reader(f).iter_messages():
             logged.setdefault(channel.topic, []).append(message.data)
     for s in fixed:
-        ros_type = "sensor_msgs/msg/Imu" if s.name == "imu" else "geometry_msgs/msg/WrenchStamped"
+        ros_type = kinds[s.kind][1]
         conv = convert.GZ_TO_ROS[(ros_type, transport.topic_of(s.pub)[1])]
         expected = [encode(conv(m), ros_type) for m in received[s.topic]]
-        assert len(expected) == 60 // s.period >= 6
+        assert len(expected) == 300 // s.period >= 3
         assert logged[s.log_channel] == expected
 
 

@@ -204,3 +204,33 @@ def test_a_template_takes_one_stamp_per_frame_and_refuses_a_wrong_count():
         tf.template.encode(0, values[:-1])
     with pytest.raises(ValueError, match="wrong number"):
         tf.template.encode(stamps[:1], values)
+
+
+def test_blob_template_gives_the_bytes_rosbags_gives_and_refuses_what_it_cannot_place():
+    """BlobTemplate (the lidar's logged PointCloud2: stamp, a fixed-size data sequence and is_dense)
+    equals rosbags' serialization of the full message, dense or not; data of another size is refused,
+    and so is a message without a byte sequence followed by a bool (sensor_msgs/Image)."""
+    from eels_gz.ros import messages
+
+    rows, cols = 2, 3
+
+    def cloud(stamp, data, dense):
+        fields = [typestore().types["sensor_msgs/msg/PointField"](name=n, offset=4 * k, datatype=7, count=1)
+                  for k, n in enumerate(("x", "y", "z", "intensity"))]
+        return typestore().types["sensor_msgs/msg/PointCloud2"](
+            header=messages.header(stamp[0] * 1_000_000_000 + stamp[1], "lidar"), height=rows, width=cols,
+            fields=fields, is_bigendian=False, point_step=16, row_step=16 * cols,
+            data=np.frombuffer(bytes(data), dtype=np.uint8), is_dense=bool(dense))
+
+    tpl = messages.BlobTemplate("sensor_msgs/msg/PointCloud2", cloud, 16 * rows * cols)
+    rng = np.random.default_rng(2)
+    for t_ns, dense in ((0, True), (7_000_000_001, False), (59_999_999_999, True)):
+        data = rng.normal(size=(rows * cols, 4)).astype("<f4")
+        expected = messages.encode(cloud((t_ns // 1_000_000_000, t_ns % 1_000_000_000), data.tobytes(), dense),
+                                   "sensor_msgs/msg/PointCloud2")
+        assert tpl.encode(t_ns, data, dense) == expected
+    with pytest.raises(ValueError, match="expected 96"):
+        tpl.encode(0, np.zeros((rows * cols - 1, 4), dtype="<f4"), True)
+    with pytest.raises(ValueError, match="cannot find"):
+        messages.BlobTemplate(messages.IMAGE, lambda st, data, flag: messages.image(
+            st[0] * 1_000_000_000 + st[1], "cam", np.frombuffer(bytes(data), np.uint8).reshape(1, -1), "mono8"), 8)

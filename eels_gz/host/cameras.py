@@ -112,6 +112,10 @@ class Camera:
     def name(self) -> str:
         return self.sensor.name
 
+    @property
+    def period(self) -> int:
+        return self.sensor.period
+
     def due(self) -> bool:
         return self.sensor.due()
 
@@ -164,6 +168,7 @@ class CameraInfoTopic:
 
     wall_time = 0.0
     kind = "camera_info"
+    period = None  # published with its camera's images, never on its own
 
     def __init__(self, camera: Camera, pub):
         self.camera, self.pub = camera, pub

@@ -37,6 +37,7 @@ system to add.
 from __future__ import annotations
 
 import logging
+import math
 from time import perf_counter
 
 import numpy as np
@@ -439,6 +440,9 @@ class HostSensors:
         if skipped:
             log.info("the host does not simulate the sensors %s (cameras render with sensors.cameras: true)",
                      ", ".join(skipped))
+        # every sensor is due on multiples of its period: none is between multiples of their gcd
+        periods = [p for p in (getattr(s, "period", None) for s in self.sensors) if p]
+        self.every = math.gcd(*periods) if periods else 1
 
     @property
     def topics(self) -> dict[str, str]:
@@ -446,6 +450,8 @@ class HostSensors:
         return {s.topic: transport.topic_of(s.pub)[1] for s in self.sensors}
 
     def post_step(self) -> None:
+        if self.sim.iterations % self.every:
+            return
         t_ns = None
         for s in self.sensors:
             if s.due():

@@ -133,6 +133,30 @@ def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
         assert logged[s.log_channel] == expected
 
 
+def test_each_sensor_samples_on_the_multiples_of_its_period_also_after_a_reset(sim, monkeypatch):
+    """post_step skips the steps between multiples of the periods' gcd (no sensor is due there); each
+    sensor still samples at every multiple of its own period, and again from a world reset's iteration 0."""
+    import math
+
+    sensors = HostSensors(sim, noise=False)
+    periods = {s.name: s.period for s in sensors.sensors}
+    assert len(set(periods.values())) >= 2 and sensors.every == math.gcd(*periods.values())
+    sampled = []
+    for s in sensors.sensors:
+        monkeypatch.setattr(s, "sample", lambda t_ns, s=s: sampled.append((s.name, sim.iterations)))
+    done = []
+    for reset in (False, True):
+        if reset:
+            sim.reset()
+        start = sim.iterations
+        for _ in range(2 * max(periods.values()) + 1):
+            sim.step()
+            sensors.post_step()
+            done.append(sim.iterations)
+    expected = [(s.name, k) for k in done for s in sensors.sensors if k % s.period == 0]
+    assert sampled == expected and start == 0
+
+
 def _with(sim, name, path, text):
     """A copy of the simulation's sensor specs with one element of sensor ``name`` set to ``text``."""
     specs = []

@@ -355,8 +355,9 @@ class BlobTemplate:
         differ = np.flatnonzero(np.frombuffer(low, np.uint8) != np.frombuffer(high, np.uint8))
         start = int(differ[0]) if differ.size else -1
         at = low.find(struct.pack("<II", *stamp))
+        # size + 1 bytes differ, from start to start + size: the data, then the bool
         if (len(low) != len(high) or differ.size != size + 1 or start < 4 or differ[-1] != start + size
-                or differ[-2] != start + size - 1 or low[start - 4:start] != struct.pack("<I", size)
+                or low[start - 4:start] != struct.pack("<I", size)
                 or at < 0 or low.find(struct.pack("<II", *stamp), at + 1) >= 0):
             raise ValueError(f"BlobTemplate: cannot find the stamp, a {size}-byte sequence and a bool after it "
                              f"in the CDR bytes of {typename}")

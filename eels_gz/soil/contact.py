@@ -1,0 +1,80 @@
+"""World wrenches of the soil on a set of wheels, from their poses and velocities.
+
+Each wheel is a rigid cylinder about its link's y axis (the axle, the rover
+macros' naming contract), centred on the link origin. Grousers follow Wong's
+treatment of lugged wheels (J. Y. Wong, "Theory of Ground Vehicles", §2 on
+lugged running gear; Bekker 1969): the soil between the lugs moves with the
+wheel and fails on the envelope through the lug tips, so a grousered wheel is
+the cylinder of its tip radius; ``radius`` is that tip radius (for a smooth
+wheel, the rim's). The passive thrust of each lug and its ripple (Irani et al.,
+J. Terramech. 48, 2011) are not modelled.
+
+Per wheel and step: the terrain normal n and the signed distance d of the
+centre (``Field.query``); sinkage h = r - d; the heading x = a x n (a the
+axle), the lateral axis y = n x x; the velocities along them and the spin
+about a; then ``wong_reece.soil_wrenches``. The wrench about the wheel
+centre: F = F_x x + F_y y + F_z n, M = T_y a + M_x x.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from eels_gz.soil.params import SoilParams
+from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, soil_wrenches
+
+
+@dataclass
+class SoilWrenches:
+    """Per wheel (n,): the wrench about the wheel centre in world axes (N, N m), and what made it."""
+
+    force: np.ndarray
+    torque: np.ndarray
+    sinkage: np.ndarray       # m, <= 0 off the ground
+    local: np.ndarray         # (n, 5): F_x, F_y, F_z, T_y, M_x in the wheel's ground frame
+
+
+@dataclass
+class SoilContactStep:
+    """The soil model over a fixed set of wheels (radius and width in m, one entry each)."""
+
+    radius: np.ndarray
+    width: np.ndarray
+    params: SoilParams
+    gravity: float = 9.81
+    soil: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.radius = np.ascontiguousarray(self.radius, dtype=np.float64)
+        self.width = np.ascontiguousarray(self.width, dtype=np.float64)
+        if self.radius.shape != self.width.shape or self.radius.ndim != 1:
+            raise ValueError("SoilContactStep: radius and width must be 1-D arrays of one entry per wheel")
+        if np.any(self.radius <= 0.0) or np.any(self.width <= 0.0):
+            raise ValueError("SoilContactStep: wheel radius and width must be > 0 m")
+        self.soil = pack_soil(self.params, self.gravity)
+        self._out = np.zeros((self.radius.size, 5))
+
+    def __call__(self, terrain, pos: np.ndarray, rot: np.ndarray, lin: np.ndarray,
+                 ang: np.ndarray) -> SoilWrenches:
+        """Wrenches for wheel centres ``pos`` (n, 3), orientations ``rot`` (n, 3, 3), linear and
+        angular velocities ``lin``, ``ang`` (n, 3), all world; ``terrain`` a field with ``query``."""
+        dist, normal = terrain.query(pos)
+        axle = rot[:, :, 1]
+        heading = np.cross(axle, normal)
+        norm = np.linalg.norm(heading, axis=1)
+        # a wheel lying on its side (axle along the normal) rolls nowhere: it gets no soil force
+        upright = norm > 1e-9
+        heading = heading / np.where(upright, norm, 1.0)[:, None]
+        lateral = np.cross(normal, heading)
+        sinkage = np.where(upright, self.radius - dist, 0.0)
+        v_x = np.einsum("ij,ij->i", lin, heading)
+        v_y = np.einsum("ij,ij->i", lin, lateral)
+        v_z = np.einsum("ij,ij->i", lin, normal)
+        omega = np.einsum("ij,ij->i", ang, axle)
+        local = soil_wrenches(self.radius, self.width, np.ascontiguousarray(sinkage), v_x, v_y, v_z, omega,
+                              self.soil, GL_U, GL_W, self._out)
+        force = local[:, 0:1] * heading + local[:, 1:2] * lateral + local[:, 2:3] * normal
+        torque = local[:, 3:4] * axle + local[:, 4:5] * heading
+        return SoilWrenches(force=force, torque=torque, sinkage=sinkage, local=local.copy())

@@ -1,0 +1,235 @@
+"""Rigid wheel on soft soil: Bekker, Wong-Reece, Janosi-Hanamoto, Ishigami (numba kernels).
+
+For a wheel of radius r and width b sunk by h (REFERENCE.md §7), with the
+entry angle theta_1 = acos(1 - h / r), the exit angle theta_2 = 0 and the
+maximum-stress angle theta_m = (c1 + c2 s) theta_1 (Wong & Reece 1967),
+clipped to [theta_2, theta_1]:
+
+- normal stress (Bekker pressure-sinkage along the rim), k = k_c / b + k_phi:
+  sigma = k r^n (cos theta - cos theta_1)^n on [theta_m, theta_1], and on
+  [theta_2, theta_m] the same at theta_1 - (theta - theta_2)(theta_1 - theta_m)/(theta_m - theta_2);
+- shear (Janosi & Hanamoto), odd in j so that it also brakes:
+  tau = (c + sigma tan phi) sign(j) (1 - exp(-|j| / K));
+- resultants on the wheel, x along its heading, z up, y along the axle:
+  W = r b ∫ (sigma cos + tau sin) dtheta, DP = r b ∫ (tau cos - sigma sin) dtheta,
+  axle torque T_y = -r^2 b ∫ tau dtheta (the soil's moment on the wheel);
+- lateral (Ishigami, Miwa, Nagatani & Yoshida, J. Field Robot. 24(3), 2007,
+  Eq. 8-13): tau_y = (c + sigma tan phi)(1 - exp(-|j_y| / K)) against the
+  lateral slip, and the bulldozing resistance of the soil pushed sideways,
+  F_u = ∫ R_b(h(theta)) (r - h(theta) cos theta) dtheta, with
+  h(theta) = r (cos theta - cos theta_1), R_b = D1 (c h + D2 gamma h^2 / 2),
+  D1 = cot X + tan(X + phi), D2 = cot X + cot^2 X / cot phi, X = 45 deg - phi / 2.
+
+Slip, finite in every regime. The shear displacement of the soil at theta is
+its slip velocity integrated over its time under the wheel,
+j(theta) = r [A (theta_1 - theta) - B (sin theta_1 - sin theta)] and
+j_y(theta) = r C (theta_1 - theta), with A = r omega / V, B = v_x / V,
+C = v_y / V and the reference speed V = max(|r omega|, |v_x|, v_reg). Above
+v_reg this is the standard piecewise slip s = A - B:
+s = (r omega - v) / (r omega) when driving (A = 1, B = 1 - s: Wong's j) and
+(r omega - v) / v when braking (B = 1, A = 1 + s); |s| <= 2 always, also
+below -1 (a wheel turning against its travel) where the textbook braking
+slip still holds; and Ishigami's j_y = r (1 - s)(theta_1 - theta) tan(beta).
+Below v_reg the displacements, hence the forces, grow linearly with the
+slip velocities: a wheel at rest feels no tangential force, one pushed
+slowly feels a viscous resistance, with no switch that sets a velocity.
+
+Direction. The Wong-Reece geometry has a front (entry) and a rear; a wheel
+that travels backwards is the mirror image (v_x, omega -> -v_x, -omega, then
+DP and T_y change sign). The two are blended with the weight
+w = clip(1/2 + v_x / (2 v_reg), 0, 1), continuous through v_x = 0, where the
+compaction resistance -∫ sigma sin cancels: a wheel at rest on flat soil is
+pushed neither way.
+
+The integrals use Gauss-Legendre nodes after the substitution
+theta = theta_end + span u^2 on each region, which removes the
+(theta_1 - theta)^n endpoint singularity of sigma (the integrand becomes
+u^(2n+1) times a smooth function).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from eels_gz.soil.params import SoilParams
+
+NODES = 16  # Gauss-Legendre nodes per stress region
+_X, _W = np.polynomial.legendre.leggauss(NODES)
+GL_U = 0.5 * (_X + 1.0)  # nodes on [0, 1]
+GL_W = 0.5 * _W
+
+# the packed soil record handed to the kernels (index -> meaning)
+SOIL_FIELDS = ("k_c", "k_phi", "n", "cohesion", "tan_phi", "K", "c1", "c2", "gamma", "D1", "D2",
+               "v_reg", "alpha")
+
+
+def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
+    """The soil record of the kernels, ``SOIL_FIELDS`` in order; ``gravity`` in m/s^2 (soil weight)."""
+    phi = params.friction_angle
+    x = 0.25 * math.pi - 0.5 * phi
+    cot_x = 1.0 / math.tan(x)
+    d1 = cot_x + math.tan(x + phi)
+    d2 = cot_x + cot_x * cot_x * math.tan(phi)  # cot^2 X / cot phi
+    return np.array([params.k_c, params.k_phi, params.n, params.cohesion, math.tan(phi),
+                     params.shear_modulus_K, params.c1, params.c2, params.density * gravity, d1, d2,
+                     params.slip_speed_reg, params.normal_damping], dtype=np.float64)
+
+
+@njit(cache=True)
+def _sigma(theta_eq, theta1, k, r, n):
+    d = math.cos(theta_eq) - math.cos(theta1)
+    return k * r ** n * d ** n if d > 0.0 else 0.0
+
+
+@njit(cache=True)
+def _janosi(tau_max, j, big_k):
+    """tau_max sign(j)(1 - exp(-|j|/K)), odd and continuous in j."""
+    if j >= 0.0:
+        return tau_max * -math.expm1(-j / big_k)
+    return -tau_max * -math.expm1(j / big_k)
+
+
+@njit(cache=True)
+def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w):
+    """Soil forces on one wheel travelling forward (the entry side at +x), N and N m.
+
+    r, b: radius and width (m); h: sinkage (m, <= 0 is off the ground);
+    a_rot = r omega / V, b_lin = v_x / V, c_lat = v_y / V (module docstring);
+    s_lat in [-1, 1]: the direction of the lateral slip for bulldozing.
+    Returns (W, DP, T_y, F_y): normal load, drawbar pull, the soil's moment
+    about the axle, and the lateral force (shear plus bulldozing), all on the wheel.
+    """
+    if h <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    hh = min(h, r)
+    theta1 = math.acos(1.0 - hh / r)
+    k_c, k_phi, n, coh, tan_phi, big_k, c1, c2 = soil[0], soil[1], soil[2], soil[3], soil[4], soil[5], soil[6], soil[7]
+    gamma, d1, d2 = soil[8], soil[9], soil[10]
+    k = k_c / b + k_phi
+    slip = a_rot - b_lin
+    theta_m = min(max((c1 + c2 * slip) * theta1, 0.0), theta1)
+    sin1 = math.sin(theta1)
+    cos1 = math.cos(theta1)
+    w_load = 0.0
+    dp = 0.0
+    tq = 0.0
+    fy = 0.0
+    fu = 0.0
+    for region in range(2):
+        # front [theta_m, theta_1]: theta = theta_1 - span u^2; rear [0, theta_m]: theta = span u^2
+        span = theta1 - theta_m if region == 0 else theta_m
+        if span <= 0.0:
+            continue
+        for i in range(gl_u.shape[0]):
+            u = gl_u[i]
+            dtheta = gl_w[i] * 2.0 * span * u
+            if region == 0:
+                theta = theta1 - span * u * u
+                theta_eq = theta
+            else:
+                theta = span * u * u
+                theta_eq = theta1 - theta * (theta1 - theta_m) / theta_m
+            sigma = _sigma(theta_eq, theta1, k, r, n)
+            tau_max = coh + sigma * tan_phi
+            j = r * (a_rot * (theta1 - theta) - b_lin * (sin1 - math.sin(theta)))
+            tau = _janosi(tau_max, j, big_k)
+            jy = r * c_lat * (theta1 - theta)
+            tau_y = _janosi(tau_max, jy, big_k)
+            c = math.cos(theta)
+            s = math.sin(theta)
+            w_load += (sigma * c + tau * s) * dtheta
+            dp += (tau * c - sigma * s) * dtheta
+            tq += tau * dtheta
+            fy += tau_y * dtheta
+            hz = r * (c - cos1)
+            fu += d1 * (coh * hz + 0.5 * d2 * gamma * hz * hz) * (r - hz * c) * dtheta
+    return r * b * w_load, r * b * dp, -r * r * b * tq, -(r * b * fy + fu * s_lat)
+
+
+@njit(cache=True)
+def _clip(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+@njit(cache=True)
+def wheel_forces(r, b, h, v_x, v_y, omega, soil, gl_u, gl_w):
+    """Forces on one wheel in any regime (module docstring: slip, direction), N and N m.
+
+    v_x, v_y: the wheel centre's velocity along its heading and its axle (m/s);
+    omega: spin about the axle (rad/s, positive rolls forward).
+    Returns (F_x, F_y, W, T_y) in the wheel's ground frame (x heading, y axle, z normal).
+    """
+    if h <= 0.0:
+        return 0.0, 0.0, 0.0, 0.0
+    v_reg = soil[11]
+    rw = r * omega
+    big_v = max(abs(rw), abs(v_x), v_reg)
+    a_rot = rw / big_v
+    b_lin = v_x / big_v
+    c_lat = v_y / big_v
+    s_lat = _clip(v_y / v_reg, -1.0, 1.0)
+    w = _clip(0.5 + 0.5 * v_x / v_reg, 0.0, 1.0)
+    fx = 0.0
+    fy = 0.0
+    fz = 0.0
+    ty = 0.0
+    if w > 0.0:
+        load, dp, tq, lat = wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w)
+        fx += w * dp
+        fz += w * load
+        ty += w * tq
+        fy += w * lat
+    if w < 1.0:
+        load, dp, tq, lat = wong_reece(r, b, h, -a_rot, -b_lin, c_lat, s_lat, soil, gl_u, gl_w)
+        fx -= (1.0 - w) * dp
+        fz += (1.0 - w) * load
+        ty -= (1.0 - w) * tq
+        fy += (1.0 - w) * lat
+    return fx, fy, fz, ty
+
+
+@njit(cache=True)
+def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, soil, gl_u, gl_w, out):
+    """``wheel_forces`` over wheels, with the normal load's Hunt-Crossley damping.
+
+    All inputs are arrays of one entry per wheel (v_z: the centre's velocity
+    along the soil normal, m/s, positive rising). ``out`` (n, 5) receives
+    F_x, F_y, F_z, T_y and M_x: F_z = W max(0, 1 - alpha v_z) (alpha = soil
+    normal_damping, so a sinking wheel meets more and a rising one less, never
+    a pull), and M_x = (r - h / 2) F_y, the moment about the heading of the
+    lateral force acting at the contact patch, taken at mid-sinkage.
+    """
+    alpha = soil[12]
+    for i in range(radius.shape[0]):
+        fx, fy, fz, ty = wheel_forces(radius[i], width[i], sinkage[i], v_x[i], v_y[i], omega[i], soil, gl_u, gl_w)
+        out[i, 0] = fx
+        out[i, 1] = fy
+        out[i, 2] = fz * max(0.0, 1.0 - alpha * v_z[i])
+        out[i, 3] = ty
+        out[i, 4] = (radius[i] - 0.5 * min(max(sinkage[i], 0.0), radius[i])) * fy
+    return out
+
+
+@njit(cache=True)
+def solve_sinkage(load, r, b, a_rot, b_lin, soil, gl_u, gl_w):
+    """The sinkage h (m) at which W(h) = load (N) for a forward-travelling wheel, by bisection.
+
+    W grows with h; if even h = r cannot carry the load, returns r (the wheel is
+    buried to its axle). load <= 0 gives 0.
+    """
+    if load <= 0.0:
+        return 0.0
+    lo = 0.0
+    hi = r
+    if wong_reece(r, b, hi, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w)[0] < load:
+        return r
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if wong_reece(r, b, mid, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w)[0] < load:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)

@@ -71,6 +71,11 @@ def xacro_properties(path) -> dict[str, float]:
             props[node.get("name")] = float(node.get("value"))
         except (TypeError, ValueError):
             pass
+    root = etree.parse(str(path)).getroot()
+    sets = root.find(f"{XACRO_NS}property[@name='wheel_sets']")
+    if sets is not None:  # archimede: half the diameter of the default wheel set (argument wheels)
+        default = root.find(f"{XACRO_NS}arg[@name='wheels']").get("default")
+        props["wheel_radius"] = 0.5 * float(dict(re.findall(r"(\w+)=([0-9.]+)", sets.get("value")))[default])
     return props
 
 

@@ -13,12 +13,14 @@ Per wheel and step: the terrain normal n and the signed distance d of the
 centre (``Field.query``); sinkage h = r - d; the heading x = a x n (a the
 axle), the lateral axis y = n x x; the velocities along them and the spin
 about a; then ``wong_reece.soil_wrenches``. The wrench about the wheel
-centre: F = F_x x + F_y y + F_z n, M = T_y a + M_x x.
+centre: F = F_x x + F_y y + F_z n, M = T_y a + M_x x. Each wheel carries
+its shear displacements from step to step (``wong_reece.shear_state_step``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -55,11 +57,17 @@ class SoilContactStep:
             raise ValueError("SoilContactStep: wheel radius and width must be > 0 m")
         self.soil = pack_soil(self.params, self.gravity)
         self._out = np.zeros((self.radius.size, 5))
+        self.state = np.zeros((self.radius.size, 3))  # shear displacements D_a, D_b, D_y per wheel (m)
+
+    def reset(self) -> None:
+        """Forget the shear displacements (a world reset)."""
+        self.state[:] = 0.0
 
     def __call__(self, terrain, pos: np.ndarray, rot: np.ndarray, lin: np.ndarray,
-                 ang: np.ndarray) -> SoilWrenches:
+                 ang: np.ndarray, dt: float) -> SoilWrenches:
         """Wrenches for wheel centres ``pos`` (n, 3), orientations ``rot`` (n, 3, 3), linear and
-        angular velocities ``lin``, ``ang`` (n, 3), all world; ``terrain`` a field with ``query``."""
+        angular velocities ``lin``, ``ang`` (n, 3), all world, over a step of ``dt`` s (the
+        shear state advances by it); ``terrain`` a field with ``query``."""
         dist, normal = terrain.query(pos)
         axle = rot[:, :, 1]
         heading = np.cross(axle, normal)
@@ -74,7 +82,26 @@ class SoilContactStep:
         v_z = np.einsum("ij,ij->i", lin, normal)
         omega = np.einsum("ij,ij->i", ang, axle)
         local = soil_wrenches(self.radius, self.width, np.ascontiguousarray(sinkage), v_x, v_y, v_z, omega,
-                              self.soil, GL_U, GL_W, self._out)
+                              self.state, float(dt), self.soil, GL_U, GL_W, self._out)
         force = local[:, 0:1] * heading + local[:, 1:2] * lateral + local[:, 2:3] * normal
         torque = local[:, 3:4] * axle + local[:, 4:5] * heading
         return SoilWrenches(force=force, torque=torque, sinkage=sinkage, local=local.copy())
+
+
+SDF_DEFAULT_GRAVITY = 9.80665  # m/s^2: sdformat's default <gravity> 0 0 -9.8066
+
+
+def world_gravity(world_file: str | Path) -> float:
+    """|g| (m/s^2) of an SDF world file's ``<world><gravity>``, sdformat's default when it has none."""
+    import xml.etree.ElementTree as ET
+
+    node = ET.parse(str(world_file)).getroot().find("world/gravity")
+    if node is None or not (node.text or "").strip():
+        return SDF_DEFAULT_GRAVITY
+    try:
+        g = np.array([float(x) for x in node.text.split()])
+    except ValueError:
+        raise ValueError(f"{world_file}: <gravity> '{node.text.strip()}' is not three numbers") from None
+    if g.shape != (3,):
+        raise ValueError(f"{world_file}: <gravity> '{node.text.strip()}' is not three numbers")
+    return float(np.linalg.norm(g))

@@ -4,7 +4,8 @@ The keys of a set are a contract (issue 34): ``k_c`` [N/m^(n+1)], ``k_phi``
 [N/m^(n+2)], ``n``, ``cohesion`` [Pa], ``friction_angle_deg``,
 ``shear_modulus_K`` [m], ``c1``, ``c2``. A set may add ``density`` [kg/m^3]
 (the bulldozing resistance's soil weight) and the model's two regularisation
-scales, ``slip_speed_reg`` [m/s] and ``normal_damping`` [s/m]; those three
+scales, ``slip_speed_reg`` [m/s], ``normal_damping`` [s/m] and
+``shear_damping_time`` [s]; those four
 have defaults (``OPTIONAL``) defined here only.
 
 The loader follows ``eels_gz.contact.params``: an unknown key, a missing key
@@ -37,11 +38,25 @@ class SoilParams:
     modulus K, m. c1, c2: Wong-Reece maximum-stress angle
     theta_m = (c1 + c2 s) theta_1.
     density: bulk density, kg/m^3 (lateral bulldozing, Ishigami et al. 2007).
-    slip_speed_reg: the speed below which the soil's shear turns into a
-    linear (viscous) function of the slip speed, m/s: it makes the force a
-    continuous function of the wheel's velocities through standstill.
+    slip_speed_reg: the travel speed over which the Wong-Reece geometry turns
+    from one direction to the other (and the bulldozing with the lateral
+    slip's sign), m/s: the force stays continuous through v = 0.
     normal_damping: Hunt-Crossley coefficient alpha of the normal load,
     W (1 + alpha * sinking speed), s/m.
+    shear_damping_time: the damper beside Janosi's shear spring that holds a
+    wheel at rest, s (``wong_reece.shear_state_step``).
+
+    Defaults of the three numerical keys, and why (Archimede, 6.57 kg on four
+    wheels, 16 N each, dt = 1 ms): slip_speed_reg 2 cm/s, a fifth of the
+    paper's slowest wheel speed (1.2 rad/s x 0.085 m), turns the compaction
+    resistance (about 2.3 N) into a 115 N s/m damper below it, dt c / m = 0.26
+    on the 0.45 kg hub and wheel alone (< 2, stable), weak enough that a
+    wheel held at rest settles onto its shear spring within seconds (at 5 mm/s
+    it still crept after 10 s: test_soil_model); normal_damping 5 s/m gives c = alpha W
+    = 80 N s/m on a sinkage stiffness near 2 kN/m, a damping ratio of about
+    0.7 on a 1.6 kg corner; shear_damping_time 10 ms damps the wheel's spin on
+    the shear spring (k r^2 ~ 3 N m/rad, I = 7.2e-4 kg m^2) at a ratio of
+    about 0.3, with dt t_d k r^2 / I = 0.04 << 2.
     """
 
     k_c: float
@@ -53,8 +68,9 @@ class SoilParams:
     c1: float
     c2: float
     density: float = 1500.0
-    slip_speed_reg: float = 0.005
+    slip_speed_reg: float = 0.02
     normal_damping: float = 5.0
+    shear_damping_time: float = 0.01
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -84,6 +100,7 @@ _RANGES: dict[str, tuple[float, bool, float, bool, str]] = {
     "density": (0.0, True, math.inf, False, "a bulk density >= 0 in kg/m^3"),
     "slip_speed_reg": (0.0, False, math.inf, False, "a regularisation speed > 0 in m/s"),
     "normal_damping": (0.0, True, math.inf, False, "a Hunt-Crossley coefficient >= 0 in s/m"),
+    "shear_damping_time": (0.0, True, math.inf, False, "a damping time >= 0 in s"),
 }
 KEYS = tuple(_RANGES)
 REQUIRED = ("k_c", "k_phi", "n", "cohesion", "friction_angle_deg", "shear_modulus_K", "c1", "c2")

@@ -20,26 +20,36 @@ clipped to [theta_2, theta_1]:
   h(theta) = r (cos theta - cos theta_1), R_b = D1 (c h + D2 gamma h^2 / 2),
   D1 = cot X + tan(X + phi), D2 = cot X + cot^2 X / cot phi, X = 45 deg - phi / 2.
 
-Slip, finite in every regime. The shear displacement of the soil at theta is
-its slip velocity integrated over its time under the wheel,
+Slip, finite in every regime. The shear displacement of the soil at theta
+is its slip velocity integrated over its time under the wheel:
 j(theta) = r [A (theta_1 - theta) - B (sin theta_1 - sin theta)] and
-j_y(theta) = r C (theta_1 - theta), with A = r omega / V, B = v_x / V,
-C = v_y / V and the reference speed V = max(|r omega|, |v_x|, v_reg). Above
-v_reg this is the standard piecewise slip s = A - B:
-s = (r omega - v) / (r omega) when driving (A = 1, B = 1 - s: Wong's j) and
-(r omega - v) / v when braking (B = 1, A = 1 + s); |s| <= 2 always, also
-below -1 (a wheel turning against its travel) where the textbook braking
-slip still holds; and Ishigami's j_y = r (1 - s)(theta_1 - theta) tan(beta).
-Below v_reg the displacements, hence the forces, grow linearly with the
-slip velocities: a wheel at rest feels no tangential force, one pushed
-slowly feels a viscous resistance, with no switch that sets a velocity.
+j_y(theta) = r C (theta_1 - theta). In steady rolling A = r omega / V,
+B = v_x / V, C = v_y / V with V = max(|r omega|, |v_x|), the speed at which
+soil passes through the patch; s = A - B is then the standard piecewise slip:
+s = (r omega - v) / (r omega) when driving (A = 1, B = 1 - s: Wong's j), and
+(r omega - v) / v when braking (B = 1, A = 1 + s). |s| <= 2 always, also
+below -1 (a wheel turning against its travel), where the braking form holds
+unchanged; and C = (1 - s) tan(beta) gives Ishigami's j_y.
+
+Standstill, without a switch. A, B and C are carried as displacements
+(``shear_state_step``): D_a, D_b, D_y (m) integrate r omega, v_x and v_y and
+relax at the rate V / L, L = r theta_1 the patch length (the soil they were
+stored in leaves the patch), and A = (D_a + t_d dD_a/dt) / L, and likewise B
+and C, with t_d the soil's ``shear_damping_time``. In steady motion
+D = u L / V exactly, the textbook values above; at rest (V = 0) the
+displacements are the wheel's own creep, so the soil holds it on Janosi's
+shear spring (stiffness of order the shear capacity / 2K), with a damper
+t_d times that stiffness: a continuous function of the state, no velocity set.
+A plastic clip (``PLASTIC_K``) bounds what a stopped slip leaves stored.
 
 Direction. The Wong-Reece geometry has a front (entry) and a rear; a wheel
 that travels backwards is the mirror image (v_x, omega -> -v_x, -omega, then
 DP and T_y change sign). The two are blended with the weight
 w = clip(1/2 + v_x / (2 v_reg), 0, 1), continuous through v_x = 0, where the
 compaction resistance -∫ sigma sin cancels: a wheel at rest on flat soil is
-pushed neither way.
+pushed neither way; moved slowly it meets that resistance in proportion to
+its speed (v_reg the soil's ``slip_speed_reg``). The bulldozing resistance
+turns with the sign of v_y the same way.
 
 The integrals use Gauss-Legendre nodes after the substitution
 theta = theta_end + span u^2 on each region, which removes the
@@ -63,7 +73,7 @@ GL_W = 0.5 * _W
 
 # the packed soil record handed to the kernels (index -> meaning)
 SOIL_FIELDS = ("k_c", "k_phi", "n", "cohesion", "tan_phi", "K", "c1", "c2", "gamma", "D1", "D2",
-               "v_reg", "alpha")
+               "v_reg", "alpha", "t_d")
 
 
 def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
@@ -75,7 +85,7 @@ def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
     d2 = cot_x + cot_x * cot_x * math.tan(phi)  # cot^2 X / cot phi
     return np.array([params.k_c, params.k_phi, params.n, params.cohesion, math.tan(phi),
                      params.shear_modulus_K, params.c1, params.c2, params.density * gravity, d1, d2,
-                     params.slip_speed_reg, params.normal_damping], dtype=np.float64)
+                     params.slip_speed_reg, params.normal_damping, params.shear_damping_time], dtype=np.float64)
 
 
 @njit(cache=True)
@@ -155,21 +165,76 @@ def _clip(x, lo, hi):
 
 
 @njit(cache=True)
-def wheel_forces(r, b, h, v_x, v_y, omega, soil, gl_u, gl_w):
-    """Forces on one wheel in any regime (module docstring: slip, direction), N and N m.
+def steady_coefficients(r, v_x, v_y, omega):
+    """(A, B, C) of steady motion (module docstring); (0, 0, 0) at rest."""
+    big_v = max(abs(r * omega), abs(v_x))
+    if big_v <= 0.0:
+        return 0.0, 0.0, 0.0
+    return r * omega / big_v, v_x / big_v, v_y / big_v
 
-    v_x, v_y: the wheel centre's velocity along its heading and its axle (m/s);
-    omega: spin about the axle (rad/s, positive rolls forward).
+
+PLASTIC_K = 3.0  # the shear displacement a wheel keeps when its slip stops, in units of K (see shear_state_step)
+
+
+@njit(cache=True)
+def shear_state_step(state, r, h, v_x, v_y, omega, dt, t_d, big_k, v_reg):
+    """Advance one wheel's shear displacements ``state`` = (D_a, D_b, D_y) (m) by ``dt`` (s), in place,
+    and return the (A, B, C) they give (module docstring). Off the ground the state is cleared.
+
+    Each D follows dD/dt = u - (V / L) D (u = r omega, v_x, v_y), updated exactly over the step
+    (unconditionally stable), then clipped to |D| <= PLASTIC_K K + |u| L / max(V, v_reg): a plastic
+    slider that never binds in steady motion faster than v_reg (|D| = |u| L / V there) and, when a
+    slip stops, keeps at most 3 K of it (Janosi's law has no unloading branch: without the clip a
+    wheel that slid sideways at rest would be pushed back along its whole slide). 3 K lets a wheel
+    at rest hold half and more of its skid force (mean j ~ 1.5 K); the price is a spring-back of
+    about 3 K after a slide at rest, against the ~2 K of an elastic unloading at Janosi's initial
+    stiffness (tau_max / K): an elasto-plastic unloading branch would shorten it. The damper uses
+    the rate u - (V / L) D_old, zero in steady motion.
+    """
+    if h <= 0.0:
+        state[0] = 0.0
+        state[1] = 0.0
+        state[2] = 0.0
+        return 0.0, 0.0, 0.0
+    theta1 = math.acos(1.0 - min(h, r) / r)
+    length = max(r * theta1, 1e-12)
+    big_v = max(abs(r * omega), abs(v_x))
+    x = big_v * dt / length
+    decay = math.exp(-x)
+    gain = dt if x < 1e-12 else length / big_v * (1.0 - decay)
+    out0 = 0.0
+    out1 = 0.0
+    out2 = 0.0
+    for k in range(3):
+        u = r * omega if k == 0 else (v_x if k == 1 else v_y)
+        old = state[k]
+        rate = u - big_v * old / length
+        cap = PLASTIC_K * big_k + abs(u) * length / max(big_v, v_reg)
+        new = min(max(old * decay + u * gain, -cap), cap)
+        state[k] = new
+        coeff = (new + t_d * rate) / length
+        if k == 0:
+            out0 = coeff
+        elif k == 1:
+            out1 = coeff
+        else:
+            out2 = coeff
+    return out0, out1, out2
+
+
+@njit(cache=True)
+def wheel_forces(r, b, h, a_rot, b_lin, c_lat, v_x, v_y, soil, gl_u, gl_w):
+    """Forces on one wheel in any direction of travel (module docstring: direction), N and N m.
+
+    a_rot, b_lin, c_lat: the shear coefficients (A, B, C) for the wheel's own forward
+    direction, from ``shear_state_step`` or ``steady_coefficients``; v_x, v_y: the wheel
+    centre's velocity along its heading and its axle (m/s), which blend the two directions
+    and turn the bulldozing resistance.
     Returns (F_x, F_y, W, T_y) in the wheel's ground frame (x heading, y axle, z normal).
     """
     if h <= 0.0:
         return 0.0, 0.0, 0.0, 0.0
     v_reg = soil[11]
-    rw = r * omega
-    big_v = max(abs(rw), abs(v_x), v_reg)
-    a_rot = rw / big_v
-    b_lin = v_x / big_v
-    c_lat = v_y / big_v
     s_lat = _clip(v_y / v_reg, -1.0, 1.0)
     w = _clip(0.5 + 0.5 * v_x / v_reg, 0.0, 1.0)
     fx = 0.0
@@ -192,19 +257,23 @@ def wheel_forces(r, b, h, v_x, v_y, omega, soil, gl_u, gl_w):
 
 
 @njit(cache=True)
-def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, soil, gl_u, gl_w, out):
-    """``wheel_forces`` over wheels, with the normal load's Hunt-Crossley damping.
+def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, gl_u, gl_w, out):
+    """One step over wheels: advance each wheel's shear state (``state`` (n, 3), in place, over
+    ``dt`` s), then ``wheel_forces`` with the normal load's Hunt-Crossley damping.
 
-    All inputs are arrays of one entry per wheel (v_z: the centre's velocity
-    along the soil normal, m/s, positive rising). ``out`` (n, 5) receives
-    F_x, F_y, F_z, T_y and M_x: F_z = W max(0, 1 - alpha v_z) (alpha = soil
-    normal_damping, so a sinking wheel meets more and a rising one less, never
-    a pull), and M_x = (r - h / 2) F_y, the moment about the heading of the
-    lateral force acting at the contact patch, taken at mid-sinkage.
+    All other inputs are arrays of one entry per wheel (v_z: the centre's velocity along the
+    soil normal, m/s, positive rising). ``out`` (n, 5) receives F_x, F_y, F_z, T_y and M_x:
+    F_z = W max(0, 1 - alpha v_z) (alpha = soil normal_damping: a sinking wheel meets more,
+    a rising one less, never a pull), and M_x = (r - h / 2) F_y, the moment about the heading
+    of the lateral force acting at the contact patch, taken at mid-sinkage.
     """
     alpha = soil[12]
+    t_d = soil[13]
     for i in range(radius.shape[0]):
-        fx, fy, fz, ty = wheel_forces(radius[i], width[i], sinkage[i], v_x[i], v_y[i], omega[i], soil, gl_u, gl_w)
+        a_rot, b_lin, c_lat = shear_state_step(state[i], radius[i], sinkage[i], v_x[i], v_y[i], omega[i], dt, t_d,
+                                               soil[5], soil[11])
+        fx, fy, fz, ty = wheel_forces(radius[i], width[i], sinkage[i], a_rot, b_lin, c_lat, v_x[i], v_y[i],
+                                      soil, gl_u, gl_w)
         out[i, 0] = fx
         out[i, 1] = fy
         out[i, 2] = fz * max(0.0, 1.0 - alpha * v_z[i])

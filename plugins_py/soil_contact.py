@@ -1,0 +1,84 @@
+"""gz-sim Python system: rigid wheels on soft soil (issue 34; eels_gz.soil).
+
+Replaces the engine's contact on each wheel it names by the terramechanics
+model of ``eels_gz.soil`` (Bekker pressure-sinkage, the Wong-Reece stresses,
+Janosi-Hanamoto shear, Ishigami's lateral force and bulldozing): every
+``pre_update`` it reads the wheel links' poses and velocities, queries the
+terrain's distance field at the wheel centres, and applies one
+``Link.add_world_wrench`` per wheel.
+
+Parameters (in its ``<plugin>`` element):
+
+- ``<wheel link= radius= width=/>``, repeated: the wheel links, each a
+  cylinder about its link's y axis centred on the link origin; radius (m) to
+  the grouser tips, width (m);
+- ``<soil_params>``: a name in config/soil/ or a YAML path (required: a soil
+  has no sensible default);
+- ``<world_file>``: the SDF world whose terrain is the soil surface (its
+  distance fields or planes, and its ``<gravity>``).
+
+While it is active the wheels' own collisions must be off (``collide_bitmask``
+0 on each wheel link, written next to this block), so contact is never
+counted twice. Until the first physics update after ``configure`` gz-sim
+reports zero link velocities; the soil force is computed with them.
+``reset`` (a world reset) clears the wheels' shear displacements.
+"""
+
+from __future__ import annotations
+
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
+
+from eels_gz.soil.contact import SoilContactStep, world_gravity
+from eels_gz.soil.params import load_soil_params
+from eels_gz.terrain.writers import find_terrain_field
+
+PLUGIN = "soil_contact"
+
+
+class SoilContact:
+    def configure(self, entity, sdf, ecm, event_mgr):
+        model = sim.Model(entity)
+        self.links, radius, width = [], [], []
+        for el in iter_elements(sdf, "wheel"):
+            name = param(el, "get_string", "link", PLUGIN)
+            link_entity = model.link_by_name(ecm, name)
+            if not link_entity:
+                raise ValueError(f"{PLUGIN}: wheel link '{name}' is not a link of model '{model.name(ecm)}'")
+            radius.append(param(el, "get_double", "radius", PLUGIN))
+            width.append(param(el, "get_double", "width", PLUGIN))
+            link = sim.Link(link_entity)
+            link.enable_velocity_checks(ecm, True)
+            self.links.append(link)
+        if not self.links:
+            raise ValueError(f"{PLUGIN} needs at least one <wheel link=... radius=... width=.../> element")
+        soil_name, found = sdf.get_string("soil_params", "")
+        if not found or not soil_name:
+            raise ValueError(f"{PLUGIN} needs <soil_params>: a soil set in config/soil/ or a YAML path")
+        world_file, found = sdf.get_string("world_file", "")
+        if not found or not world_file:
+            raise ValueError(f"{PLUGIN} needs <world_file>: the SDF world whose terrain is the soil")
+        self.terrain = find_terrain_field(world_file)
+        if self.terrain is None:
+            raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
+        self.params = load_soil_params(soil_name)
+        self.contact = SoilContactStep(radius, width, self.params, world_gravity(world_file))
+        self.last = None  # the last SoilWrenches, for logging and tests (overwritten every step)
+
+    def reset(self, info, ecm):
+        self.contact.reset()
+        self.last = None
+
+    def pre_update(self, info, ecm):
+        if info.paused:
+            return
+        states = link_world_states(ecm, self.links)
+        if states is None:
+            return  # the velocity checks are off
+        pos, rot, lin, ang = states
+        out = self.contact(self.terrain, pos, rot, lin, ang, info.dt.total_seconds())
+        self.last = out
+        add_link_world_wrenches(ecm, self.links, out.force, out.torque)
+
+
+def get_system():
+    return SoilContact()

@@ -1,0 +1,134 @@
+"""plugins_py/soil_contact.py in the embedded host, on the single-wheel rig
+(urdf/wheel_rig.urdf.xacro) with Archimede's low-grouser wheel (its radius,
+width and mass read from Archimede's URDF) loaded with a quarter of
+Archimede's mass, on the flat ice_plane as the soil surface (the plane is the
+soil's level; the soil set names the soil):
+
+- the engine's contact on the wheel is off while the system runs;
+- the loaded wheel sinks to the sinkage at which the Wong-Reece load
+  integral, computed here by quadrature, carries its weight;
+- standing still it stays put; its spin locked and pushed along the bin with
+  half of the soil's shear capacity, it is held; with twice that it slides.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from lxml import etree
+from scipy.integrate import quad
+
+from eels_gz import registry
+from eels_gz.description.xacro_loader import load_description, process_xacro
+from eels_gz.host import gzsim
+from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.paths import asset
+from eels_gz.soil.params import load_soil_params
+from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, steady_coefficients, wheel_forces, wong_reece
+
+WORLD = registry.world_path("ice_plane")
+G = 9.80665  # ice_plane's <gravity>
+SETTLE = 3000  # steps (1 ms): the sinkage's damped oscillation (ratio ~0.7, ~6 Hz) has long died out
+
+
+def archimede_wheel() -> tuple[float, float, float, float]:
+    """(radius, width, wheel mass, corner load mass) of Archimede's default wheel set, from its URDF."""
+    entry = registry.robot("archimede")
+    tree = etree.fromstring(process_xacro(entry.path, entry.args(None)).encode())
+    link = tree.find("link[@name='fl_wheel_link']")
+    radius = float(link.find("collision/geometry/sphere").get("radius"))
+    width = float(link.find("visual/geometry/cylinder").get("length"))
+    mass = float(link.find("inertial/mass").get("value"))
+    total = sum(float(m.get("value")) for m in tree.iter("mass"))
+    return radius, width, mass, total / 4.0 - mass
+
+
+def rig(soil: str, world=WORLD):
+    radius, width, mass, load = archimede_wheel()
+    desc = load_description(asset("urdf", "wheel_rig.urdf.xacro"), {
+        "radius": repr(radius), "width": repr(width), "wheel_mass": repr(mass), "load_mass": repr(load),
+        "soil_params": soil, "world_file": str(world)})
+    sim = Simulation(world, RobotSpec("wheel_rig", desc, [0.0, 0.0, radius, 0.0, 0.0, 0.0], optimize=False))
+    model = gzsim.Model(sim.robot_entity)
+    joints = {n: gzsim.Joint(model.joint_by_name(sim.ecm, n)) for n in ("rig_x", "rig_z", "rig_wheel")}
+    system = next(s.system for s in sim.systems if s.module == "soil_contact")
+    return sim, joints, system, (radius, width, (mass + load) * G)
+
+
+def q(sim, joint: str) -> float:
+    """A rig joint's position (m or rad), read from the engine."""
+    return float(sim.robot_skeleton.getJoint(joint).getPosition(0))
+
+
+def quad_load(p, r, b, h):
+    """Wong-Reece load W(h) of a wheel at rest (j = 0: no shear), by quad, independently of the kernel."""
+    k = p.k_c / b + p.k_phi
+    th1 = math.acos(1.0 - h / r)
+    thm = p.c1 * th1
+
+    def sigma(th):
+        eq = th if th >= thm else th1 - th * (th1 - thm) / thm
+        return k * r ** p.n * max(math.cos(eq) - math.cos(th1), 0.0) ** p.n
+
+    return r * b * sum(quad(lambda t: sigma(t) * math.cos(t), lo, hi, epsrel=1e-10)[0]
+                       for lo, hi in ((0.0, thm), (thm, th1)))
+
+
+def test_engine_contact_is_off_on_the_wheel():
+    sim, *_ = rig("eac1a")
+    assert not sim.robot_skeleton.getBodyNode("wheel_link").isCollidable()
+
+
+@pytest.mark.parametrize("soil", ["eac1a", "lava_gravel", "dry_sand"])
+def test_loaded_wheel_sinks_to_the_bekker_sinkage_and_stays_put(soil):
+    sim, joints, system, (radius, width, weight) = rig(soil)
+    skel = sim.robot_skeleton
+    wheel = skel.getBodyNode("wheel_link")
+    for _ in range(SETTLE):
+        sim.step()
+    x0, spin0 = q(sim, "rig_x"), q(sim, "rig_wheel")
+    for _ in range(1000):
+        sim.step()
+    h = radius - wheel.getWorldTransform().translation()[2]
+    p = load_soil_params(soil)
+    # the vertical balance: the quadrature's load at the simulated sinkage is the wheel's weight. Tolerance:
+    # 1e-3 of it; the residual is the damped sinkage oscillation, which has decayed by e^-(zeta w t) < 1e-9.
+    assert quad_load(p, radius, width, h) == pytest.approx(weight, rel=1e-3)
+    assert system.last.sinkage[0] == pytest.approx(h, abs=1e-9)
+    # standing still: no drift along the bin and no spin (m, rad over the last second)
+    assert abs(q(sim, "rig_x") - x0) < 1e-9
+    assert abs(q(sim, "rig_wheel") - spin0) < 1e-9
+
+
+def _push(soil, factor, seconds):
+    """The rig settled, then its spin held at 0 and its carriage pushed along x with ``factor`` times the locked
+    wheel's shear capacity at the settled sinkage; returns (capacity N, travel in the last second, total travel)."""
+    sim, joints, system, (radius, width, _) = rig(soil)
+    for _ in range(SETTLE):
+        sim.step()
+    h = float(system.last.sinkage[0])
+    packed = pack_soil(load_soil_params(soil), G)
+    resistance = -wong_reece(radius, width, h, 0.0, 0.0, 0.0, 0.0, packed, GL_U, GL_W)[1]
+    skid = -wheel_forces(radius, width, h, *steady_coefficients(radius, 1.0, 0.0, 0.0), 1.0, 0.0, packed, GL_U, GL_W)[0]
+    capacity = skid - resistance
+    x0 = q(sim, "rig_x")
+    xs = []
+    for _ in range(int(seconds * 1000)):
+        joints["rig_wheel"].set_velocity(sim.ecm, [0.0])
+        joints["rig_x"].set_force(sim.ecm, [factor * capacity])
+        sim.step()
+        xs.append(q(sim, "rig_x"))
+    return capacity, xs[-1] - xs[-1001], xs[-1] - x0
+
+
+def test_locked_wheel_is_held_against_half_its_capacity():
+    capacity, last, total = _push("eac1a", 0.5, 8.0)
+    assert capacity > 0.0
+    assert 0.0 <= last < 1e-3 and total < 0.1  # m: settled on the shear spring, a few K from where it stood
+
+
+def test_locked_wheel_slides_under_twice_its_capacity():
+    _, last, total = _push("eac1a", 2.0, 2.0)
+    assert total > 0.2 and last > 0.1  # m: a slide, not a hold

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.soil.params import SoilParams
-from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, soil_wrenches
+from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, soil_world_wrenches
 
 
 @dataclass
@@ -56,7 +56,6 @@ class SoilContactStep:
         if np.any(self.radius <= 0.0) or np.any(self.width <= 0.0):
             raise ValueError("SoilContactStep: wheel radius and width must be > 0 m")
         self.soil = pack_soil(self.params, self.gravity)
-        self._out = np.zeros((self.radius.size, 5))
         self.state = np.zeros((self.radius.size, 3))  # shear displacements D_a, D_b, D_y per wheel (m)
 
     def reset(self) -> None:
@@ -69,23 +68,13 @@ class SoilContactStep:
         angular velocities ``lin``, ``ang`` (n, 3), all world, over a step of ``dt`` s (the
         shear state advances by it); ``terrain`` a field with ``query``."""
         dist, normal = terrain.query(pos)
-        axle = rot[:, :, 1]
-        heading = np.cross(axle, normal)
-        norm = np.linalg.norm(heading, axis=1)
-        # a wheel lying on its side (axle along the normal) rolls nowhere: it gets no soil force
-        upright = norm > 1e-9
-        heading = heading / np.where(upright, norm, 1.0)[:, None]
-        lateral = np.cross(normal, heading)
-        sinkage = np.where(upright, self.radius - dist, 0.0)
-        v_x = np.einsum("ij,ij->i", lin, heading)
-        v_y = np.einsum("ij,ij->i", lin, lateral)
-        v_z = np.einsum("ij,ij->i", lin, normal)
-        omega = np.einsum("ij,ij->i", ang, axle)
-        local = soil_wrenches(self.radius, self.width, np.ascontiguousarray(sinkage), v_x, v_y, v_z, omega,
-                              self.state, float(dt), self.soil, GL_U, GL_W, self._out)
-        force = local[:, 0:1] * heading + local[:, 1:2] * lateral + local[:, 2:3] * normal
-        torque = local[:, 3:4] * axle + local[:, 4:5] * heading
-        return SoilWrenches(force=force, torque=torque, sinkage=sinkage, local=local.copy())
+        n = self.radius.size
+        out = SoilWrenches(force=np.empty((n, 3)), torque=np.empty((n, 3)), sinkage=np.empty(n),
+                           local=np.empty((n, 5)))
+        soil_world_wrenches(self.radius, self.width, dist, np.ascontiguousarray(normal), np.ascontiguousarray(rot),
+                            np.ascontiguousarray(lin), np.ascontiguousarray(ang), self.state, float(dt),
+                            self.soil, GL_U, GL_W, out.local, out.force, out.torque, out.sinkage)
+        return out
 
 
 SDF_DEFAULT_GRAVITY = 9.80665  # m/s^2: sdformat's default <gravity> 0 0 -9.8066

@@ -283,6 +283,64 @@ def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil,
 
 
 @njit(cache=True)
+def soil_world_wrenches(radius, width, dist, normal, rot, lin, ang, state, dt, soil, gl_u, gl_w,
+                        local, force, torque, sinkage):
+    """``soil_wrenches`` from world data, in one compiled pass (``eels_gz.soil.contact`` explains the frames).
+
+    dist (n,), normal (n, 3): the terrain's signed distance and outward normal at each wheel centre;
+    rot (n, 3, 3), lin, ang (n, 3): the wheel links' world orientation and velocities. Writes
+    ``local`` (n, 5: F_x, F_y, F_z, T_y, M_x), the world ``force`` and ``torque`` (n, 3) about the
+    wheel centres, and ``sinkage`` (n,).
+    """
+    n = radius.shape[0]
+    v_x = np.empty(n)
+    v_y = np.empty(n)
+    v_z = np.empty(n)
+    omega = np.empty(n)
+    frames = np.zeros((n, 3, 3))  # heading, lateral, axle
+    for i in range(n):
+        ax = rot[i, 0, 1]
+        ay = rot[i, 1, 1]
+        az = rot[i, 2, 1]
+        nx = normal[i, 0]
+        ny = normal[i, 1]
+        nz = normal[i, 2]
+        hx = ay * nz - az * ny
+        hy = az * nx - ax * nz
+        hz = ax * ny - ay * nx
+        norm = math.sqrt(hx * hx + hy * hy + hz * hz)
+        if norm > 1e-9:
+            hx /= norm
+            hy /= norm
+            hz /= norm
+            sinkage[i] = radius[i] - dist[i]
+        else:  # a wheel lying on its side (axle along the normal) rolls nowhere: no soil force
+            sinkage[i] = 0.0
+        lx = ny * hz - nz * hy
+        ly = nz * hx - nx * hz
+        lz = nx * hy - ny * hx
+        frames[i, 0, 0] = hx
+        frames[i, 0, 1] = hy
+        frames[i, 0, 2] = hz
+        frames[i, 1, 0] = lx
+        frames[i, 1, 1] = ly
+        frames[i, 1, 2] = lz
+        frames[i, 2, 0] = ax
+        frames[i, 2, 1] = ay
+        frames[i, 2, 2] = az
+        v_x[i] = lin[i, 0] * hx + lin[i, 1] * hy + lin[i, 2] * hz
+        v_y[i] = lin[i, 0] * lx + lin[i, 1] * ly + lin[i, 2] * lz
+        v_z[i] = lin[i, 0] * nx + lin[i, 1] * ny + lin[i, 2] * nz
+        omega[i] = ang[i, 0] * ax + ang[i, 1] * ay + ang[i, 2] * az
+    soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, gl_u, gl_w, local)
+    for i in range(n):
+        for k in range(3):
+            force[i, k] = local[i, 0] * frames[i, 0, k] + local[i, 1] * frames[i, 1, k] + local[i, 2] * normal[i, k]
+            torque[i, k] = local[i, 3] * frames[i, 2, k] + local[i, 4] * frames[i, 0, k]
+    return force
+
+
+@njit(cache=True)
 def solve_sinkage(load, r, b, a_rot, b_lin, soil, gl_u, gl_w):
     """The sinkage h (m) at which W(h) = load (N) for a forward-travelling wheel, by bisection.
 

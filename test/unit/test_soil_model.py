@@ -292,3 +292,32 @@ def test_travelling_backwards_is_the_mirror_image():
         fwd = forces(packed, h, v, 0.01, omega)
         back = forces(packed, h, -v, 0.01, -omega)
         assert back == pytest.approx(fwd * np.array([-1.0, 1.0, 1.0, -1.0]), rel=1e-12, abs=1e-12)
+
+
+def test_world_wrench_is_the_local_one_in_the_wheel_frame():
+    """SoilContactStep: a yawed, cambered wheel on a tilted plane. Its world wrench, turned into the frame
+    the test builds (heading = axle x normal, lateral = normal x heading), is the kernel's local
+    (F_x, F_y, W, T_y, M_x), with M_x = (r - h/2) F_y about the heading; the sinkage is r - d along the normal."""
+    from eels_gz.soil.contact import SoilContactStep
+    from eels_gz.terrain.primitives import Plane
+
+    p, _ = soil("eac1a")
+    normal = np.array([0.1, -0.05, 1.0]) / np.linalg.norm([0.1, -0.05, 1.0])
+    plane = Plane(point=np.zeros(3), normal=normal)
+    yaw, camber = 0.4, 0.05
+    cz, sz, cc, sc = math.cos(yaw), math.sin(yaw), math.cos(camber), math.sin(camber)
+    rot = np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]]) @ np.array([[1, 0, 0], [0, cc, -sc], [0, sc, cc]])
+    centre = normal * (R - 0.01)
+    lin, ang = np.array([0.08, 0.03, -0.01]), rot @ np.array([0.0, 1.3, 0.0])
+    step = SoilContactStep([R], [B], p, G)
+    out = step(plane, centre[None], rot[None], lin[None], ang[None], 1e-3)
+    axle = rot[:, 1]
+    heading = np.cross(axle, normal)
+    heading /= np.linalg.norm(heading)
+    lateral = np.cross(normal, heading)
+    assert out.sinkage[0] == pytest.approx(0.01, abs=1e-12)
+    fx, fy, fz, ty, mx = out.local[0]
+    np.testing.assert_allclose(out.force[0], fx * heading + fy * lateral + fz * normal, atol=1e-12)
+    np.testing.assert_allclose(out.torque[0], ty * axle + mx * heading, atol=1e-12)
+    assert mx == pytest.approx((R - 0.005) * fy, rel=1e-12)
+    assert fz > 0.0 and fy != 0.0 and fx != 0.0

@@ -27,9 +27,9 @@ SETTLE_STEPS = 1500  # 1.5 s at ice_plane's 1 ms step, as test_rovers.py
 REST_TOL = 2e-3  # m: the wheel sphere's penetration into the ice under a 16 N corner load stays below 2 mm
 
 
-def urdf(wheels: str) -> str:
+def urdf(wheels: str, **extra: str) -> str:
     entry = registry.robot("archimede")
-    return process_xacro(entry.path, entry.args(None, gazebo="true", wheels=wheels))
+    return process_xacro(entry.path, entry.args(None, gazebo="true", wheels=wheels, **extra))
 
 
 @pytest.mark.parametrize("wheels", sorted(DIAMETER))
@@ -43,10 +43,12 @@ def test_wheel_set_geometry_is_the_papers(wheels):
 
 
 @pytest.mark.skipif(IGN is None, reason="libsdformat's `ign` CLI is not installed (make test installs it)")
+@pytest.mark.parametrize("soil", ["", "eac1a"])
 @pytest.mark.parametrize("wheels", sorted(DIAMETER))
-def test_libsdformat_accepts_wheel_set(wheels, tmp_path):
-    f = tmp_path / f"archimede_{wheels}.urdf"
-    f.write_text(urdf(wheels))
+def test_libsdformat_accepts_wheel_set(wheels, soil, tmp_path):
+    """Each wheel set, with stock contact and with the soil contact system (soil:=eac1a)."""
+    f = tmp_path / f"archimede_{wheels}_{soil}.urdf"
+    f.write_text(urdf(wheels, soil=soil, world_file=str(registry.world_path("ice_plane"))))
     res = subprocess.run([IGN, "sdf", "-k", str(f)], capture_output=True, text=True, timeout=60)
     output = res.stdout + res.stderr
     assert res.returncode == 0 and "Valid." in res.stdout, output

@@ -21,6 +21,7 @@ from lxml import etree
 from scipy.integrate import quad
 
 from eels_gz import registry
+from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import load_description, process_xacro
 from eels_gz.host import gzsim
 from eels_gz.host.simulation import RobotSpec, Simulation
@@ -132,3 +133,22 @@ def test_locked_wheel_is_held_against_half_its_capacity():
 def test_locked_wheel_slides_under_twice_its_capacity():
     _, last, total = _push("eac1a", 2.0, 2.0)
     assert total > 0.2 and last > 0.1  # m: a slide, not a hold
+
+
+def test_archimede_rests_on_soil_with_its_weight_on_the_four_wheels():
+    """Archimede with soil:=eac1a (its high-grouser set, Setup B): the soil contact replaces the engine's contact
+    on the four wheels (their collisions off), which sink until the soil carries the rover's weight; the rover
+    then stands still. Tolerance 1e-3 of the weight: the settling transient has decayed."""
+    entry = registry.robot("archimede")
+    desc = robot_description(entry, xacro_args={"soil": "eac1a", "wheels": "high_grousers", "world_file": str(WORLD)},
+                             gazebo=True)
+    sim = Simulation(WORLD, RobotSpec("archimede", desc))
+    skel = sim.robot_skeleton
+    assert not any(skel.getBodyNode(f"{c}_wheel_link").isCollidable() for c in ("fl", "fr", "rl", "rr"))
+    system = next(s.system for s in sim.systems if s.module == "soil_contact")
+    for _ in range(SETTLE):
+        sim.step()
+    weight = skel.getMass() * G
+    assert float(system.last.force[:, 2].sum()) == pytest.approx(weight, rel=1e-3)
+    assert np.all(system.last.sinkage > 0.0) and np.all(system.last.sinkage < 0.05)
+    assert np.max(np.abs(skel.getVelocities()[:6])) < 1e-3

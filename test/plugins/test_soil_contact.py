@@ -152,3 +152,52 @@ def test_archimede_rests_on_soil_with_its_weight_on_the_four_wheels():
     assert float(system.last.force[:, 2].sum()) == pytest.approx(weight, rel=1e-3)
     assert np.all(system.last.sinkage > 0.0) and np.all(system.last.sinkage < 0.05)
     assert np.max(np.abs(skel.getVelocities()[:6])) < 1e-3
+
+
+def quad_wong_reece(p, r, b, h, s):
+    """(W, DP, T) of Wong-Reece at sinkage h and textbook slip s (driving or braking), by quad."""
+    a_rot, b_lin = (1.0, 1.0 - s) if s >= 0.0 else (1.0 + s, 1.0)
+    k = p.k_c / b + p.k_phi
+    th1 = math.acos(1.0 - h / r)
+    thm = min(max((p.c1 + p.c2 * s) * th1, 0.0), th1)
+    tan_phi = math.tan(math.radians(p.friction_angle_deg))
+
+    def sigma(th):
+        eq = th if th >= thm else th1 - th * (th1 - thm) / thm
+        return k * r ** p.n * max(math.cos(eq) - math.cos(th1), 0.0) ** p.n
+
+    def tau(th):
+        j = r * (a_rot * (th1 - th) - b_lin * (math.sin(th1) - math.sin(th)))
+        return math.copysign((p.cohesion + sigma(th) * tan_phi) * (1.0 - math.exp(-abs(j) / p.shear_modulus_K)), j)
+
+    def integ(f):
+        return sum(quad(f, lo, hi, epsrel=1e-10)[0] for lo, hi in ((0.0, thm), (thm, th1)) if hi > lo)
+
+    return (r * b * integ(lambda t: sigma(t) * math.cos(t) + tau(t) * math.sin(t)),
+            r * b * integ(lambda t: tau(t) * math.cos(t) - sigma(t) * math.sin(t)),
+            r * r * b * integ(tau))
+
+
+@pytest.mark.parametrize("slip", [-0.3, 0.1, 0.5])
+def test_driven_wheel_at_commanded_slip_matches_wong_reece(slip):
+    """The rig's wheel turned at the paper's omega_1 = 1.2 rad/s and its carriage moved at r omega (1 - s)
+    (driving) or r omega / (1 + s) (braking): at steady state the quadrature's load at the simulated sinkage
+    is the wheel's weight, and the system's drawbar pull and axle torque are the quadrature's. Tolerance 1e-3
+    of the weight (N) and of weight x radius (N m): the shear state has relaxed for 7 patch-passage times
+    (e^-7 = 1e-3 of the start-up transient) and the sinkage oscillation has decayed."""
+    soil = "eac1a"
+    sim, joints, system, (radius, width, weight) = rig(soil)
+    omega = 1.2
+    v = radius * omega * (1.0 - slip) if slip >= 0.0 else radius * omega / (1.0 + slip)
+    for _ in range(SETTLE):
+        sim.step()
+    for _ in range(3000):
+        joints["rig_wheel"].set_velocity(sim.ecm, [omega])
+        joints["rig_x"].set_velocity(sim.ecm, [v])
+        sim.step()
+    h = float(system.last.sinkage[0])
+    w_ref, dp_ref, t_ref = quad_wong_reece(load_soil_params(soil), radius, width, h, slip)
+    fx, _, fz, ty, _ = system.last.local[0]
+    assert w_ref == pytest.approx(weight, rel=1e-3)
+    assert fx == pytest.approx(dp_ref, abs=1e-3 * weight)
+    assert -ty == pytest.approx(t_ref, abs=1e-3 * weight * radius)

@@ -240,25 +240,27 @@ def test_standstill_is_held_by_the_soil(name):
 
 
 @pytest.mark.parametrize("name", soil_names())
-def test_a_stopped_slide_springs_back_by_about_the_plastic_range(name):
-    """A wheel dragged sideways across the soil at rest for 5 cm, then let go, keeps at most PLASTIC_K K of
-    shear: it moves back by about that and stops (Janosi's law alone, with no unloading branch, would push
-    it back along its whole slide). Bound: 1.5 PLASTIC_K K, the spring's stored travel plus the overshoot of
-    its lightly damped return (measured 3.1-3.4 K at PLASTIC_K = 3)."""
+def test_a_stopped_slide_springs_back_by_a_few_k_not_the_whole_slide(name):
+    """A wheel dragged sideways across the soil at rest for 20 cm, then let go, keeps at most PLASTIC_K K of
+    shear displacement; Janosi's law alone, with no unloading branch, would push it back along the whole
+    slide. Bound: 2 PLASTIC_K K + 2 K = 8 K (at most 12 cm here): the stored 3 K given back under a
+    nearly saturated force, then an overshoot of the same order onto the reverse shear spring before it
+    stops (measured 3.1-3.3 K on dry_sand and eac1a, 6.5 K on lava_gravel)."""
     p, packed = soil(name)
     h, dt, mass = 0.01, 1e-3, 1.64
     state, y, v = np.zeros(3), 0.0, 0.0
     ys = []
-    for k in range(4000):
+    for k in range(7000):
         coeffs = shear_state_step(state, R, h, 0.0, v, 0.0, dt, p.shear_damping_time, p.shear_modulus_K,
                                   p.slip_speed_reg)
         fy = wheel_forces(R, B, h, *coeffs, 0.0, v, packed, GL_U, GL_W)[1]
-        v = 0.05 if k < 1000 else v + dt * fy / mass  # dragged at 5 cm/s for 1 s, then free
+        v = 0.05 if k < 4000 else v + dt * fy / mass  # dragged at 5 cm/s for 4 s, then free
         y += dt * v
         ys.append(y)
     ys = np.array(ys)
-    assert ys[999] == pytest.approx(0.05, abs=1e-3)
-    assert 0.0 < ys.max() - ys[-1] < 1.5 * PLASTIC_K * p.shear_modulus_K
+    assert ys[3999] == pytest.approx(0.2, abs=1e-3)
+    back = ys.max() - ys[-1]
+    assert 0.0 < back < (2 * PLASTIC_K + 2) * p.shear_modulus_K < ys[3999]
     assert abs(ys[-1] - ys[-501]) < 1e-6  # at rest in the last half second
 
 

@@ -50,10 +50,39 @@ def rover(batch: bool) -> Simulation:
     return sim
 
 
+def soil_rover(batch: bool) -> Simulation:
+    """Archimede turning on EAC-1A: icr_steering, wheel_odometry and soil_contact."""
+    world = registry.world_path("ice_plane")
+    desc = robot_description(registry.robot("archimede"), gazebo=True,
+                             xacro_args={"soil": "eac1a", "world_file": str(world.resolve())})
+    sim = Simulation(world, RobotSpec("archimede", desc), batch_api=batch)
+    node = transport.node_on(sim.transport)
+    cmd = msgs.Twist()
+    cmd.linear.x, cmd.angular.z = 0.1, 0.2
+    node.advertise("/cmd_vel", msgs.Twist).publish(cmd)
+    return sim
+
+
+def wheel_rig(batch: bool) -> Simulation:
+    """The single-wheel soil rig driven at 20 % slip: soil_contact and wheel_rig (a test wheel of 8.5 cm
+    radius, 7 cm width and 0.2 kg pressed with 16 N; any wheel would do)."""
+    from eels_gz.description.xacro_loader import load_description
+    from eels_gz.paths import asset
+
+    world = registry.world_path("ice_plane")
+    desc = load_description(asset("urdf", "wheel_rig.urdf.xacro"), {
+        "radius": "0.085", "width": "0.07", "wheel_mass": "0.2", "normal_load": "16.0", "gravity": "9.80665",
+        "soil_params": "eac1a", "world_file": str(world.resolve()), "slip": "0.2"})
+    return Simulation(world, RobotSpec("wheel_rig", desc, [0.0, 0.0, 0.085, 0.0, 0.0, 0.0], optimize=False),
+                      batch_api=batch)
+
+
 @pytest.mark.parametrize("build, steps, modules", [
     (snake, 400, {"joint_control", "screw_contact"}),
     (rover, 600, {"icr_steering", "wheel_odometry"}),
-], ids=["snake", "rover"])
+    (soil_rover, 600, {"icr_steering", "wheel_odometry", "soil_contact"}),
+    (wheel_rig, 600, {"soil_contact", "wheel_rig"}),
+], ids=["snake", "rover", "soil_rover", "wheel_rig"])
 def test_per_entity_path_gives_the_batched_trajectory(build, steps, modules):
     sims = {batch: build(batch) for batch in (True, False)}
     assert modules <= {s.module for s in sims[True].systems}

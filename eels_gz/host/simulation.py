@@ -26,10 +26,10 @@ from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.host.step_kernels import compose_forces, first_bad, same_values
 from eels_gz.host.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
+from eels_gz.spawn import AUTO_CLEARANCE
 
 log = logging.getLogger(__name__)
 
-AUTO_CLEARANCE = 0.001  # m above z = 0 for pose "auto"
 SENSOR_TYPES = {"imu", "gpu_lidar", "camera", "depth_camera", "rgbd_camera", "force_torque"}
 
 _JOINT_TYPES = {

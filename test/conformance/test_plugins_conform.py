@@ -40,7 +40,8 @@ HOST_ONLY = host_only_names()
 
 
 def test_the_plugin_set_is_the_expected_one():
-    assert {p.stem for p in SYSTEM_PLUGINS} == {"joint_control", "screw_contact", "icr_steering", "wheel_odometry"}
+    assert {p.stem for p in SYSTEM_PLUGINS} == {"joint_control", "screw_contact", "icr_steering", "wheel_odometry",
+                                                  "initial_joints"}
 
 
 @pytest.mark.parametrize("path", SYSTEM_PLUGINS + API_USERS, ids=lambda p: p.name)

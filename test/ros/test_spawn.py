@@ -141,3 +141,20 @@ def test_the_robot_rests_on_the_ground_not_in_it(monkeypatch, world):
 def test_scenario_is_refused_until_scenarios_are_gazebo_systems(monkeypatch):
     with pytest.raises(RuntimeError, match="scenario:=screw_forward: scenarios are not available in Gazebo yet"):
         run_launch(monkeypatch, scenario="screw_forward")
+
+
+def test_the_bridge_carries_every_sensor_the_rover_publishes(monkeypatch):
+    """Archimede's IMU, planar lidar and both imagers: each gz topic its sensors publish (the host's
+    sensors publish on the topics gz-sensors would) is a GZ_TO_ROS entry of the launch's bridge file."""
+    import yaml
+
+    from eels_gz.host.sensors import HostSensors
+
+    actions = run_launch(monkeypatch, robot="archimede", world="ice_plane", gui="false")
+    (bridge,) = [a for a in actions if type(a).__name__ == "Node" and a.kwargs["executable"] == "parameter_bridge"]
+    entries = yaml.safe_load(Path(bridge.kwargs["parameters"][0]["config_file"]).read_text())
+    bridged = {e["gz_topic_name"] for e in entries if e["direction"] == "GZ_TO_ROS"}
+    sim = prepare(config.resolve(overrides={"robot": {"name": "archimede"}, "duration": 0.01})).sim
+    published = set(HostSensors(sim, noise=False, cameras=True).topics)
+    assert len(published) == 6  # imu, lidar points, two images and their camera_info
+    assert published <= bridged, published - bridged

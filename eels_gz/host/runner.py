@@ -624,7 +624,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
         "setup_sim_time": setup_sim_time,
         "wall_time": wall,
         # the timed run only: the setup's simulated seconds are not in wall_time
-        "real_time_factor": (sim.time - setup_sim_time) / wall if wall > 0 else None,
+        "real_time_factor": (sim.time + sim.time_before_resets - setup_sim_time) / wall if wall > 0 else None,
         "steps": sim.total_iterations,  # the steps taken, a world reset's included
         "final_base_pose": {
             "position": [float(v) for v in p],

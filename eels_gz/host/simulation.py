@@ -110,6 +110,7 @@ class Simulation:
         self.physics_seconds = 0.0  # wall time spent in DART's own step (the host's cost is the rest)
         self.resets = 0
         self.robot_removed = False  # a world reset removed the robot (reset)
+        self.time_before_resets = 0.0  # s simulated before the world resets (the clock restarts at each)
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
         self._robot_state: gzsim.SkeletonState | None = None  # the robot's state cache (frame_world_pose)
@@ -520,6 +521,7 @@ class Simulation:
         it (``SystemManager::ProcessRemovedEntities``): so here, after the systems' reset, the
         robot leaves the world and its model's systems are shut down (:meth:`_remove_robot`)."""
         elapsed = self.time
+        self.time_before_resets += elapsed
         for st, (q, dq) in zip(self.states, self._initial):
             st.skel.setPositions(q)
             st.skel.setVelocities(dq)

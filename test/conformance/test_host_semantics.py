@@ -268,6 +268,7 @@ def test_a_run_resets_the_world_at_sim_reset_at(tmp_path):
     assert summary["status"] == "robot_removed" and summary["resets"] == 1
     assert "world reset at t = 0.0400 s" in summary["message"] and "removed" in summary["message"]
     assert summary["steps"] == 40 and summary["sim_time"] == 0.0  # the world's clock after the reset
+    assert summary["real_time_factor"] > 0  # the 0.04 s simulated before the reset, over the wall time
     with open(tmp_path / "run" / "log.mcap", "rb") as f:
         stamps = [m.log_time for _, _, m in make_reader(f).iter_messages(topics=["/joint_states"])]
     assert max(stamps) == 40_000_000  # the robot's last state is the one at the reset

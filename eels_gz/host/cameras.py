@@ -15,8 +15,9 @@ The header's frame is ``<camera><optical_frame_id>`` (the REP-103 optical
 frame: z forward, x right, y down), else ``<gz_frame_id>``, else the
 sensor's name, as in gz-sensors (``sensors.sensor_frame_id``). The image
 is rendered in the optical frame of the sensor's pose (``T_SENSOR_OPTICAL``
-after the sensor's ``<pose>`` on its link), whatever the frame id says; urdf/eels.gazebo.xacro names the ``*_optical_frame`` link
-that sits exactly there, and test/unit/test_camera.py checks that it does.
+after the sensor's ``<pose>`` on its link), whatever the frame id says;
+urdf/eels.gazebo.xacro names the ``*_optical_frame`` link that sits exactly
+there, and test/unit/test_camera.py checks that it does.
 """
 
 from __future__ import annotations

@@ -2,12 +2,16 @@
 
 Arguments: ``robot`` (a registry name, see README), ``n_modules`` (EELS;
 empty: the variant's), ``world`` (registry name or SDF path), ``contact``
-(screw|stock), ``gui`` (true|false).
+(screw|stock), ``gui`` (true|false). ``scenario`` is refused for now: a
+scenario's controllers become gz-sim systems with issue 32 (``eels-gz
+export``); until then scenarios run in the embedded host (``eels-gz run``).
 
 Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
 (the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
-the robot from /robot_description, the URDF with its Gazebo blocks) and
-ros_gz_bridge's ``parameter_bridge``
+the URDF with its Gazebo blocks from a temporary file, at the resting pose
+the embedded host's ``pose: auto`` computes on the world's terrain, with the
+initial_joints system when that placement bends joints:
+eels_gz.ros.launch_setup) and ros_gz_bridge's ``parameter_bridge``
 with config/bridge.yaml, whose templated force-torque entries are expanded
 per sensor of the description into a temporary file (the host-only
 commands of config/bridge_host.yaml are not bridged: gz-sim has no topics
@@ -37,6 +41,7 @@ ARGS = {
     "world": ("ice_plane", "world registry name or SDF file"),
     "contact": ("stock", "screw (EELS screw-ice model) or stock (engine contact)"),
     "gui": ("true", "start the Gazebo GUI"),
+    "scenario": ("", "not yet supported in Gazebo (issue 32); run scenarios with eels-gz run --scenario"),
 }
 
 
@@ -65,8 +70,13 @@ def _setup(context):
     from eels_gz import registry
     from eels_gz.description.assemble import robot_description
     from eels_gz.host.sdf_world import load_world
+    from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
+    if arg["scenario"]:
+        raise RuntimeError(f"scenario:={arg['scenario']}: scenarios are not available in Gazebo yet (issue 32 turns "
+                           "them into gz-sim systems); run it in the embedded host: eels-gz run --scenario "
+                           f"{arg['scenario']}")
     entry = registry.robot(arg["robot"])
     world = registry.world_path(arg["world"])
     xacro_args = {}
@@ -75,6 +85,9 @@ def _setup(context):
     description = robot_description(entry, n_modules=int(arg["n_modules"]) if arg["n_modules"] else None,
                                     xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
     world_name = load_world(world).name
+    spawn = resting_spawn(description, world)
+    urdf_file = Path(tempfile.mkdtemp(prefix="eels_gz_spawn_")) / f"{entry.name}.urdf"
+    urdf_file.write_text(spawn_urdf(description, spawn))
     gz_args = f"-r {world}" + ("" if arg["gui"] == "true" else " -s")
     return [
         IncludeLaunchDescription(
@@ -83,7 +96,7 @@ def _setup(context):
         Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
              parameters=[{"robot_description": description.gazebo_urdf(), "use_sim_time": True}]),
         Node(package="ros_gz_sim", executable="create", output="screen",
-             arguments=["-name", entry.name, "-topic", "robot_description"]),
+             arguments=create_arguments(entry.name, urdf_file, spawn)),
         Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
              parameters=[{"config_file": _bridge_file(entry.name, world_name, _sensor_specs(description)),
                           "use_sim_time": True}]),

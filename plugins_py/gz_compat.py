@@ -3,7 +3,12 @@
 - Under the embedded host (eels_gz.host), bind to its API, even on a machine
   where Gazebo's bindings are installed too.
 - Under Gazebo: gz-sim 10 is ``gz.sim``/``gz.math``, 9 is ``gz.sim9``/
-  ``gz.math8``, 8 is ``gz.sim8``/``gz.math7``; the newest found wins.
+  ``gz.math8``, 8 is ``gz.sim8``/``gz.math7``. gz-sim's PythonSystemLoader
+  imports its own ``gz.sim<major>`` before the plugin's module
+  (``PythonSystemLoader.cc``), so the module already in ``sys.modules`` is
+  the loader's and wins: ``configure`` receives that module's objects even on
+  a machine with several releases' bindings. Only when none is imported yet
+  (a plain ``import gz_compat``) the newest installed wins.
 
 Exports ``sim`` (Model, Link, Joint, World, ...) and ``gzmath`` (Vector3d,
 Pose3d, Quaterniond), ``HOST`` ("embedded" or the gz module name) and
@@ -52,6 +57,10 @@ def _select():
         from eels_gz.host import gzsim as sim_module
 
         return sim_module, math_module, "embedded"
+    loaded = [(sim_name, math_name) for sim_name, math_name in _CANDIDATES if sim_name in sys.modules]
+    if loaded:  # the loader's module (the newest, should several be imported)
+        sim_name, math_name = loaded[0]
+        return sys.modules[sim_name], importlib.import_module(math_name), sim_name
     errors = []
     for sim_name, math_name in _CANDIDATES:
         try:

@@ -12,11 +12,12 @@ gz-sensors publishes them:
   topic's parent + ``/camera_info`` (gz-sensors' default).
 
 The header's frame is ``<camera><optical_frame_id>`` (the REP-103 optical
-frame: z forward, x right, y down), else the sensor's name, as in
-gz-sensors. The image is rendered in the optical frame of the sensor's pose
-(``T_SENSOR_OPTICAL`` after the sensor's ``<pose>`` on its link), whatever
-the frame id says; urdf/eels.gazebo.xacro names the ``*_optical_frame`` link
-that sits exactly there, and test/unit/test_camera.py checks that it does.
+frame: z forward, x right, y down), else ``<gz_frame_id>``, else the
+sensor's name, as in gz-sensors (``sensors.sensor_frame_id``). The image
+is rendered in the optical frame of the sensor's pose (``T_SENSOR_OPTICAL``
+after the sensor's ``<pose>`` on its link), whatever the frame id says;
+urdf/eels.gazebo.xacro names the ``*_optical_frame`` link that sits exactly
+there, and test/unit/test_camera.py checks that it does.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 
 from eels_gz.errors import ConfigError, DescriptionError
 from eels_gz.host import msgs
-from eels_gz.host.sensors import _float, _text
+from eels_gz.host.sensors import _float, _text, sensor_frame_id
 from eels_gz.ros.camera_bridge import camera_topics
 from eels_gz.sensors.camera import (T_SENSOR_OPTICAL, Distortion, Lighting, PinholeCamera, depth_image, render,
                                     shade, to_rgb8)
@@ -104,7 +105,7 @@ class Camera:
         self.lighting = Lighting(sun_direction=tuple(sun_direction))
         self.topic, self.info_topic = camera_topics(sensor.name, _text(el, "topic"),
                                                     _text(el, "camera/camera_info_topic"), scope, kind)
-        self.frame_id = _text(el, "camera/optical_frame_id") or sensor.name
+        self.frame_id = sensor_frame_id(el, sensor.name, kind)
         self.pub = node.advertise(self.topic, msgs.Image)
         self.info = CameraInfoTopic(self, node.advertise(self.info_topic, msgs.CameraInfo))
 

@@ -467,9 +467,6 @@ class _RunLoop:
         every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
         pace = cfg["ros"]["rate"]
         reset_at = cfg["sim"]["reset_at"]
-        if reset_at is not None and controller is not None:
-            raise ConfigError(f"sim.reset_at: scenario '{cfg['scenario']['name']}' runs a host-side controller "
-                              "whose state a world reset does not restore; use it with scenarios of set points only")
         watch = WorldBounds(sim, self.prep.terrain)
         progress, done = self.progress, 0
         tick = max(1, min(1000, n_steps // 100))
@@ -487,8 +484,15 @@ class _RunLoop:
             if ros is not None:
                 ros.post_step()
             if reset_at is not None and not sim.resets and sim.time >= reset_at - 0.5 * sim.dt:
-                sim.reset()  # gz-sim's world control reset
-                rec.sample()
+                rec.sample()  # the robot's last state
+                t_reset = sim.time
+                sim.reset()  # gz-sim's world control reset: it removes the robot (Simulation.reset)
+                self.status = "robot_removed"
+                self.message = (f"world reset at t = {t_reset:.4f} s (sim.reset_at): gz-sim restores the world as "
+                                "its file loaded it, without the robot spawned after that (ros_gz_sim create), so "
+                                "the robot's systems ran their reset() and were unloaded, and the robot was "
+                                "removed; the run ends here")
+                break
             if pace:
                 ahead = sim.time / pace - (time.perf_counter() - wall0)
                 if ahead > 0.001:  # sleep in slices of 1 ms or more
@@ -620,8 +624,8 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
         "setup_sim_time": setup_sim_time,
         "wall_time": wall,
         # the timed run only: the setup's simulated seconds are not in wall_time
-        "real_time_factor": (sim.time - setup_sim_time) / wall if wall > 0 else None,
-        "steps": sim.iterations,
+        "real_time_factor": (sim.time + sim.time_before_resets - setup_sim_time) / wall if wall > 0 else None,
+        "steps": sim.total_iterations,  # the steps taken, a world reset's included
         "final_base_pose": {
             "position": [float(v) for v in p],
             "orientation_wxyz": [float(v) for v in q],

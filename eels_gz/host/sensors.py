@@ -105,6 +105,19 @@ def _header(msg, t_ns: int, frame: str) -> None:
     msgs.set_frame_id(msg.header, frame)
 
 
+CAMERA_KINDS = ("camera", "depth_camera", "rgbd_camera")
+
+
+def sensor_frame_id(el, name: str, kind: str) -> str:
+    """The frame id a sensor's messages carry, as gz-sensors 8 stamps it (``Sensor.cc``: ``<gz_frame_id>``,
+    else the sensor's name; cameras' ``CameraSensor.cc``/``DepthCameraSensor.cc``: ``<optical_frame_id>``,
+    else that frame id)."""
+    frame = _text(el, "gz_frame_id") or name
+    if kind in CAMERA_KINDS:
+        return _text(el, "camera/optical_frame_id") or frame
+    return frame
+
+
 # the gz-sim system without which Gazebo does not publish a sensor of this type
 SENSOR_SYSTEMS = {"imu": "gz-sim-imu-system", "force_torque": "gz-sim-forcetorque-system",
                   "gpu_lidar": "gz-sim-sensors-system", "lidar": "gz-sim-sensors-system",
@@ -179,7 +192,7 @@ class ForceTorque(_FixedSensor):
         self.T_child_sensor = _pose(el, where)
         topic = _text(el, "topic") or force_torque_topic(sim.spec.name, robot, joint_name, name)
         self.topic = "/" + topic.lstrip("/")
-        self.frame_id = self.child.getName() if self.frame != "parent" else joint.getParentBodyNode().getName()
+        self.frame_id = sensor_frame_id(el, name, self.kind)
         self.pub = node.advertise(self.topic, msgs.Wrench)
         self.noise_f = NoiseModel(tuple(_noise(el, f"force_torque/force/{a}/noise", where) for a in AXES), rng)
         self.noise_t = NoiseModel(tuple(_noise(el, f"force_torque/torque/{a}/noise", where) for a in AXES), rng)
@@ -223,7 +236,7 @@ class Imu(_FixedSensor):
         self.acc = NoiseModel(tuple(_noise(el, f"imu/linear_acceleration/{a}/noise", where) for a in AXES), rng)
         if not noise:
             self.gyro.enabled = self.acc.enabled = False
-        self.frame_id = name
+        self.frame_id = sensor_frame_id(el, name, self.kind)
         self.offset = np.ascontiguousarray(self.T[:3, 3])
         self.state = next((st for st in sim.states if st.skel is body.getSkeleton()), None)
         self.index = body.getIndexInSkeleton()
@@ -281,7 +294,7 @@ class Lidar(_Sensor):
         self.shapes_of = [b for b in _bodies(sim.robot_skeleton) if b is not body]
         self.shape_table = ShapeTable(self.shapes_of)
         self.state = next((st for st in sim.states if st.skel is sim.robot_skeleton), None)
-        self.frame_id = name
+        self.frame_id = sensor_frame_id(el, name, self.kind)
 
     def shapes(self) -> ShapeArrays:
         kin = self.state.kinematics() if self.state is not None else None

@@ -26,10 +26,10 @@ from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.host.step_kernels import compose_forces, first_bad, same_values
 from eels_gz.host.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
+from eels_gz.spawn import AUTO_CLEARANCE
 
 log = logging.getLogger(__name__)
 
-AUTO_CLEARANCE = 0.001  # m above z = 0 for pose "auto"
 SENSOR_TYPES = {"imu", "gpu_lidar", "camera", "depth_camera", "rgbd_camera", "force_torque"}
 
 _JOINT_TYPES = {
@@ -109,6 +109,8 @@ class Simulation:
         self.total_iterations = 0  # including those before a world reset
         self.physics_seconds = 0.0  # wall time spent in DART's own step (the host's cost is the rest)
         self.resets = 0
+        self.robot_removed = False  # a world reset removed the robot (reset)
+        self.time_before_resets = 0.0  # s simulated before the world resets (the clock restarts at each)
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
         self._robot_state: gzsim.SkeletonState | None = None  # the robot's state cache (frame_world_pose)
@@ -506,11 +508,20 @@ class Simulation:
             self._run_phase(self._post, "post_update")
 
     def reset(self) -> None:
-        """A world reset, as gz-sim's world control ``reset``: every model back to
-        its state after loading, the clock to zero, pending commands dropped,
-        checks empty until the next physics update, then each system's
-        ``reset(info, ecm)`` (info: sim time 0, dt back to it, iteration 0)."""
+        """A world reset, as gz-sim 8's world control ``reset`` does it: the ECM goes back to its
+        state when the world file was loaded (``SimulationRunner.cc``, ``EntityComponentManager::
+        ResetTo``): every model of the world file back to its state after loading, the clock to
+        zero, pending commands dropped, checks empty until the next physics update; then each
+        system's ``reset(info, ecm)`` (``SystemManager::Reset``; info: sim time 0, dt back to it,
+        iteration 0).
+
+        The robot is not part of that state: it is added after the world loads, as
+        ``ros_gz_sim create`` spawns it in Gazebo (launch/sim.launch.py). ResetTo marks it removed,
+        its systems' ``reset()`` still run in that step, and then gz-sim unloads them and removes
+        it (``SystemManager::ProcessRemovedEntities``): so here, after the systems' reset, the
+        robot leaves the world and its model's systems are shut down (:meth:`_remove_robot`)."""
         elapsed = self.time
+        self.time_before_resets += elapsed
         for st, (q, dq) in zip(self.states, self._initial):
             st.skel.setPositions(q)
             st.skel.setVelocities(dq)
@@ -545,6 +556,42 @@ class Simulation:
             except Exception as exc:
                 self._owner.setdefault(id(loaded.reset), loaded)
                 self._callback_failed(loaded.reset, "reset", exc)
+        if self.robot_skeleton is not None:
+            self._remove_robot()
+
+    def _remove_robot(self) -> None:
+        """Take the robot out of the world, as gz-sim removes an entity: its skeleton, state,
+        couplings and entity records go, and its model's systems leave the step loop and are
+        shut down (gz-sim's loader calls ``shutdown`` when it is destroyed)."""
+        entity, skel = self.robot_entity, self.robot_skeleton
+        gone = [s for s in self.systems if s.entity == entity]
+        for loaded in gone:
+            for phase in self._phases.values():
+                phase[:] = [cb for cb in phase if not any(cb is own for own in loaded.callbacks)]
+            loaded.callbacks.clear()
+        self.systems = [s for s in self.systems if s.entity != entity]
+        shutdown(gone)
+        keep = [k for k, st in enumerate(self.states) if st.skel is not skel]
+        for st in self.states:
+            if st.skel is skel:
+                solver = self._coupling.pop(id(st), None)
+                if solver is not None:
+                    self.couplings.remove(solver)
+        self.states = [self.states[k] for k in keep]
+        self._initial = [self._initial[k] for k in keep]
+        self.world.removeSkeleton(skel)
+        self.ecm.models.pop(entity, None)
+        for table in (self.ecm.links, self.ecm.joints):
+            for e in [e for e, rec in table.items() if rec.model == entity]:
+                del table[e]
+        self.ecm.pose_cmds.pop(entity, None)
+        self.gz_systems = {name: [(e, spec) for e, spec in entries if e != entity]
+                           for name, entries in self.gz_systems.items()}
+        self.robot_entity = gzsim.NULL_ENTITY
+        self.robot_skeleton = None
+        self._robot_state = None
+        self._frame_index = {}
+        self.robot_removed = True
 
     def close(self) -> None:
         """Destroy the systems: each one's ``shutdown()`` is called once, as gz-sim's loader does."""

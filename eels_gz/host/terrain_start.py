@@ -12,11 +12,11 @@ then puts it on the terrain under it:
   so that its body origins follow the line fitted (least squares, along the
   robot's horizontal axis) to the terrain under them, then moved along z
   until the lowest corner of its collision boxes is ``clearance`` from the
-  terrain's distance field. Each vertical search repeats
-  ``z += clearance - min d``, which never overshoots (a point moved by s
-  changes its distance by at most s), so it comes to the first terrain below,
-  or climbs out of a hill it starts inside. A robot longer than the terrain's
-  bumps still rests on their tops: it settles from there.
+  terrain's distance field. A robot longer than the terrain's bumps still
+  rests on their tops: it settles from there.
+
+The arithmetic is :mod:`eels_gz.spawn`'s, which computes the same pose from
+the description alone for Gazebo's spawn (launch/sim.launch.py).
 
 :class:`WorldBounds` watches the robot during the run: a body origin deeper
 than ``DEPTH`` inside the terrain ends it with ``fell_through_terrain``, a
@@ -37,11 +37,9 @@ from eels_gz.errors import PlacementError, TerrainError
 from eels_gz.host.dart_build import collision_box_corners, isometry
 from eels_gz.host.mass_matrix import body_inertias, center_of_mass
 from eels_gz.host.gzmath import Pose3d, pose_matrix
+from eels_gz.spawn import TOLERANCE, drop, slope_rotation
 
 log = logging.getLogger(__name__)
-TOLERANCE = 1e-5  # m: placement converged
-MAX_ITERATIONS = 400
-NO_GROUND = 1e4  # m: a robot sent this far down has no terrain under it
 DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
 MARGIN = 1.0  # m: beyond the static geometry's box, the robot has left the world
 
@@ -92,7 +90,7 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
     corners = collision_box_corners(skel)
     if not len(corners):
         return None
-    shift = _drop(field, corners, clearance)
+    shift = drop(field, corners, clearance)
     if shift is None:
         log.warning("pose auto: no terrain under the robot at x=%.3g, y=%.3g; it starts at z = 0",
                     T[0, 3], T[1, 3])
@@ -108,50 +106,14 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
     return {"method": "distance field", "shift": shift, "pitch": pitch}
 
 
-def _drop(field, points: np.ndarray, clearance: float) -> float | None:
-    """The z shift (m) that brings the lowest of ``points`` (N, 3) to ``clearance`` above the
-    terrain below them (module docstring), or None if there is no terrain below."""
-    shift = 0.0
-    for _ in range(MAX_ITERATIONS):
-        d, _ = field.query(points + [0.0, 0.0, shift])
-        step = clearance - float(np.min(d))
-        if abs(step) < TOLERANCE:
-            return shift
-        shift += step
-        if shift < -NO_GROUND:
-            return None
-    log.warning("pose auto: the placement on the terrain did not converge in %d steps", MAX_ITERATIONS)
-    return shift
-
-
 def _follow_slope(sim, field, clearance: float) -> float:
-    """Pitch the robot about its base origin so that its body origins follow the line fitted to
-    the terrain under them along the robot's horizontal axis; returns the pitch (rad), 0 for a
-    robot with less than two bodies over the terrain or already along it."""
+    """Pitch the robot about its base origin so that its body origins follow the terrain's line under
+    them (:func:`eels_gz.spawn.slope_rotation`); returns the pitch (rad), 0 when it does not turn."""
     skel = sim.robot_skeleton
     origins = np.array([skel.getBodyNode(i).getWorldTransform().translation() for i in range(skel.getNumBodyNodes())])
-    base = origins[0]
-    flat = origins[:, :2] - base[:2]
-    if len(origins) < 2 or np.max(np.linalg.norm(flat, axis=1)) < 1e-6:
+    pitch, R = slope_rotation(origins, field, clearance)
+    if not pitch:
         return 0.0
-    _, _, vt = np.linalg.svd(flat, full_matrices=False)
-    u = np.r_[vt[0], 0.0]  # the robot's horizontal axis
-    ground = np.empty(len(origins))
-    for k, p in enumerate(origins):  # the terrain under each body origin
-        shift = _drop(field, p[None, :], clearance)
-        ground[k] = np.nan if shift is None else p[2] + shift
-    ok = np.isfinite(ground)
-    s = (origins - base) @ u
-    if ok.sum() < 2 or np.ptp(s[ok]) < 1e-6:
-        return 0.0
-    slope = np.polyfit(s[ok], ground[ok], 1)[0]
-    pitch = float(np.arctan(slope))
-    if abs(pitch) < 1e-6:
-        return 0.0
-    axis = np.cross([0.0, 0.0, 1.0], u)  # rotating about it by -pitch raises +u by pitch
-    c, sn = np.cos(-pitch), np.sin(-pitch)
-    K = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
-    R = np.eye(3) + sn * K + (1 - c) * K @ K
     T = skel.getRootBodyNode().getWorldTransform().matrix().copy()
     T[:3, :3] = R @ T[:3, :3]
     _set_base(sim, T)

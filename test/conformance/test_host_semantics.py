@@ -254,16 +254,57 @@ def test_a_raising_configure_disables_in_gazebo_mode_and_stops_by_default(tmp_pa
 
 
 def test_a_run_resets_the_world_at_sim_reset_at(tmp_path):
-    """``--set sim.reset_at=T``: the run's world is reset once at T (every plugin's reset() called), then
-    runs on from a clock at zero for the rest of its steps."""
+    """``--set sim.reset_at=T`` does what gz-sim's reset does to a robot ros_gz_sim create spawned: the
+    world goes back to its loaded state, which does not hold the robot, so the run ends there with a
+    status that says so; the log holds the robot up to T."""
+    from mcap.reader import make_reader
+
     from eels_gz import config
     from eels_gz.host.runner import run
 
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.1,
                                     "sim": {"reset_at": 0.04}, "log": {"plot": False}})
     summary = run(cfg, tmp_path / "run")
-    assert summary["status"] == "ok" and summary["resets"] == 1
-    assert summary["steps"] == 60 and summary["sim_time"] == pytest.approx(0.06)
+    assert summary["status"] == "robot_removed" and summary["resets"] == 1
+    assert "world reset at t = 0.0400 s" in summary["message"] and "removed" in summary["message"]
+    assert summary["steps"] == 40 and summary["sim_time"] == 0.0  # the world's clock after the reset
+    assert summary["real_time_factor"] > 0  # the 0.04 s simulated before the reset, over the wall time
+    with open(tmp_path / "run" / "log.mcap", "rb") as f:
+        stamps = [m.log_time for _, _, m in make_reader(f).iter_messages(topics=["/joint_states"])]
+    assert max(stamps) == 40_000_000  # the robot's last state is the one at the reset
+
+
+def test_world_reset_removes_the_spawned_robot_after_its_systems_reset(tmp_path, plugin_dir):
+    """gz-sim 8: ResetTo marks the robot (added after the world loaded) removed, SystemManager::Reset
+    still calls its systems' reset(), then ProcessRemovedEntities unloads them; world systems stay."""
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.host.simulation import RobotSpec
+
+    plugin_dir("lifecycle", LIFECYCLE)
+    desc = robot_description(registry.robot("eels_1_0_front_only"), n_modules=2, xacro_args={"contact": "stock"})
+    sim = Simulation(world(tmp_path, lifecycle_plugin("lifecycle")), RobotSpec("eels", desc))
+    robot_systems = [s for s in sim.systems if s.entity == sim.robot_entity]
+    assert {s.module for s in robot_systems} >= {"joint_control"}
+    reset_calls = []
+    for s in robot_systems:
+        s.reset = (lambda name: lambda info, ecm: reset_calls.append(name))(s.module)
+    for _ in range(10):
+        sim.step()
+    n_skeletons = sim.world.getNumSkeletons()
+    sim.reset()
+    assert sorted(reset_calls) == sorted(s.module for s in robot_systems)  # reset ran, once each
+    assert sim.robot_removed and sim.robot_skeleton is None
+    assert sim.world.getNumSkeletons() == n_skeletons - 1
+    assert [s.module for s in sim.systems] == ["lifecycle"]  # the world's system stays
+    body = sim.world.getSkeleton("box").getBodyNode(0)
+    z0 = body.getWorldTransform().translation()[2]
+    steps = len(sim.systems[0].system.infos)
+    for _ in range(10):  # the world runs on without the robot, and its system with it
+        sim.step()
+    assert body.getWorldTransform().translation()[2] < z0
+    assert len(sim.systems[0].system.infos) == steps + 30
+    sim.close()
 
 
 def test_sim_settings_are_checked():

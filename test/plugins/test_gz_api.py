@@ -423,6 +423,34 @@ def test_gz_compat_picks_gazebo_when_host_not_running(fake_gz):
     assert result.stdout.split() == ["gz.sim8", "gz.sim8", "gz.math7", "True"]
 
 
+ALL_RELEASES = {f"gz/{name}/__init__.py": f"NAME = '{name}'\n"
+                for name in ("sim", "math", "sim9", "math8", "sim8", "math7")}
+
+
+@pytest.mark.parametrize("loader_imported, expected", [
+    ("gz.sim8", "gz.sim8 gz.math7"),  # gz-sim 8's PythonSystemLoader imported its module first
+    ("gz.sim9", "gz.sim9 gz.math8"),
+    ("", "gz.sim gz.math"),  # nothing imported yet: the newest installed
+])
+def test_gz_compat_binds_to_the_loaders_module(tmp_path, loader_imported, expected):
+    """With gz-sim 8, 9 and 10 bindings all installed, gz_compat takes the gz-sim module the loader
+    already imported (configure receives that module's objects), else the newest."""
+    root = tmp_path / "gz_all"
+    for rel, text in {"gz/__init__.py": "", **ALL_RELEASES}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    result = _run_compat_subprocess([root, PLUGINS_PY, REPO_ROOT], f"""
+        import importlib
+        if "{loader_imported}":
+            importlib.import_module("{loader_imported}")
+        import gz_compat
+        print(gz_compat.sim.NAME, gz_compat.gzmath.NAME, gz_compat.HOST)
+    """)
+    assert result.returncode == 0, result.stderr
+    sim_name, math_name = expected.split()
+    assert result.stdout.split() == [sim_name[3:], math_name[3:], sim_name]
+
+
 def test_gz_compat_without_any_host_says_so(tmp_path):
     result = _run_compat_subprocess([PLUGINS_PY, REPO_ROOT], """
         import importlib.util, sys

@@ -85,7 +85,7 @@ def test_listener_receives_joint_states_clock_wrenches_and_imu(eels_1_5):
         assert w[0]["frame"] == f"{n}_link"
         assert max(abs(v) for v in w[-2]["force"]) > 0.1  # resting on the ice loads every joint (values: test_hang)
     imu = got["/imu"]
-    assert imu[-1]["count"] >= 3 and imu[0]["frame"] == "imu"
+    assert imu[-1]["count"] >= 3 and imu[0]["frame"] == "imu_link"  # its <gz_frame_id>
     # lying on the ice, noise off: the accelerometer reads +g along the world vertical (within contact jitter)
     assert sum(a * a for a in imu[0]["acc"]) ** 0.5 == pytest.approx(g, rel=0.02)
     js, clock = got["/joint_states"], got["/clock"]

@@ -61,7 +61,9 @@ def _loaded_first_party(tmp_path: Path, imports: list[str]) -> list[Path]:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
     files = {Path(f).resolve() for f in json.loads(out.stdout.splitlines()[-1]) if f}
-    return sorted(f for f in files if f.suffix == ".py" and f.is_relative_to(REPO) and not f.is_relative_to(tmp_path))
+    # ours: the package and the plugins (not a .venv or anything else inside the checkout)
+    ours = (REPO / "eels_gz", PLUGINS)
+    return sorted(f for f in files if f.suffix == ".py" and any(f.is_relative_to(d) for d in ours))
 
 
 def _third_party(files: list[Path]) -> dict[str, set[str]]:

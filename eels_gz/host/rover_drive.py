@@ -175,6 +175,17 @@ class RoverDrive:
                               "(the wheel joints' <limit velocity> in the xacro, from config/rover_control.yaml "
                               "motors); give a mean wheel rate up to that")
 
+    def check_path(self, robot: str, path: str, segments: list[Segment]) -> None:
+        """Refuse a path whose segments the rover's steering cannot drive as given (it would project
+        them onto other motions and drive another path): the reason comes from the steering joints'
+        limits in the description (:meth:`eels_gz.rover.steering.IcrSteering.why_not`)."""
+        steering = self.steering.steering
+        for i, seg in enumerate(segments, start=1):
+            reason = steering.why_not(*seg.shape)
+            if reason is not None:
+                where = f" (segment {i} of {len(segments)})" if len(segments) > 1 else ""
+                raise ConfigError(f"robot '{robot}' cannot drive path '{path}'{where}: {reason}")
+
     def segment_command(self, seg: Segment, speed: float) -> tuple[tuple[float, float, float], float]:
         """The body twist that drives ``seg`` at mean wheel ground speed ``speed`` (m/s), and the
         saturation factor (< 1 when the fastest wheel would pass the motor limit: the twist is
@@ -319,6 +330,7 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
                                                     what="rover run file"))
         with interrupts() as stop, stop.immediately():
             drive = RoverDrive(robot, world, slope_deg=slope_deg, mode=mode)
+        drive.check_path(robot, path, segments)
         record = drive.drive(segments, rate, extent=extent)
         record.update({"robot": robot, "path": path, "rate": rate, "world": str(world), "slope_deg": slope_deg,
                        "scale": scale, "mode": mode, "nominal": nominal_path(segments).tolist()})

@@ -580,6 +580,10 @@ def _say_compiled(numba: dict) -> None:
 def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:
     """The controller's metrics.json and <scenario>.png next to summary.json."""
     metrics = {"scenario": cfg["scenario"]["name"], "status": summary["status"], **controller.metrics()}
+    undeclared = set(metrics) - {"scenario", "status", *controller.METRICS}
+    if undeclared:  # a sweep checks its metrics against METRICS before it runs: keep them in step
+        log.warning("scenario '%s': metrics.json keys %s are not in %s.METRICS", cfg["scenario"]["name"],
+                    ", ".join(sorted(undeclared)), type(controller).__name__)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     summary["files"]["metrics"] = str(final / "metrics.json")
     if cfg["log"]["plot"]:

@@ -275,9 +275,8 @@ class RoverDriveCommand:
 
         with RunFolder(folder, overwrite=True, what="sweep sample") as out:
             begin_result(out.path / "summary.json", "rover drive")
-            record = drive_sample(s, out.path)
+            record = drive_sample(s, out.path, final=folder)
             brief = {k: record[k] for k in ROVER_SUMMARY_KEYS if k in record}
-            brief["file"] = str(folder / Path(record["file"]).name)
             status = brief["status"]
             if status.startswith("diverged: "):
                 brief["status"], brief["message"] = "diverged", status[len("diverged: "):]

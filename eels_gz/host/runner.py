@@ -28,7 +28,7 @@ from eels_gz.host.numba_compile import CompileWatch, load_cached_kernels
 from eels_gz.host.sdf_world import load_world
 from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.host.step_kernels import base_odometry
-from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
+from eels_gz.host.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.ros import messages
@@ -127,6 +127,8 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
+    elif not (scenario and scenario.get("controller")):  # a controller places the robot in its setup
+        check_start_pose(sim, rcfg["pose"])
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.host.tethers import TetherSet, parse_tethers
 

@@ -318,6 +318,7 @@ class HostRos:
             raise ConfigError(f"ros.state_rate must be positive, got {rate}")
         self.topics = HostTopics(sim, period=max(1, int(round(1.0 / (rate * sim.dt)))))
         self.interface = RosInterface(sim, rcfg["transport"], rcfg["domain"])
+        self.bridged = self.interface.describe()  # summary.json's ros.bridged
         self.post_step = self.topics.post_step
 
     def close(self) -> None:
@@ -397,6 +398,7 @@ class _RunLoop:
         self.unwritten: list[str] = []
         self.physics0 = 0.0  # DART's wall time before the timed run (the setup's)
         self.cache_load = (0, 0.0)  # numba compilations loaded from the cache before the loop, seconds
+        self.bridged: dict | None = None  # what the ROS 2 interface bridged (HostRos.bridged)
 
     def _setup(self) -> None:
         """The scenario controller's setup (placement...), interruptible at any moment."""
@@ -441,6 +443,7 @@ class _RunLoop:
             if self.status == "ok":
                 sensors = self.sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
                 ros = start_ros(sim, cfg["ros"])
+                self.bridged = ros.bridged if ros is not None else None
                 self.cache_load = load_cached_kernels()  # paid here, not on the kernels' first calls in the loop
             wall0 = self.loop_start = time.perf_counter()
             if self.status == "ok":
@@ -538,6 +541,11 @@ class _RunLoop:
                            final, self.unwritten)
         # the timed run's cost relative to DART's own step: 1 would be a host that costs nothing
         summary["physics_wall_time"] = physics
+        rcfg = cfg["ros"]
+        summary["ros"] = {"enabled": bool(rcfg["enabled"]), "transport": rcfg["transport"], "domain": rcfg["domain"],
+                          "state_rate": rcfg["state_rate"], "rate": rcfg["rate"]}
+        if self.bridged is not None:
+            summary["ros"]["bridged"] = self.bridged
         summary["step_cost_ratio"] = wall / physics if physics > 0 else None
         if self.sensors is not None:  # each sensor's share of the timed run
             summary["sensor_wall_time"] = self.sensors.wall_times()

@@ -77,6 +77,29 @@ def _render_sidewind_pair(ice: dict, dem: dict) -> str:
             f"{dem['direction_from_body_axis_deg']:.0f} deg")
 
 
+def _compare(out: Path, stdout: str) -> dict:
+    c = json.loads((out / "compare.json").read_text())
+    models = c["models"]
+    return {"status": "ok" if all(m["status"] == "ok" for m in models.values()) else "not ok",
+            "models": {k: {"final_pose": m["final_pose"], "path_length": m["path_length"],
+                           "real_time_factor": m["real_time_factor"]} for k, m in models.items()},
+            "difference": {k: v for k, v in c["difference"].items() if k != "of"}}
+
+
+def _render_compare(values: dict) -> str:
+    def row(label: str, m: dict) -> str:
+        p = m["final_pose"]
+        return (f"  | {label} | {p['x']:.3f}, {p['y']:.3f}, {p['yaw']:.3f} | {m['path_length']:.2f} | "
+                f"{m['real_time_factor']:.1f} |").replace("-", "\u2212")
+
+    d = values["difference"]
+    lines = ["  | | final tail x, y (m), yaw (rad) | path (m) | run RTF (machine loaded) |", "  |---|---|---|---|",
+             row("stock", values["models"]["stock"]), row("screw (default ice)", values["models"]["screw"]),
+             f"  | screw \u2212 stock | max {d['x']['max']:.2f} / {d['y']['max']:.2f} m, {d['yaw']['max']:.2f} rad; "
+             f"RMS {d['x']['rms']:.2f} / {d['y']['rms']:.2f} m, {d['yaw']['rms']:.2f} rad | | |"]
+    return "\n".join(lines) + "\n  "
+
+
 SIDEWIND_PATTERN = (r"default ice: [0-9.]+ cm/s, [0-9]+ deg from the body axis; mars_dem: [0-9.]+ cm/s, [0-9]+ deg")
 
 FIGURES = {
@@ -87,6 +110,9 @@ FIGURES = {
     "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",
                                                       "--world", "mars_dem", "--out", "{out}"),
                                 _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
+    "compare_demo": Figure("compare_demo", ("compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane",
+                                            "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
+                           _compare, "docs/contact.md", _render_compare),
 }
 
 

@@ -52,7 +52,8 @@ class Figure:
 def _rover_campaign(out: Path, stdout: str) -> dict:
     summary = json.loads((out / "campaign.json").read_text())
     flat = [r["end_error_relative"] for r in summary["flat"] if r["end_error_relative"] is not None]
-    slips = [c["median"] for e in summary["slopes"] for k, c in e.items() if k != "slope_deg" and c["median"] is not None]
+    slips = [c["median"] for e in summary["slopes"] for k, c in e.items()
+             if k != "slope_deg" and c["median"] is not None]
     return {"campaign_md": (out / "campaign.md").read_text(), "status": summary["status"],
             "runs_done": summary["runs_done"], "runs_planned": summary["runs_planned"],
             "flat_error_percent": [100 * min(flat), 100 * max(flat)],

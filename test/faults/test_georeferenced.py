@@ -9,7 +9,6 @@ this, the float32 STL held the UTM mesh in 0.25-0.5 m steps (6 distinct y values
 from __future__ import annotations
 
 import numpy as np
-import pytest
 import trimesh
 from faults_cli import cli
 

@@ -83,3 +83,32 @@ def test_a_terrain_at_the_origin_has_no_local_origin(tmp_path):
     res = cli("world", "primitive", "tube", "--out", tmp_path)
     assert res.exit_code == 0, res.output
     assert "<pose>" not in (tmp_path / "models" / "tube" / "model.sdf").read_text()
+
+
+def test_the_replay_of_a_utm_run_keeps_its_precision():
+    """The replay page holds float32 (WebGL): relative to its scene origin (the start rounded to 100 m),
+    a run at UTM coordinates keeps the precision of one at the origin, and the page names that origin."""
+    import base64
+    import json
+
+    from eels_gz.viewer.html import replay_html
+    from eels_gz.viewer.replay import Run
+
+    rng = np.random.default_rng(1)
+    trail = UTM + np.cumsum(rng.normal(0.0, 0.01, (20, 3)), axis=0)  # a wandering base, cm steps
+    tri = UTM + rng.uniform(-2.0, 2.0, (4, 3, 3))
+    run = Run("utm", "utm", [], ["base_link"], np.linspace(0.0, 1.0, 20), trail[:, None, :].copy(),
+              np.tile([0.0, 0.0, 0.0, 1.0], (20, 1, 1)).astype(np.float32), trail, [], [(tri, (1, 1, 1, 1))])
+    page = replay_html([run])
+    data = json.loads(page.split('<script type="application/json" id="replay-data">', 1)[1].split("</script>", 1)[0]
+                      .replace("<\\/", "</"))
+    origin = np.array(data.get("origin", [0.0, 0.0, 0.0]))  # the page's scene origin (none: the world's)
+
+    def floats(text):
+        return np.frombuffer(base64.b64decode(text), "<f4").astype(float)
+
+    got = data["runs"][0]
+    assert np.abs(floats(got["trail"]).reshape(-1, 3) + origin - trail).max() < PRECISION
+    assert np.abs(floats(got["pos"]).reshape(-1, 3) + origin - trail).max() < PRECISION
+    assert np.abs(floats(got["terrain"][0]["triangles"]).reshape(-1, 3, 3) + origin - tri).max() < PRECISION
+    assert np.array_equal(origin, np.round(trail[0] / 100.0) * 100.0)

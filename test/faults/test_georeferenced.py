@@ -112,3 +112,32 @@ def test_the_replay_of_a_utm_run_keeps_its_precision():
     assert np.abs(floats(got["pos"]).reshape(-1, 3) + origin - trail).max() < PRECISION
     assert np.abs(floats(got["terrain"][0]["triangles"]).reshape(-1, 3, 3) + origin - tri).max() < PRECISION
     assert np.array_equal(origin, np.round(trail[0] / 100.0) * 100.0)
+
+
+def test_a_robot_on_a_utm_terrain_moves_as_on_the_same_terrain_at_the_origin(tmp_path, monkeypatch):
+    """The host (DART's mesh, with the model's pose) and the screw contact (its field query) agree at UTM
+    as at the origin: a robot set on a slab with screw contact ends where it ends on the slab at the origin."""
+    import json
+
+    from faults_cli import SMALL
+
+    slab = trimesh.creation.box([10.0, 10.0, 1.0])
+    slab.apply_translation([0.0, 0.0, -0.5])
+    # tilted by 0.1 rad about x and moved off the float32 grid: at UTM a float32 STL would shift its
+    # surface by up to 0.25 m x 0.1 = 2.5 cm
+    slab.apply_transform(trimesh.transformations.rotation_matrix(0.1, [1.0, 0.0, 0.0]))
+    slab.apply_translation([0.137, 0.371, 0.0])
+    source, shifted = tmp_path / "slab.obj", tmp_path / "slab_utm.obj"
+    slab.export(source)
+    slab.apply_translation(UTM)
+    slab.export(shifted)
+    worlds = build(tmp_path, monkeypatch, "mesh", source, shifted)
+    ends = []
+    for world, at in zip(worlds, (np.zeros(3), UTM)):
+        pose = [at[0], at[1], at[2] + 0.2, 0.0, 0.0, 0.0]  # above the tilted slab: it falls onto it
+        out = tmp_path / f"run_{world.stem}"
+        res = cli("run", *SMALL, "--contact", "screw", "--duration", "0.3", "--world", world,
+                  "--set", f"robot.pose={json.dumps(pose)}", "--set", "log.mcap=false", "--out", out)
+        assert res.exit_code == 0, res.output
+        ends.append(np.array(json.loads((out / "summary.json").read_text())["final_base_pose"]["position"]) - at)
+    assert np.abs(ends[1] - ends[0]).max() < PRECISION, ends

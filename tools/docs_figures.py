@@ -10,7 +10,7 @@ without a failing test; rerun this script after a change that moves a figure.
 
 Not yet regenerated (quoted from runs by hand; to move here one by one): the other rows of
 docs/scenarios.md's table (moulin_descent, wall_climb, leader_follower, the helix), docs/contact.md's
-rest, screw_spin and calibrate figures, docs/worlds.md's scan table, docs/benchmarks.md and
+rest and calibrate figures and screw_spin's other cells (front-only, rates, the regulated law), docs/worlds.md's scan table, docs/benchmarks.md and
 docs/sweeps.md's timings (bench/*.py write them to results/, uncommitted), and the campaign's wall
 time in docs/robots.md.
 
@@ -124,6 +124,23 @@ def _render_tube_dangle(v: dict) -> str:
             f"{v['min_clearance_settled_m']:.2f} m clear of the ice")
 
 
+def _screw_spin(out: Path, stdout: str) -> dict:
+    m = json.loads((out / "metrics.json").read_text())
+    return {k: m[k] for k in ("status", "roll_change_rad", "yaw_change_rad", "displacement_m")}
+
+
+def _minus(x: float, digits: int) -> str:
+    return f"{x:.{digits}f}".replace("-", "\u2212")
+
+
+def _render_screw_spin(v: dict) -> str:
+    # the rates between (\\1) are read off the run's plot by hand: not regenerated
+    return (f"rolls {_minus(v['roll_change_rad'], 2)} rad, \\1; yaws {_minus(v['yaw_change_rad'], 2)} rad, "
+            f"{v['displacement_m']:.1f} m travelled")
+
+
+SCREW_SPIN_PATTERN = r"rolls \u2212?[0-9.]+ rad, ([^;|]*); yaws \u2212?[0-9.]+ rad, [0-9.]+ m travelled"
+
 TUBE_DANGLE_PATTERN = (r"three tethers \(1e5 N/m\) carry [0-9.]+ N vertically = m g of the [0-9.]+ kg model to "
                        r"[<0-9. ]+ % \([0-9 /]+ N from tail to head\); hangs [0-9.]+ m clear of the ice")
 
@@ -139,6 +156,9 @@ FIGURES = {
                                 _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
     "tube_dangle": Figure("tube_dangle", ("run", "--scenario", "tube_dangle", "--out", "{out}"), _tube_dangle,
                           "docs/scenarios.md", _render_tube_dangle, TUBE_DANGLE_PATTERN),
+    "screw_spin_alternating": Figure("screw_spin_alternating", ("run", "--robot", "eels_1_0_alternating", "--scenario",
+                                                                "screw_spin", "--contact", "screw", "--out", "{out}"),
+                                     _screw_spin, "docs/contact.md", _render_screw_spin, SCREW_SPIN_PATTERN),
     "compare_demo": Figure("compare_demo", ("compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane",
                                             "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
                            _compare, "docs/contact.md", _render_compare),

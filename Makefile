@@ -10,7 +10,7 @@ STAMP  := .venv.stamp
 # The replay tests drive headless Chromium (test/viewer).
 SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby chromium
 
-.PHONY: venv sysdeps demo test bench clean worlds
+.PHONY: venv sysdeps demo test bench clean worlds docs-figures shim
 
 venv: $(STAMP)
 
@@ -53,6 +53,14 @@ demo: venv
 	@echo
 	@echo "3D replay (open it in a browser): results/demo/replay.html"
 
+# put eels-gz on PATH for every shell: a link BINDIR/eels-gz -> .venv/bin/eels-gz
+BINDIR ?= $(HOME)/.local/bin
+shim: venv
+	@mkdir -p "$(BINDIR)"
+	ln -sf "$(abspath $(BIN))/eels-gz" "$(BINDIR)/eels-gz"
+	@echo "eels-gz -> $(BINDIR)/eels-gz"
+	@case ":$$PATH:" in *":$(BINDIR):"*) ;; *) echo "note: $(BINDIR) is not on your PATH; add it, e.g.: export PATH=\"$(BINDIR):\$$PATH\"";; esac
+
 # regenerate the shipped terrain models/ and worlds/ from their recipes in eels_gz/registry.py
 worlds: venv
 	$(BIN)/eels-gz world shipped
@@ -70,6 +78,11 @@ bench: venv
 	$(BIN)/python bench/terrain_scans.py --out results/bench_terrain_scans.json
 	$(BIN)/python bench/sweep.py --out results/bench_sweep.json
 	$(BIN)/python bench/mcap_writer.py --out results/bench_mcap_writer.json
+
+# rerun the commands whose figures docs/ quotes; writes docs/figures.json and rewrites the quotes
+# (test/faults/test_docs_figures.py checks them); 3-6 min on 2 cores
+docs-figures: venv
+	$(BIN)/python tools/docs_figures.py
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

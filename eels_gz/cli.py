@@ -106,6 +106,10 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
+            if cfg["ros"]["enabled"]:  # say what is bridged as soon as the interface is up
+                ros_log = logging.getLogger("eels_gz.ros.interface")
+                if ros_log.getEffectiveLevel() > logging.INFO:
+                    ros_log.setLevel(logging.INFO)
             with RunFolder(out_dir, overwrite=overwrite) as folder, Progress("simulating") as progress:
                 summary = run_simulation(cfg, folder.path, progress.update, final_dir=out_dir,
                                          save_config=folder.inside(save_config) if save_config else None,
@@ -123,6 +127,10 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
                    + f"simulated {summary['sim_time'] - setup:.3f} s in {summary['wall_time']:.2f} s "
                    f"(real-time factor {summary['real_time_factor']:.2f})")
         click.echo(f"final base position: x={pose[0]:.4f} y={pose[1]:.4f} z={pose[2]:.4f} m")
+        bridged = summary.get("ros", {}).get("bridged")
+        if bridged:
+            click.echo(f"ros: {bridged['topics']} topics bridged ({bridged['to_ros']} to ROS 2, {bridged['from_ros']} "
+                       f"from ROS 2) over {bridged['transport']} on ROS_DOMAIN_ID {bridged['domain']}")
         for name, path in summary["files"].items():
             click.echo(f"{name}: {path}")
         if save_config:

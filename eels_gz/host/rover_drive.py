@@ -175,6 +175,17 @@ class RoverDrive:
                               "(the wheel joints' <limit velocity> in the xacro, from config/rover_control.yaml "
                               "motors); give a mean wheel rate up to that")
 
+    def check_path(self, robot: str, path: str, segments: list[Segment]) -> None:
+        """Refuse a path whose segments the rover's steering cannot drive as given (it would project
+        them onto other motions and drive another path): the reason comes from the steering joints'
+        limits in the description (:meth:`eels_gz.rover.steering.IcrSteering.why_not`)."""
+        steering = self.steering.steering
+        for i, seg in enumerate(segments, start=1):
+            reason = steering.why_not(*seg.shape)
+            if reason is not None:
+                where = f" (segment {i} of {len(segments)})" if len(segments) > 1 else ""
+                raise ConfigError(f"robot '{robot}' cannot drive path '{path}'{where}: {reason}")
+
     def segment_command(self, seg: Segment, speed: float) -> tuple[tuple[float, float, float], float]:
         """The body twist that drives ``seg`` at mean wheel ground speed ``speed`` (m/s), and the
         saturation factor (< 1 when the fastest wheel would pass the motor limit: the twist is
@@ -299,8 +310,12 @@ def slip_stats(s: np.ndarray) -> dict:
 
 def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path | None, *,
               slope_deg: float = 0.0, scale: float = 1.0, mode: str = "general_ackermann",
-              extent: float = math.inf, overwrite: bool = True) -> dict:
+              extent: float = math.inf, overwrite: bool = True, final: Path | None = None) -> dict:
     """One run; writes ``out/<robot>_<path>_<rate>_<world>.json`` when ``out`` is given.
+
+    ``final``: where ``out`` will be once renamed into place (a sweep sample's ``DIR.partial`` is
+    renamed to ``DIR``); the record's paths inside ``out`` (its file, a generated world) then name
+    their place there, so that they still exist when the run is done.
 
     The file is checked writable (and, without ``overwrite``, absent) before the
     model is built, locked against a concurrent run and replaced as a whole. An
@@ -319,15 +334,28 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
                                                     what="rover run file"))
         with interrupts() as stop, stop.immediately():
             drive = RoverDrive(robot, world, slope_deg=slope_deg, mode=mode)
+        drive.check_path(robot, path, segments)
         record = drive.drive(segments, rate, extent=extent)
-        record.update({"robot": robot, "path": path, "rate": rate, "world": str(world), "slope_deg": slope_deg,
-                       "scale": scale, "mode": mode, "nominal": nominal_path(segments).tolist()})
+        record.update({"robot": robot, "path": path, "rate": rate, "world": str(_moved(world, out, final)),
+                       "slope_deg": slope_deg, "scale": scale, "mode": mode,
+                       "nominal": nominal_path(segments).tolist()})
         if target is not None:
-            record["file"] = str(target.path)
+            record["file"] = str(_moved(target.path, out, final))
             target.write_text(json.dumps(record))
     log.info("%s %s at %g rad/s on %s: %.3f m, end error %.2f %%, slip median %s", robot, path, rate, world,
              record["distance"], 100 * (record["end_error_relative"] or 0), record["slip"]["median"])
     return record
+
+
+def _moved(path: str | Path, out: Path | None, final: Path | None) -> str | Path:
+    """``path`` as it will be once ``out`` is renamed to ``final`` (unchanged outside ``out``)."""
+    if out is None or final is None:
+        return path
+    try:
+        rel = Path(path).absolute().relative_to(Path(out).absolute())
+    except ValueError:
+        return path
+    return Path(final) / rel
 
 
 def slope_angle(world: str) -> float:
@@ -341,11 +369,12 @@ def slope_angle(world: str) -> float:
     return angle
 
 
-def drive_sample(settings: dict, out: Path) -> dict:
+def drive_sample(settings: dict, out: Path, final: Path | None = None) -> dict:
     """One drive of the campaign or of a sweep (``eels-gz sweep`` with ``command: rover drive``):
     ``settings`` robot, path, speed, world, mode, scale; a ``slope:DEG`` world is generated into
     ``out/terrain`` (with the campaign's soil friction) and the drive stops 1 m before the rover would
-    leave the slope. Writes the run file into ``out`` (:func:`run_drive`) and returns its record."""
+    leave the slope. Writes the run file into ``out`` (:func:`run_drive`, with ``final`` where ``out``
+    will be renamed to) and returns its record."""
     world, angle, extent = settings["world"], 0.0, math.inf
     if str(world).startswith("slope:"):
         angle = slope_angle(world)
@@ -353,7 +382,7 @@ def drive_sample(settings: dict, out: Path) -> dict:
             world = slope_world(angle, out / "terrain")
         extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
     return run_drive(settings["robot"], settings["path"], float(settings["speed"]), world, out, slope_deg=angle,
-                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent)
+                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent, final=final)
 
 
 def interrupted(record: dict) -> RunInterrupted | None:

@@ -28,7 +28,7 @@ from eels_gz.host.numba_compile import CompileWatch, load_cached_kernels
 from eels_gz.host.sdf_world import load_world
 from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.host.step_kernels import base_odometry
-from eels_gz.host.terrain_start import WorldBounds, place_on_terrain, terrain_field
+from eels_gz.host.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.ros import messages
@@ -127,6 +127,8 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
+    elif not (scenario and scenario.get("controller")):  # a controller places the robot in its setup
+        check_start_pose(sim, rcfg["pose"])
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.host.tethers import TetherSet, parse_tethers
 
@@ -316,6 +318,7 @@ class HostRos:
             raise ConfigError(f"ros.state_rate must be positive, got {rate}")
         self.topics = HostTopics(sim, period=max(1, int(round(1.0 / (rate * sim.dt)))))
         self.interface = RosInterface(sim, rcfg["transport"], rcfg["domain"])
+        self.bridged = self.interface.describe()  # summary.json's ros.bridged
         self.post_step = self.topics.post_step
 
     def close(self) -> None:
@@ -395,6 +398,7 @@ class _RunLoop:
         self.unwritten: list[str] = []
         self.physics0 = 0.0  # DART's wall time before the timed run (the setup's)
         self.cache_load = (0, 0.0)  # numba compilations loaded from the cache before the loop, seconds
+        self.bridged: dict | None = None  # what the ROS 2 interface bridged (HostRos.bridged)
 
     def _setup(self) -> None:
         """The scenario controller's setup (placement...), interruptible at any moment."""
@@ -439,6 +443,7 @@ class _RunLoop:
             if self.status == "ok":
                 sensors = self.sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
                 ros = start_ros(sim, cfg["ros"])
+                self.bridged = ros.bridged if ros is not None else None
                 self.cache_load = load_cached_kernels()  # paid here, not on the kernels' first calls in the loop
             wall0 = self.loop_start = time.perf_counter()
             if self.status == "ok":
@@ -540,6 +545,11 @@ class _RunLoop:
                            final, self.unwritten)
         # the timed run's cost relative to DART's own step: 1 would be a host that costs nothing
         summary["physics_wall_time"] = physics
+        rcfg = cfg["ros"]
+        summary["ros"] = {"enabled": bool(rcfg["enabled"]), "transport": rcfg["transport"], "domain": rcfg["domain"],
+                          "state_rate": rcfg["state_rate"], "rate": rcfg["rate"]}
+        if self.bridged is not None:
+            summary["ros"]["bridged"] = self.bridged
         summary["step_cost_ratio"] = wall / physics if physics > 0 else None
         if self.sensors is not None:  # each sensor's share of the timed run
             summary["sensor_wall_time"] = self.sensors.wall_times()
@@ -584,6 +594,10 @@ def _say_compiled(numba: dict) -> None:
 def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:
     """The controller's metrics.json and <scenario>.png next to summary.json."""
     metrics = {"scenario": cfg["scenario"]["name"], "status": summary["status"], **controller.metrics()}
+    undeclared = set(metrics) - {"scenario", "status", *controller.METRICS}
+    if undeclared:  # a sweep checks its metrics against METRICS before it runs: keep them in step
+        log.warning("scenario '%s': metrics.json keys %s are not in %s.METRICS", cfg["scenario"]["name"],
+                    ", ".join(sorted(undeclared)), type(controller).__name__)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
     summary["files"]["metrics"] = str(final / "metrics.json")
     if cfg["log"]["plot"]:

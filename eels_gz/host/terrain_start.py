@@ -42,6 +42,10 @@ from eels_gz.spawn import TOLERANCE, drop, slope_rotation
 log = logging.getLogger(__name__)
 DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
 MARGIN = 1.0  # m: beyond the static geometry's box, the robot has left the world
+# m: a given start pose (robot.pose [x, y, z, roll, pitch, yaw]) may put the robot's collision shapes
+# this deep into the terrain, 10 x the design penetration (DEPTH / 50): a pose saved from a settled
+# run starts as it was; deeper, the robot would start buried (refused, see check_start_pose)
+START_DEPTH = 0.01
 
 
 def terrain_field(sim):
@@ -145,6 +149,48 @@ def _place_rover(sim, kin, field, clearance: float) -> dict | None:
             gzsim.Joint(entity).reset_position(sim.ecm, [q])
     log.info("pose auto: rover placed on the terrain (ROAMS): base %s", np.round(pose, 4).tolist())
     return {"method": "rover placement", "pose": pose, "joints": p.joints}
+
+
+def start_penetration(sim) -> tuple[float, str, str, list[float]] | None:
+    """The deepest contact of the robot with the world's static geometry at the current pose, from
+    the engine's own collision detection on the real shapes: (depth m, robot collision, terrain
+    collision, world point), or None when the robot touches nothing static."""
+    group = sim.world.getConstraintSolver().getCollisionGroup()
+    option = dart.collision.CollisionOption()
+    option.enableContact = True
+    option.maxNumContacts = 10000
+    result = dart.collision.CollisionResult()
+    group.collide(option, result)
+    robot = sim.robot_skeleton
+    deepest = None
+    for i in range(result.getNumContacts()):
+        c = result.getContact(i)
+        nodes = [o.getShapeFrame().asShapeNode() for o in (c.collisionObject1, c.collisionObject2)]
+        if any(n is None for n in nodes):
+            continue
+        skels = [n.getBodyNodePtr().getSkeleton() for n in nodes]
+        mine = [s.getName() == robot.getName() for s in skels]
+        if mine[0] == mine[1] or skels[1 - mine.index(True)].isMobile():
+            continue  # self-contact, or contact with another moving body
+        if deepest is None or c.penetrationDepth > deepest[0]:
+            k = mine.index(True)
+            deepest = (float(c.penetrationDepth), nodes[k].getName(), nodes[1 - k].getName(),
+                       [float(v) for v in c.point])
+    return deepest
+
+
+def check_start_pose(sim, pose) -> None:
+    """Refuse a given start pose that puts the robot more than START_DEPTH inside the world's static
+    geometry (it would run buried, and report ``ok``); ``robot.pose: auto`` places it on the terrain."""
+    found = start_penetration(sim)
+    if found is None or found[0] <= START_DEPTH:
+        return
+    depth, mine, theirs, point = found
+    raise PlacementError(
+        f"robot.pose {list(pose)} puts collision '{mine}' {depth:.3f} m inside the terrain ('{theirs}', at "
+        f"{np.round(point, 3).tolist()}); a start pose may reach at most {START_DEPTH:g} m into it. Raise the "
+        f"pose (z by about {depth:.3f} m on flat ground) or use robot.pose auto (--set robot.pose=auto), which "
+        "places the robot on the terrain")
 
 
 def static_bounds(sim) -> tuple[np.ndarray, np.ndarray] | None:

@@ -53,7 +53,17 @@ class RosInterface:
         # the cameras' image and camera_info topics (no template in config/bridge.yaml)
         self.entries = self.entries + camera_entries(description_cameras(sim.sensor_specs, sim.spec.name, robot))
         self.bridge = RosBridge(sim.transport, self.entries, self.backend)
-        log.info("ROS 2 interface over %s on domain %d: %d topics", self.kind, domain_id, len(self.entries))
+        self.domain_id = int(domain_id)
+        d = self.describe()
+        log.info("ROS 2 interface over %s on ROS_DOMAIN_ID %d: %d topics (%d to ROS 2, %d from ROS 2)",
+                 d["transport"], d["domain"], d["topics"], d["to_ros"], d["from_ros"])
+
+    def describe(self) -> dict:
+        """What the interface bridges: transport (rclpy or dds), domain id, and topic counts."""
+        to_ros = sum(e.direction in ("GZ_TO_ROS", "BIDIRECTIONAL") for e in self.entries)
+        from_ros = sum(e.direction in ("ROS_TO_GZ", "BIDIRECTIONAL") for e in self.entries)
+        return {"transport": self.kind, "domain": self.domain_id, "topics": len(self.entries), "to_ros": to_ros,
+                "from_ros": from_ros}
 
     def close(self) -> None:
         self.backend.close()

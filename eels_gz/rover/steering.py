@@ -203,6 +203,47 @@ class IcrSteering:
                 return False
         return True
 
+    def why_not(self, vx: float, vy: float, wz: float) -> str | None:
+        """Why the mode's part of S+ does not hold the twist (vx, vy, wz) (m/s, m/s, rad/s), so that
+        :meth:`command` would project it onto another motion; None when it is admissible as given.
+
+        The reason names the wheels (steering joints) whose limits exclude it: a translation needs
+        every wheel able to take its direction (or the opposite), a turn its ICR in every wheel's
+        wedge (see ``admissible``)."""
+        v = math.hypot(vx, vy)
+        if v == 0.0 and wz == 0.0:
+            return None
+        deg = math.degrees
+        if abs(wz) <= TRANSLATION_RATIO * v:
+            theta = math.atan2(vy, vx)
+            if self.directions.contains(theta):
+                return None
+            blocking = [w for w in self.wheels
+                        if not DirectionSet.of([w]).contains(theta)]
+            arcs = ", ".join(f"{deg(s):.1f}" if e - s < 1e-9 else f"{deg(s):.1f}..{deg(e):.1f}"
+                             for s, e in self.directions.arcs) or "none"
+            who = "; ".join(f"'{w.name}' steers within [{deg(w.steer_min):.1f}, {deg(w.steer_max):.1f}] deg"
+                            for w in blocking)
+            what = "crab" if abs(math.sin(theta)) > 1e-9 else "drive straight"
+            why = (f"wheel(s) {who}" if blocking else f"drive mode '{self.mode}' excludes it")
+            return (f"its steering cannot {what} (translate along {deg(theta):.1f} deg from the body x axis): {why}; "
+                    f"the translations it admits in mode '{self.mode}' are along {arcs} deg")
+        icr = np.array([-vy / wz, vx / wz])
+        if any(pc.violation(icr) <= FEAS_TOL for pc in self.pieces):
+            return None
+        blocking = [w.name for w in self.wheels if not IcrSteering._wheel_holds(w, icr)]
+        return (f"its steering cannot turn about the point ({icr[0]:.3f}, {icr[1]:.3f}) m of the body frame "
+                f"in mode '{self.mode}'" + (f": outside the steering range of wheel(s) {', '.join(blocking)}"
+                                            if blocking else ""))
+
+    @staticmethod
+    def _wheel_holds(w: Wheel, q: np.ndarray) -> bool:
+        d = q - (w.x, w.y)
+        if math.hypot(*d) <= float(tolerance(q)):
+            return True
+        delta = math.atan2(d[1], d[0]) - math.pi / 2
+        return any(w.steer_min - 1e-9 <= delta + k * math.pi <= w.steer_max + 1e-9 for k in range(-3, 4))
+
     # --- commands ---------------------------------------------------------------------
     def mean_wheel_speed(self, vx: float, vy: float, wz: float) -> float:
         """Mean ground speed (m/s) of the wheel axes under the twist."""

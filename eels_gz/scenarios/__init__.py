@@ -47,6 +47,10 @@ class RunEnd:
 class ScenarioController:
     """Base class with do-nothing hooks (see the module docstring)."""
 
+    # the top-level keys metrics() may write to metrics.json: a sweep checks its metrics against them
+    # before any sample runs (eels_gz.sweep.commands.RunCommand.check_metrics)
+    METRICS: tuple[str, ...] = ()
+
     def setup(self, sim, params: dict[str, float]) -> None:
         """Prepare the run: place the robot, set up tethers (may step ``sim``)."""
 

@@ -71,6 +71,8 @@ def s_curve(amplitude: float, wavelength: float, length_x: float, z: float, x0: 
 
 
 class LeaderFollower(ScenarioController):
+    METRICS = ("speed_command_m_s", "travelled_m", "duration_s", "average_speed_m_s", "tracking_error",
+               "tracking_error_per_point", "motion_control")
     def __init__(self, scenario: dict):
         self.scenario = scenario
         self.where = "leader_follower"

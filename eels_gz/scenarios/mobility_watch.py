@@ -21,6 +21,8 @@ def threshold_from(params: dict[str, float]) -> float:
 
 
 class MobilityWatch:
+    # the keys of metrics() (a scenario's METRICS includes them when it merges them in)
+    METRICS = ("mobility_threshold_deg", "max_axis_gravity_angle_deg")
     """Checks ``link`` (default config/snake.yaml ``mobility.link``) of the robot in ``sim``."""
 
     def __init__(self, sim, threshold: float, link: str | None = None):

@@ -116,6 +116,8 @@ def place_in_bore(sim, snake: SnakeHost, terrain, params: dict, center, axis, re
 
 
 class MoulinDescent(ScenarioController):
+    METRICS = ("placement", "hold_analysis", "descended_m", "descent_rate_m_s", "duration_s",
+               *MobilityWatch.METRICS)
     def __init__(self, scenario: dict):
         self.scenario = scenario
         self.t: list[float] = []
@@ -193,6 +195,8 @@ class MoulinDescent(ScenarioController):
 class StemmingDescent(WallClimb):
     """The slot: wall_climb's stemming zigzag laid across the moulin's slot, settled by the placement
     algorithm, pushed into the walls, held, then down-climbing (module docstring)."""
+
+    METRICS = ("placement", "hold_analysis", "descended_m", "descent_rate_m_s", "duration_s", *WallClimb.METRICS)
 
     NAME = "moulin_descent"
 

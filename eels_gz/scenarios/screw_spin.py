@@ -37,6 +37,8 @@ def _roll(T: np.ndarray) -> float:
 
 
 class ScrewSpin(ScenarioController):
+    METRICS = ("duration_s", "advance_m", "lateral_m", "displacement_m", "advance_speed_m_s", "speed_m_s",
+               "yaw_change_rad", "roll_change_rad")
     def setup(self, sim, params):
         self.sim = sim
         self.body = sim.robot_skeleton.getBodyNode(0)

@@ -42,6 +42,8 @@ def body_axis(points: np.ndarray) -> np.ndarray:
 
 
 class Sidewind(ScenarioController):
+    METRICS = ("duration_s", "gait", "window_s", "displacement_m", "average_speed_m_s", "heading_rad",
+               "direction_from_body_axis_rad", "centroid_path_m", "world")
     def __init__(self, scenario: dict):
         self.scenario = scenario
         self.t: list[float] = []

@@ -20,6 +20,7 @@ def _yaw(T: np.ndarray) -> float:
 
 
 class SurfaceTraverse(ScenarioController):
+    METRICS = ("tail_path_length_m", "final_tail_pose", "phases")
     def __init__(self, scenario: dict):
         self.keyframes = sorted({float(k["t"]) for k in scenario.get("setpoints") or []})
         self.t: list[float] = []

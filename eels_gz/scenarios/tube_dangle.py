@@ -34,6 +34,9 @@ CLEARANCE_EVERY = 10  # steps between clearance samples
 
 
 class TubeDangle(ScenarioController):
+    METRICS = ("robot_mass_kg", "weight_n", "tether_force_total_n", "tether_force_vertical_n",
+               "tether_force_over_weight", "tether_tension_n", "min_clearance_m", "min_clearance_settled_m",
+               "final_base_position", "final_base_x_axis", "settle_time_s")
     def __init__(self, scenario: dict):
         self.scenario = scenario
         if not scenario.get("tethers"):

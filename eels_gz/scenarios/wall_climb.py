@@ -165,6 +165,9 @@ def pull(ropes: TetherSet, scale: float) -> None:
 
 class WallClimb(ScenarioController):
     NAME = "wall_climb"
+    METRICS = ("gap_m", "bend_amplitude_rad", "hold_time_s", "held_s", "hold_drift_m", "rope_force_n",
+               "release_drop_m", "hold_drop_m", "climbed_m", "climb_time_s", "climb_ratio", "mean_screw_load_n",
+               "hold_statics", "hold_margin", *MobilityWatch.METRICS)
 
     def __init__(self, scenario: dict):
         self.scenario = scenario

@@ -9,6 +9,7 @@ status; a sample rerun by ``--resume`` replaces what a killed attempt left.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -19,7 +20,57 @@ from eels_gz.errors import ConfigError, EelsError
 # the keys every run's summary.json may hold (eels_gz.host.runner._summary); others come from metrics.json
 RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "real_time_factor", "steps",
                     "final_base_pose", "settings", "files", "message", "error", "resets", "disabled_systems",
-                    "unwritten")
+                    "unwritten", "ros")
+
+
+# the keys every metrics.json holds besides its controller's METRICS (eels_gz.host.runner._scenario_outputs)
+METRICS_FILE_KEYS = ("scenario", "status")
+
+
+def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
+    """The top-level keys of the metrics.json a run of the scenario section ``scfg`` (name and
+    parameters) writes: none without a scenario or a controller."""
+    from eels_gz import registry
+    from eels_gz.control.setpoints import load_scenario
+    from eels_gz.scenarios import load_controller
+
+    name = scfg.get("name")
+    if not name:
+        return ()
+    path = registry.scenario_path(name)
+    scenario = load_scenario(path, {k: v for k, v in scfg.items() if k != "name"})
+    if not scenario.get("controller"):
+        return ()
+    controller = load_controller(scenario["controller"], scenario, str(path))
+    return (*METRICS_FILE_KEYS, *controller.METRICS)
+
+
+class _KeyedError(Exception):
+    """An error of a run configuration's check and the dotted key it is about (None: unknown)."""
+
+    def __init__(self, key: str | None, error: EelsError):
+        super().__init__(str(error))
+        self.key, self.error = key, error
+
+
+@contextlib.contextmanager
+def _about(key: str):
+    """Tag an EelsError raised inside with the configuration ``key`` it is about."""
+    try:
+        yield
+    except EelsError as exc:
+        raise _KeyedError(key, exc) from None
+
+
+def _source_of(items: list[tuple[str, Any, str]], key: str | None) -> str | None:
+    """The source of the last item that set ``key`` (``robot: NAME`` sets robot.name; a section sets
+    its keys), or None when no item did (the value is a default)."""
+    if key is None:
+        return None
+    for k, _, source in reversed(items):
+        if k == key or key.startswith(k + ".") or k.startswith(key + "."):
+            return source
+    return None
 
 
 def _prefixed(exc: EelsError, where: str | None) -> ConfigError:
@@ -46,12 +97,22 @@ class RunCommand:
             config.set_key(cfg, key, value, source)
         try:
             self._check(cfg)
-        except EelsError as exc:
-            raise _prefixed(exc, where or "base") from None
+        except _KeyedError as exc:
+            raise _prefixed(exc.error, _source_of(items, exc.key) or where or "base") from None
         return cfg
 
     @staticmethod
     def _check(cfg: dict) -> dict | None:
+        """The checks of :meth:`_checks`, each error tagged with the configuration key it is about."""
+        try:
+            return RunCommand._checks(cfg)
+        except _KeyedError:
+            raise
+        except EelsError as exc:
+            raise _KeyedError(None, exc) from None
+
+    @staticmethod
+    def _checks(cfg: dict) -> dict | None:
         from eels_gz import registry
         from eels_gz.config import contact_overrides
         from eels_gz.contact.params import resolve_contact_params
@@ -60,43 +121,57 @@ class RunCommand:
 
         scfg = cfg["scenario"]
         scenario = None
-        if scfg.get("name"):
-            scenario = load_scenario(registry.scenario_path(scfg["name"]),
-                                     {k: v for k, v in scfg.items() if k != "name"})
+        with _about("scenario"):
+            if scfg.get("name"):
+                scenario = load_scenario(registry.scenario_path(scfg["name"]),
+                                         {k: v for k, v in scfg.items() if k != "name"})
         resolved = scenario_defaults(cfg, scenario)
-        entry = registry.robot(resolved["robot"]["name"])
-        if resolved["robot"]["n_modules"] is not None:
-            registry.check_n_modules(entry, resolved["robot"]["n_modules"])
-        registry.world_path(resolved["world"])
+        with _about("robot.name"):
+            entry = registry.robot(resolved["robot"]["name"])
+        with _about("robot.n_modules"):
+            if resolved["robot"]["n_modules"] is not None:
+                registry.check_n_modules(entry, resolved["robot"]["n_modules"])
+        with _about("world"):
+            registry.world_path(resolved["world"])
         contact = resolved["contact"]
-        if contact["model"] not in CONTACT_MODELS:
-            raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
-        overrides = contact_overrides(contact)
-        if overrides and contact["model"] != "screw":
-            raise ConfigError(f"contact.{next(iter(overrides))} sets a parameter of the screw contact, but "
-                              f"contact.model is '{contact['model']}'")
-        resolve_contact_params(contact["params"], overrides)
+        with _about("contact.model"):
+            if contact["model"] not in CONTACT_MODELS:
+                raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, "
+                                  f"got {contact['model']!r}")
+        with _about("contact"):
+            overrides = contact_overrides(contact)
+            if overrides and contact["model"] != "screw":
+                raise ConfigError(f"contact.{next(iter(overrides))} sets a parameter of the screw contact, but "
+                                  f"contact.model is '{contact['model']}'")
+            resolve_contact_params(contact["params"], overrides)
         return scenario
 
     def check_metrics(self, spec, base_items: list) -> None:
-        """A metric that is not a key of summary.json must come from metrics.json, which only a
-        scenario with a controller writes: refused when no scenario of the campaign has one."""
-        from eels_gz import registry
-        from eels_gz.control.setpoints import load_scenario
+        """A metric that is not a key of summary.json must come from metrics.json, whose keys are what the
+        scenario's controller declares it writes (``METRICS`` of eels_gz.scenarios.ScenarioController):
+        refused, before any sample runs, when a scenario of the campaign (each value the campaign may
+        give, as :func:`eels_gz.sweep.spec.check_spec` tries them) does not write it."""
         from eels_gz.sweep.spec import representative_items
 
         others = [m for m in spec.metrics if m.split(".")[0] not in RUN_SUMMARY_KEYS]
         if not others:
             return
-        names = set()
+        seen: dict[tuple, tuple[str | None, tuple[str, ...]]] = {}
         for items in representative_items(spec, base_items):
-            names.add(self.settings(items)["scenario"].get("name"))
-        with_controller = [n for n in names if n and load_scenario(registry.scenario_path(n)).get("controller")]
-        if not with_controller:
-            scenarios = ", ".join(f"'{n}'" for n in sorted(n for n in names if n)) or "none"
-            raise ConfigError(f"{spec.source}: metrics: '{others[0]}' is not a key of summary.json (its keys: "
-                              f"{', '.join(RUN_SUMMARY_KEYS)}), and no scenario of the campaign ({scenarios}) "
-                              "has a controller that writes metrics.json")
+            scfg = self.settings(items)["scenario"]
+            key = tuple(sorted((k, repr(v)) for k, v in scfg.items()))
+            if key not in seen:
+                seen[key] = (scfg.get("name"), scenario_metric_keys(scfg))
+        for metric in others:
+            for name, keys in seen.values():
+                if metric.split(".")[0] in keys:
+                    continue
+                writes = (f"its controller writes metrics.json keys {', '.join(keys)}" if keys else
+                          "it has no controller, so its runs write no metrics.json")
+                raise ConfigError(f"{spec.source}: metrics: '{metric}' is neither a key of summary.json (its keys: "
+                                  f"{', '.join(RUN_SUMMARY_KEYS)}) nor of metrics.json in the runs of "
+                                  + (f"scenario '{name}' ({writes})" if name else
+                                     "the campaign, which runs no scenario (set scenario.name for a metrics.json)"))
 
     def run(self, cfg: dict, folder: Path) -> tuple[str, str | None]:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the
@@ -200,9 +275,8 @@ class RoverDriveCommand:
 
         with RunFolder(folder, overwrite=True, what="sweep sample") as out:
             begin_result(out.path / "summary.json", "rover drive")
-            record = drive_sample(s, out.path)
+            record = drive_sample(s, out.path, final=folder)
             brief = {k: record[k] for k in ROVER_SUMMARY_KEYS if k in record}
-            brief["file"] = str(folder / Path(record["file"]).name)
             status = brief["status"]
             if status.startswith("diverged: "):
                 brief["status"], brief["message"] = "diverged", status[len("diverged: "):]

@@ -247,6 +247,27 @@ class SweepFolder:
             self.lock.release()
 
 
+# Ray (2.5x) turns token authentication on for a local cluster that ray.init starts when RAY_AUTH_MODE
+# is unset, and says so in a warning on every campaign. The cluster eels-gz starts is its own, for
+# one campaign; token authentication is the safe setting for it, so it is kept and the notice is
+# silenced (docs/sweeps.md). A RAY_AUTH_MODE the user sets is Ray's to act on, with its own messages.
+RAY_TOKEN_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
+@contextlib.contextmanager
+def _quiet_token_notice() -> Iterator[None]:
+    logger = logging.getLogger(RAY_TOKEN_LOGGER)
+    if os.environ.get("RAY_AUTH_MODE") is not None:
+        yield
+        return
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 @contextlib.contextmanager
 def ray_session(workers: int | None = None, address: str | None = None) -> Iterator[dict]:
     """Ray for a campaign: the session already open in this process, a cluster at ``address`` (or
@@ -265,7 +286,8 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
         if address:
             ray.init(address=address, **options)
         else:
-            ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
+            with _quiet_token_notice():
+                ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
     finally:
         if main:  # ray.init makes SIGTERM exit the driver at once; the campaign stops cleanly instead
             signal.signal(signal.SIGTERM, sigterm)

@@ -10,7 +10,19 @@ Model folder ``<models>/<name>/``:
   signed distance grid, :func:`eels_gz.terrain.fields.save_field`), in the
   model frame. The fixed name next to ``model.sdf`` is how the screw-contact
   plugin finds it (:func:`find_terrain_field`);
-- ``terrain.json``: the generator, its parameters and the source file;
+- ``terrain.json``: the generator, its parameters, the source file and the
+  model's ``local_origin``;
+- **local origin.** Meshes and field are written relative to the model's
+  ``local_origin`` (:func:`local_origin`: the centre of the collision mesh's
+  bounds rounded to ORIGIN_GRID, zero for a terrain near the world origin),
+  and ``model.sdf`` carries it as the model's ``<pose>``, in full double
+  precision. A scan or mesh in georeferenced coordinates (UTM: 4.1e6 m) thus
+  stays where it was scanned while its binary STL, which holds float32
+  (0.25-0.5 m steps at 4.1e6 m), keeps the precision of a terrain at the
+  origin; every reader applies the pose (the hosts' SDF loaders,
+  :func:`find_terrain_field` for the screw contact, placement and sensors,
+  the scene log and so the viewer). DEM (heightmap) terrains are written in
+  world coordinates as before;
 - DEM terrains only: ``heightmap.png`` (16-bit, square, 2^n + 1 posts, as
   Gazebo needs) named by a ``<heightmap>`` collision and visual, and
   ``heightmap.stl``, the triangulated DEM. dartpy has no heightmap shape, so
@@ -51,6 +63,10 @@ HEIGHTMAP_MESH = "heightmap.stl"
 SDF_VERSION = "1.9"
 MAX_HEIGHTMAP_POSTS = 1025  # Gazebo heightmap images are square with 2^n + 1 posts
 REFERENCE_WORLD = ("worlds", "ice_plane.sdf")
+# m: a local origin is a multiple of this. Within ORIGIN_GRID / 2 of the world origin it is zero (the
+# shipped terrains), and a model's float32 mesh coordinates stay below ORIGIN_GRID / 2 + its extent:
+# float32 steps of 4 um at 50 m, against 0.25-0.5 m at a UTM northing of 4.1e6 m.
+ORIGIN_GRID = 100.0
 
 
 @dataclass(frozen=True)
@@ -149,17 +165,23 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
         (folder / stale).unlink(missing_ok=True)
     visual_uri = f"model://{name}/meshes/collision.stl"
     if not terrain.heightmap:
+        origin = local_origin(terrain.collision)
         (folder / "meshes").mkdir(exist_ok=True)
-        terrain.collision.export(folder / "meshes" / "collision.stl")
+        _in_model_frame(terrain.collision, origin).export(folder / "meshes" / "collision.stl")
         if terrain.visual is not terrain.collision:
-            terrain.visual.export(folder / "meshes" / "visual.stl")
+            _in_model_frame(terrain.visual, origin).export(folder / "meshes" / "visual.stl")
             visual_uri = f"model://{name}/meshes/visual.stl"
     field = terrain.build_field()
+    origin = np.zeros(3) if terrain.heightmap else local_origin(terrain.collision)
+    if np.any(origin):
+        field = _translated(field, -origin)
     save_field(folder / FIELD_FILE, field, compact=_large(field))
 
     root = etree.Element("sdf", version=SDF_VERSION)
     model = _sub(root, "model", name=name)
     _sub(model, "static", "true")
+    if np.any(origin):  # the local origin, in double precision (repr: the shortest exact decimal)
+        _sub(model, "pose", " ".join(repr(float(v)) for v in origin) + " 0 0 0")
     link = _sub(model, "link", name=f"{name}_link")
     collision = _sub(link, "collision", name=f"{name}_collision")
     visual = _sub(link, "visual", name=f"{name}_visual")
@@ -191,9 +213,26 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
     _sub(config, "description", terrain.description)
     _write_xml(folder / "model.config", config)
     meta = {"kind": terrain.kind, "description": terrain.description, "parameters": terrain.parameters,
-            "source": source, "command": command, "distance_field": FIELD_FILE}
+            "source": source, "command": command, "distance_field": FIELD_FILE,
+            "local_origin": [float(v) for v in origin]}
     (folder / "terrain.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=float) + "\n")
     return folder
+
+
+def local_origin(mesh) -> np.ndarray:
+    """The model frame's origin in the world (m) for a terrain mesh in world coordinates: the centre of
+    its bounds rounded to ORIGIN_GRID (module docstring)."""
+    lo, hi = np.asarray(mesh.bounds, dtype=float)
+    return np.round(0.5 * (lo + hi) / ORIGIN_GRID) * ORIGIN_GRID
+
+
+def _in_model_frame(mesh, origin: np.ndarray):
+    """``mesh`` (world frame) moved into the model frame whose origin is ``origin``, in double precision."""
+    if not np.any(origin):
+        return mesh
+    moved = mesh.copy()
+    moved.apply_translation(-origin)
+    return moved
 
 
 def write_world(terrain, name: str, worlds_dir: str | Path, *, command: str = "",
@@ -272,8 +311,11 @@ def _models_of_file(path: Path) -> list[tuple[str, str, np.ndarray, list[tuple[n
                 folder = next((r / uri[8:] for r in resource_paths() if (r / uri[8:]).exists()), None)
             if folder is None:
                 raise TerrainError(f"{path}: cannot find model '{uri}' (searched GZ_SIM_RESOURCE_PATH and models/)")
-            pose = _pose_matrix(node.findtext("pose")) if node.find("pose") is not None else np.eye(4)
-            out.append((uri, str(folder / "model.sdf"), pose, []))
+            model_file = folder / "model.sdf"
+            # an include's <pose> replaces the model's own (as in sdformat); without one the model's applies
+            pose_text = node.findtext("pose") if node.find("pose") is not None else _own_pose(model_file)
+            pose = _pose_matrix(pose_text) if pose_text is not None else np.eye(4)
+            out.append((uri, str(model_file), pose, []))
         elif node.tag == "model":
             pose = _pose_matrix(node.findtext("pose")) if node.find("pose") is not None else np.eye(4)
             planes = []
@@ -288,6 +330,15 @@ def _models_of_file(path: Path) -> list[tuple[str, str, np.ndarray, list[tuple[n
                             planes.append((C[:3, 3], C[:3, :3] @ (n / np.linalg.norm(n))))
             out.append((node.get("name", "?"), str(path), pose, planes))
     return out
+
+
+def _own_pose(model_file: Path) -> str | None:
+    """The ``<pose>`` text of the model in ``model_file``, or None."""
+    try:
+        model = etree.parse(str(model_file)).getroot().find("model")
+    except (OSError, etree.XMLSyntaxError):
+        return None
+    return model.findtext("pose") if model is not None and model.find("pose") is not None else None
 
 
 def _models_of_spec(spec) -> list:

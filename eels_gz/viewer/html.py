@@ -63,7 +63,19 @@ def _b64_int(array) -> str:
     return base64.b64encode(np.ascontiguousarray(array, dtype="<i4").tobytes()).decode()
 
 
-def _run_data(run: Run, color: str) -> dict:
+def scene_origin(runs: list[Run]) -> np.ndarray:
+    """The world point (m) the page's coordinates are relative to: the first run's start rounded as a
+    terrain model's local origin is (eels_gz.terrain.writers.local_origin), zero near the world origin.
+    WebGL holds float32, in 0.25-0.5 m steps at a UTM northing of 4.1e6 m; relative to this origin a
+    georeferenced run keeps the precision of one at the origin."""
+    from eels_gz.terrain.writers import ORIGIN_GRID
+
+    start = np.asarray(runs[0].trail[0], dtype=float) if len(runs[0].trail) else np.zeros(3)
+    return np.round(start / ORIGIN_GRID) * ORIGIN_GRID
+
+
+def _run_data(run: Run, color: str, origin: np.ndarray | None = None) -> dict:
+    o = np.zeros(3) if origin is None else np.asarray(origin, dtype=float)
     index = {name: i for i, name in enumerate(run.links)}
     visuals = []
     for v in run.visuals:
@@ -75,15 +87,16 @@ def _run_data(run: Run, color: str) -> dict:
         visuals.append(entry)
     out = {
         "label": run.label, "color": color, "links": run.links, "visuals": visuals,
-        "times": _b64(run.times), "pos": _b64(run.positions.reshape(-1)), "quat": _b64(run.quaternions.reshape(-1)),
-        "trail": _b64(run.trail.reshape(-1)),
-        "terrain": [{"triangles": _b64(tri.reshape(-1)), "rgba": list(rgba), "zmin": float(tri[..., 2].min())}
-                    for tri, rgba in run.terrain],
+        "times": _b64(run.times), "pos": _b64((np.asarray(run.positions, dtype=float) - o).reshape(-1)),
+        "quat": _b64(run.quaternions.reshape(-1)), "trail": _b64((np.asarray(run.trail, dtype=float) - o).reshape(-1)),
+        "terrain": [{"triangles": _b64((np.asarray(tri, dtype=float) - o).reshape(-1)), "rgba": list(rgba),
+                     "zmin": float(tri[..., 2].min() - o[2])} for tri, rgba in run.terrain],
     }
     if run.forces:
         counts = np.array([len(f) for f in run.forces])
         out["force_index"] = _b64_int(np.r_[0, np.cumsum(counts)])
-        flat = np.concatenate([f.reshape(-1) for f in run.forces]) if counts.sum() else np.zeros(0)
+        flat = (np.concatenate([(np.asarray(f, dtype=float) - o).reshape(-1) for f in run.forces])
+                if counts.sum() else np.zeros(0))
         out["forces"] = _b64(flat)
     return out
 
@@ -112,8 +125,9 @@ def replay_html(runs: list[Run], title: str = "", layout: str = "overlay") -> st
         raise ConfigError(f"replay layout must be one of {', '.join(LAYOUTS)}, got '{layout}'")
     if not runs:
         raise ConfigError("a replay needs at least one run")
-    data = {"layout": layout, "enclosed": _enclosed(runs),
-            "runs": [_run_data(r, PALETTE[i % len(PALETTE)]) for i, r in enumerate(runs)]}
+    origin = scene_origin(runs)
+    data = {"layout": layout, "enclosed": _enclosed(runs), "origin": origin.tolist(),  # the scene's (0, 0, 0), m
+            "runs": [_run_data(r, PALETTE[i % len(PALETTE)], origin) for i, r in enumerate(runs)]}
     # JSON inside <script>: "</" must not appear literally
     text = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     three = _asset("vendor/three.min.js")

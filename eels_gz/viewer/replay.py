@@ -214,8 +214,10 @@ def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0
             summary = json.loads((folder / "summary.json").read_text())
         except (OSError, json.JSONDecodeError):
             summary = {}
-    return Run(label or folder.name, str(folder), visuals, links, np.array(times), np.array(pos, dtype=np.float32),
-               np.array(quat, dtype=np.float32), np.array(trail, dtype=np.float32), frame_forces, terrain, summary)
+    # positions stay in double: a georeferenced world (UTM, 4.1e6 m) has them far from the origin, and the page
+    # holds them in float32 relative to its scene origin (eels_gz.viewer.html)
+    return Run(label or folder.name, str(folder), visuals, links, np.array(times), np.array(pos, dtype=float),
+               np.array(quat, dtype=np.float32), np.array(trail, dtype=float), frame_forces, terrain, summary)
 
 
 def _decimate(times_ns: list[int], max_fps: float) -> list[int]:

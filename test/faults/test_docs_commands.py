@@ -107,6 +107,10 @@ def test_doc_command_parses_and_its_inputs_exist(page, number, words, env):
     if words[0] == "make":
         assert words[1] in makefile_targets(), f"{where}: no such Makefile target"
         return
+    if words[0] == "source":  # the quickstart's way to put eels-gz on PATH: the venv `make venv` creates
+        venv = re.search(r"^VENV\s*:=\s*(\S+)", (REPO / "Makefile").read_text(), re.M).group(1)
+        assert words[1:] == [f"{venv}/bin/activate"], f"{where}: only the venv's activate script may be sourced"
+        return
     if words[0] == "ray":  # Ray's own CLI (installed with eels_gz): `ray start`, `ray stop`, `ray status`
         assert words[1] in ("start", "stop", "status"), f"{where}: an unexpected ray command"
         return
@@ -159,3 +163,54 @@ def test_the_sample_inputs_are_what_make_examples_writes(tmp_path):
     assert written == shipped
     for name in written:
         assert (tmp_path / name).read_bytes() == (REPO / "examples" / name).read_bytes(), f"examples/{name} is stale"
+
+
+def output_key(path: tuple[str, ...], params: dict) -> tuple | None:
+    """What a command's output occupies, so that two commands of the docs never write the same thing:
+    a run folder (run, compare, sweep, campaign, ...), a rover drive's file in its folder, a world's
+    model and world names in its folder; None for a command that writes nothing to --out."""
+    out = params.get("out_dir") or params.get("out")
+    if path[:1] == ("world",):
+        outs = outputs(path, params)
+        return ("world", str(Path(outs[0]).parent.parent)) + tuple(outs) if outs else None
+    if path == ("rover", "drive"):
+        return ("rover drive", out, params["robot"], params["path_name"], params["rate"], params["world"])
+    if not out or path[:1] in (("calibrate",), ("view",), ("recover",), ("describe",)):
+        return None
+    return ("folder", str(out))
+
+
+def test_every_docs_command_writes_to_its_own_folder():
+    """Followed in order (README, then docs/ page by page), no command writes where an earlier one did
+    (its run would be refused, or replace the other's), except ``--resume``, which finishes it (issue 31:
+    robots.md and sweeps.md both wrote results/screw_contact)."""
+    seen: dict[tuple, str] = {}
+    for page, number, words, _ in COMMANDS:
+        if words[0] != "eels-gz":
+            continue
+        try:
+            path, params = parse(words[1:])
+        except click.exceptions.Exit:
+            continue
+        key = output_key(path, params)
+        if key is None or params.get("resume"):
+            continue
+        where = f"{page.relative_to(REPO)}:{number}"
+        assert key not in seen, f"{where}: {' '.join(words)} writes where {seen[key]} did"
+        seen[key] = where
+
+
+def test_the_readme_says_how_to_put_eels_gz_on_path(tmp_path):
+    """Issue 31 §7: every page calls `eels-gz`, which `make` installs into .venv/bin, off PATH. The
+    quickstart names both ways (activate the venv, or `make shim`), and `make shim` links the
+    command into BINDIR."""
+    import subprocess
+
+    readme = (REPO / "README.md").read_text()
+    quick = readme[readme.index("## Quickstart"):readme.index("## What is exercised here")]
+    assert "source .venv/bin/activate" in quick and "make shim" in quick
+    done = subprocess.run(["make", "-o", "venv", "-o", ".venv.stamp", "shim", f"BINDIR={tmp_path}"], cwd=REPO,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    link = tmp_path / "eels-gz"
+    assert link.is_symlink() and Path(os.readlink(link)) == REPO / ".venv" / "bin" / "eels-gz"

@@ -1,0 +1,54 @@
+"""Issue 31 §9: a robot placed inside the terrain ran 2 s buried with status ``ok`` and no warning.
+A given start pose (robot.pose [x, y, z, roll, pitch, yaw]) that puts a collision shape more than
+START_DEPTH into the terrain is now refused (exit 2, nothing written), naming the shape and the
+depth; ``robot.pose: auto`` still places the robot on the terrain."""
+
+from __future__ import annotations
+
+import pytest
+from faults_cli import SMALL, cli
+
+from eels_gz import config
+from eels_gz.errors import PlacementError
+from eels_gz.host.runner import prepare
+
+# m: the engine's contact depth against the plane is exact for the screw cylinders up to round-off
+DEPTH_TOL = 1e-6
+
+
+def small_cfg(pose) -> dict:
+    cfg = config.resolve()
+    config.set_key(cfg, "robot.name", "eels_1_0_front_only", "test")
+    config.set_key(cfg, "robot.n_modules", 2, "test")
+    config.set_key(cfg, "robot.pose", pose, "test")
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def rest_z() -> float:
+    """Base height of the auto pose on ice_plane: lowest collision at AUTO_CLEARANCE above z = 0."""
+    from eels_gz.host.simulation import AUTO_CLEARANCE
+
+    sim = prepare(small_cfg("auto")).sim
+    return float(sim.robot_skeleton.getRootBodyNode().getWorldTransform().translation()[2]) - AUTO_CLEARANCE
+
+
+def test_a_pose_3_cm_inside_the_ice_is_refused_and_writes_nothing(tmp_path, rest_z):
+    out = tmp_path / "run"
+    res = cli("run", *SMALL, "--duration", "0.2", "--set", f"robot.pose=[0, 0, {rest_z - 0.03}, 0, 0, 0]",
+              "--out", out)
+    assert res.exit_code == 2, res.output
+    assert "0.030 m inside the terrain" in res.output and "robot.pose auto" in res.output, res.output
+    assert not out.exists() and not (tmp_path / "run.partial").exists()
+
+
+def test_the_refusal_measures_the_depth(rest_z):
+    with pytest.raises(PlacementError, match=r"collision 'module_\d_(screw_link|shell)_collision' 0\.025 m inside"):
+        prepare(small_cfg([0, 0, rest_z - 0.025, 0, 0, 0]))
+
+
+def test_a_pose_within_the_start_tolerance_runs(rest_z):
+    from eels_gz.host.terrain_start import START_DEPTH
+
+    prepare(small_cfg([0, 0, rest_z - 0.5 * START_DEPTH, 0, 0, 0]))
+    prepare(small_cfg([0, 0, rest_z + 0.001, 0, 0, 0]))

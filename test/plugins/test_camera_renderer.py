@@ -101,7 +101,7 @@ def test_bore_depth_within_1mm_and_the_tracers_silhouette(gl):
 @pytest.mark.parametrize("cam", [
     PinholeCamera(160, 120, 1.2, 0.05, 20.0, DISTORTED),
     FisheyeCamera(120, 120, math.radians(200.0), 0.05, 20.0),
-    CahvoreCamera(120, 100, c=(0, 0, 0), a=(1, 0, 0), h=(-60.0, -110.0, 0), v=(-50.0, 0, -110.0),
+    CahvoreCamera(120, 100, c=(0, 0, 0), a=(1, 0, 0), h=(60.0, -110.0, 0), v=(50.0, 0, -110.0),
                   o=(1, 0, 0), r=(0.05, -0.21, 0.01), kind="cahvor", near=0.05, far=20.0),
 ], ids=["brown_conrady", "fisheye_200deg", "cahvor"])
 def test_every_model_sees_the_bore_within_1mm(gl, cam):

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 WIDE_ANGLE = math.radians(60.0)  # beyond this angle off the axis a camera is rendered on cube faces
 MAX_VIEW_SIZE = 4096
+PITCH_PERCENTILE = 2.0
 
 _VERTEX = """#version 330
 uniform mat4 view;  // world -> eye (the view's pinhole frame: z forward, x right, y down)
@@ -136,20 +137,26 @@ class CameraViews:
             d = rays[pix] @ v.R  # the rays in the view's frame
             u = np.rint(v.f * d[:, 0] / d[:, 2] + v.cx).astype(np.intp).clip(0, v.w - 1)
             r = np.rint(v.f * d[:, 1] / d[:, 2] + v.cy).astype(np.intp).clip(0, v.h - 1)
+            # render only the part of the view the camera's pixels sample (a cube face is often a sliver)
+            u0, r0 = u.min(), r.min()
+            v.cx, v.cy, v.w, v.h = v.cx - u0, v.cy - r0, int(u.max() - u0 + 1), int(r.max() - r0 + 1)
+            u, r = u - u0, r - r0
             v.pixels, v.index, v.rays = pix, r * v.w + u, d
             self.views.append(v)
 
 
 def _finest_pitch(rays: np.ndarray) -> float:
-    """The smallest angle (rad) between neighbouring pixels' rays, horizontally or vertically."""
-    pitches = []
+    """The angle (rad) between neighbouring pixels' rays, horizontally or vertically, that all but
+    ``PITCH_PERCENTILE`` % of the pixels exceed: the view's pixels are at least as fine nearly everywhere.
+    (Not the minimum: near a lens's fold neighbouring rays converge, and the view would grow without bound.)"""
+    angles = []
     for a, b in ((rays[:, 1:], rays[:, :-1]), (rays[1:], rays[:-1])):
         c = np.einsum("...k,...k->...", a, b)
         c = c[np.isfinite(c)]
-        if c.size:
-            pitches.append(float(np.arccos(np.clip(c.max(), -1.0, 1.0))))
-    p = min((x for x in pitches if x > 0), default=1e-3)
-    return max(p, 1e-5)
+        angles.append(np.arccos(np.clip(c, -1.0, 1.0)))
+    angles = np.concatenate(angles)
+    angles = angles[angles > 0]
+    return max(float(np.percentile(angles, PITCH_PERCENTILE)) if angles.size else 1e-3, 1e-5)
 
 
 class GLRenderer:

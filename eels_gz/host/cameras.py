@@ -232,17 +232,22 @@ class Camera:
         """World pose (4x4) of the optical frame."""
         return self.body.getWorldTransform().matrix() @ self.T_body_optical
 
-    def frame(self):
+    def frame(self, t_ns: int | None = None):
         from eels_gz.host.sensors import robot_shapes
 
-        shapes = robot_shapes(self.shapes_of)
         if self.renderer is not None:
-            return self.renderer.render(self.views, self.pose(), self.field, shapes, self.albedo, self.lighting)
-        return render(self.model, self.rays, self.pose(), self.field, shapes)
+            mean, std = self.noise
+            plain = not (mean or std) and self.model.effects.is_identity
+            want = "depth" if self.kind == "depth_camera" else "rgb8" if plain else "both"
+            # the robot's shapes seen from this link at this instant: the same for every camera on the link
+            key = None if t_ns is None else (t_ns, self.body.getName())
+            return self.renderer.render(self.views, self.pose(), self.field, lambda: robot_shapes(self.shapes_of),
+                                        self.albedo, self.lighting, want, key)
+        return render(self.model, self.rays, self.pose(), self.field, robot_shapes(self.shapes_of))
 
-    def image(self) -> np.ndarray:
+    def image(self, t_ns: int | None = None) -> np.ndarray:
         """The next image: (H, W, 3) uint8 RGB, or (H, W) float32 depth in metres."""
-        fr = self.frame()
+        fr = self.frame(t_ns)
         mean, std = self.noise
         if self.kind == "depth_camera":
             depth = depth_image(fr, self.model)
@@ -251,13 +256,15 @@ class Camera:
                 depth[finite] += (mean + std * self.rng.standard_normal(int(finite.sum()))).astype(np.float32)
             return depth
         rgb = fr.rgb
+        if rgb is not None and rgb.dtype == np.uint8:  # quantized by GL: no noise, no lens effects
+            return rgb
         if rgb is None:
             rgb = shade(fr, self.rays @ self.pose()[:3, :3].T, self.albedo, self.lighting)
         rgb = self.model.effects.apply(rgb, self.vignetting)
         return to_rgb8(rgb, std, mean, self.rng)
 
     def publish(self, t_ns: int) -> None:
-        data = self.image()
+        data = self.image(t_ns)
         m = self.model
         img = msgs.Image(width=m.width, height=m.height)
         _header(img, t_ns, self.frame_id)

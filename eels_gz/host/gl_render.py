@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 
 import numpy as np
 
@@ -56,11 +57,16 @@ _FRAGMENT = """#version 330
 uniform vec3 albedo;
 uniform vec3 sun_eye;  // direction toward the sun, eye frame
 uniform vec3 light;    // ambient, sun, headlight
+uniform bool range_only;
 in vec3 pe;
 layout(location = 0) out vec4 out_colour;  // linear rgb, range (m)
 layout(location = 1) out vec4 out_plane;   // the surface's plane in the eye frame: unit normal n, n . p (m)
 void main() {
     float r = length(pe);
+    if (range_only) {
+        out_colour = vec4(r, 0.0, 0.0, 0.0);
+        return;
+    }
     vec3 ray = pe / r;
     vec3 n = normalize(cross(dFdx(pe), dFdy(pe)));
     if (dot(n, ray) > 0.0) n = -n;
@@ -78,9 +84,10 @@ _CUBE = [np.column_stack(c) for c in (
 
 def clip_matrix(f: float, cx: float, cy: float, w: int, h: int, near: float, far: float) -> np.ndarray:
     """Eye (z forward, y down) to clip coordinates of a pinhole whose integer pixel coordinates are pixel
-    centres, image row 0 at the top of the read-back (rows are flipped after reading)."""
+    centres. Image row v goes to window row v (GL counts rows from the bottom, and reads them back first), so
+    the read-back is the image, top row first, with no flip."""
     return np.array([[2 * f / w, 0.0, 2 * (cx + 0.5) / w - 1.0, 0.0],
-                     [0.0, -2 * f / h, 1.0 - 2 * (cy + 0.5) / h, 0.0],
+                     [0.0, 2 * f / h, 2 * (cy + 0.5) / h - 1.0, 0.0],
                      [0.0, 0.0, (far + near) / (far - near), -2 * far * near / (far - near)],
                      [0.0, 0.0, 1.0, 0.0]])
 
@@ -172,6 +179,7 @@ class GLRenderer:
         self._terrain: dict[int, tuple] = {}
         self._fbos: dict[tuple[int, int], object] = {}
         self._robot = None  # (vbo capacity, vbo, vao)
+        self._robot_key, self._robot_count = None, 0
 
     def prepare(self, field) -> None:
         """Triangulate and upload a terrain field once; TypeError if it has no triangulation."""
@@ -188,31 +196,45 @@ class GLRenderer:
                 self._terrain[key] = (field, self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")]))
         return self._terrain[key][1]
 
-    def _robot_vao(self, shapes):
-        tris = shapes_triangles(shapes)
-        if not len(tris):
-            return None
-        data = np.ascontiguousarray(tris, dtype="f4").tobytes()
-        if self._robot is None or self._robot[0] < len(data):
-            vbo = self.ctx.buffer(reserve=max(len(data), 1 << 16), dynamic=True)
-            self._robot = (vbo.size, vbo, self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")]))
-        self._robot[1].write(data)
-        return self._robot[2], len(tris) * 3
+    def _robot_vao(self, shapes, key):
+        """The robot's triangles uploaded for this instant: ``shapes`` (a list or a callable giving it) are
+        tessellated once per ``key`` (the cameras due at one instant on one link share them)."""
+        if key is None or key != self._robot_key:
+            shapes = shapes() if callable(shapes) else shapes
+            tris = shapes_triangles(shapes) if shapes else np.zeros((0, 3, 3))
+            self._robot_key, self._robot_count = key, len(tris) * 3
+            if len(tris):
+                data = np.ascontiguousarray(tris, dtype="f4").tobytes()
+                if self._robot is None or self._robot[0] < len(data):
+                    vbo = self.ctx.buffer(reserve=max(len(data), 1 << 16), dynamic=True)
+                    self._robot = (vbo.size, vbo, self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")]))
+                self._robot[1].write(data)
+        return (self._robot[2], self._robot_count) if self._robot_count else None
 
-    def _fbo(self, w: int, h: int):
-        if (w, h) not in self._fbos:
-            self._fbos[(w, h)] = self.ctx.framebuffer([self.ctx.texture((w, h), 4, dtype="f4"),
-                                                       self.ctx.texture((w, h), 4, dtype="f4")],
-                                                      self.ctx.depth_renderbuffer((w, h)))
-        return self._fbos[(w, h)]
+    def _fbo(self, w: int, h: int, mode: str):
+        """A framebuffer per size and output: ``rgb8`` (RGBA8: shaded colour, quantized by GL), ``range``
+        (R32F: range), ``full`` (RGBA32F colour + range, RGBA32F facet plane)."""
+        key = (w, h, mode)
+        if key not in self._fbos:
+            if mode == "rgb8":
+                colour = [self.ctx.texture((w, h), 4, dtype="f1")]
+            elif mode == "range":
+                colour = [self.ctx.texture((w, h), 1, dtype="f4")]
+            else:
+                colour = [self.ctx.texture((w, h), 4, dtype="f4"), self.ctx.texture((w, h), 4, dtype="f4")]
+            self._fbos[key] = self.ctx.framebuffer(colour, self.ctx.depth_renderbuffer((w, h)))
+        return self._fbos[key]
 
     def render(self, views: CameraViews, T_world_optical: np.ndarray, field, shapes, albedo: np.ndarray,
-               lighting: Lighting) -> Frame:
-        """The camera's frame (``rgb``: lit linear colour; range, depth) from its optical frame's world pose."""
+               lighting: Lighting, want: str = "both", shapes_key=None) -> Frame:
+        """The camera's frame from its optical frame's world pose: ``rgb`` (lit linear colour, float32; uint8
+        when ``want`` is ``rgb8``: a plain pinhole's image with no noise or lens effects) and range and depth
+        (not with ``rgb8``; only they with ``depth``). ``shapes``: the robot's shapes (or a callable giving
+        them), tessellated once per ``shapes_key``."""
         cam = views.camera
         h, w = cam.height, cam.width
         terrain = self._terrain_vao(field)
-        robot = self._robot_vao(shapes) if shapes else None
+        robot = self._robot_vao(shapes, shapes_key)
         R_wo = T_world_optical[:3, :3]
         eye = T_world_optical[:3, 3] + R_wo @ np.asarray(cam.center, dtype=float)
         sun = -np.asarray(lighting.sun_direction, dtype=float)
@@ -222,15 +244,19 @@ class GLRenderer:
         self.prog["light"].value = (lighting.ambient, lighting.sun, lighting.headlight)
         self.ctx.enable(self.mgl.DEPTH_TEST)
         bg = tuple(float(c) for c in lighting.background)
+        draw = (R_wo, eye, near, far, sun, terrain, robot, albedo, bg)
+        if views.direct and want == "rgb8":
+            return Frame(None, None, None, None, self._draw(views.views[0], *draw, "rgb8"))
         if views.direct:
-            rgb_range = self._draw(views.views[0], R_wo, eye, near, far, sun, terrain, robot, albedo, bg)
-            rgb, rng = rgb_range[..., :3], rgb_range[..., 3]
+            mode = "range" if want == "depth" else "full"
+            out = self._draw(views.views[0], *draw, mode)
+            rgb, rng = (None, out) if mode == "range" else (out[0][..., :3], out[0][..., 3])
         else:
             rgb = np.empty((h * w, 3), dtype=np.float32)
             rng = np.full(h * w, np.inf, dtype=np.float32)
             rgb[:] = bg
             for v in views.views:
-                out, plane = self._draw(v, R_wo, eye, near, far, sun, terrain, robot, albedo, bg, True)
+                out, plane = self._draw(v, *draw, "full")
                 out, plane = out.reshape(-1, 4)[v.index], plane.reshape(-1, 4)[v.index]
                 rgb[v.pixels] = out[:, :3]
                 # the pixel's own ray against the sampled surface's plane: exact on a facet, wherever in the
@@ -244,8 +270,9 @@ class GLRenderer:
             depth = np.where(views.valid, rng * views.ray_z, np.nan)
         return Frame(rng, depth, None, None, rgb)
 
-    def _draw(self, v: _View, R_wo, eye, near, far, sun, terrain, robot, albedo, bg, planes: bool = False):
-        """Colour and range (h, w, 4), and with ``planes`` each pixel's surface plane (h, w, 4), of one view."""
+    def _draw(self, v: _View, R_wo, eye, near, far, sun, terrain, robot, albedo, bg, mode: str):
+        """One view in ``mode`` (see :meth:`_fbo`): (h, w, 3) uint8, (h, w) range, or (h, w, 4) colour + range
+        and (h, w, 4) facet planes; row 0 at the top (see :func:`clip_matrix`)."""
         R_wv = R_wo @ v.R
         view = np.eye(4)
         view[:3, :3] = R_wv.T
@@ -253,32 +280,35 @@ class GLRenderer:
         self.prog["view"].write(view.T.astype("f4").tobytes())
         self.prog["clip"].write(clip_matrix(v.f, v.cx, v.cy, v.w, v.h, near, far).T.astype("f4").tobytes())
         self.prog["sun_eye"].value = tuple(float(c) for c in R_wv.T @ sun)
-        fbo = self._fbo(v.w, v.h)
+        self.prog["range_only"].value = mode == "range"
+        fbo = self._fbo(v.w, v.h, mode)
         fbo.use()
-        fbo.clear(*bg, np.inf, depth=1.0)
+        fbo.clear(*((np.inf, 0.0, 0.0) if mode == "range" else bg), np.inf, depth=1.0)
         if terrain is not None:
             self.prog["albedo"].value = tuple(float(c) for c in albedo[0])
             terrain.render()
         if robot is not None:
             self.prog["albedo"].value = tuple(float(c) for c in albedo[1])
             robot[0].render(vertices=robot[1])
-        out = np.frombuffer(fbo.read(components=4, dtype="f4"), dtype=np.float32).reshape(v.h, v.w, 4)[::-1]
-        if not planes:
-            return out
+        if mode == "rgb8":
+            return np.frombuffer(fbo.read(components=3, alignment=1), dtype=np.uint8).reshape(v.h, v.w, 3)
+        if mode == "range":
+            return np.frombuffer(fbo.read(components=1, dtype="f4"), dtype=np.float32).reshape(v.h, v.w)
+        out = np.frombuffer(fbo.read(components=4, dtype="f4"), dtype=np.float32).reshape(v.h, v.w, 4)
         plane = np.frombuffer(fbo.read(components=4, dtype="f4", attachment=1), dtype=np.float32)
-        return out, plane.reshape(v.h, v.w, 4)[::-1]
+        return out, plane.reshape(v.h, v.w, 4)
 
 
-_RENDERER: list = []  # [GLRenderer | None, reason]
+_RENDERER: list = []  # [GLRenderer | None, reason, pid]
 
 
 def gl_renderer() -> tuple[GLRenderer | None, str]:
     """The process's GL renderer, made on first use, or None and why it cannot start (then cameras use the
-    tracer)."""
-    if not _RENDERER:
+    tracer). A forked process (a sweep's warm worker) makes its own: a GL context does not survive a fork."""
+    if not _RENDERER or _RENDERER[2:] not in ([], [os.getpid()]):
         try:
             r = GLRenderer()
-            _RENDERER[:] = [r, r.name]
+            _RENDERER[:] = [r, r.name, os.getpid()]
         except Exception as exc:  # no moderngl, no EGL display, no GL 3.3: the tracer serves
-            _RENDERER[:] = [None, f"{type(exc).__name__}: {exc}".strip()]
+            _RENDERER[:] = [None, f"{type(exc).__name__}: {exc}".strip(), os.getpid()]
     return _RENDERER[0], _RENDERER[1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 
 import numpy as np
 import pytest
@@ -161,7 +162,7 @@ def test_shipped_tube_grid_agrees_with_the_tracer(gl):
 def test_without_opengl_the_tracer_serves_and_the_run_says_so(monkeypatch, tmp_path, caplog):
     from eels_gz.host.runner import run
 
-    monkeypatch.setattr(gl_render, "_RENDERER", [None, "RuntimeError: no EGL display (test)"])
+    monkeypatch.setattr(gl_render, "_RENDERER", [None, "RuntimeError: no EGL display (test)", os.getpid()])
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_alternating", "n_modules": 1}, "world": "ice_plane",
                                     "sensors": {"cameras": True}, "duration": 0.02, "log": {"plot": False}})
     with caplog.at_level(logging.WARNING):
@@ -170,3 +171,31 @@ def test_without_opengl_the_tracer_serves_and_the_run_says_so(monkeypatch, tmp_p
     assert summary["camera_renderer"]["name"] == "tracer"
     assert "no EGL display" in summary["camera_renderer"]["detail"]
     assert any("tracer" in r.getMessage() and "no EGL display" in r.getMessage() for r in caplog.records)
+
+
+def test_colour_images_match_the_tracers_shading(gl):
+    """Over flat ground (the tracer's normal is exact there) the GL image, quantized by GL or from its float
+    colour, is the tracer's shading of the same scene: the same sun, headlight and ambient, pixel for pixel to
+    one 8-bit level (GL's and numpy's rounding), robot and background included."""
+    from eels_gz.sensors.camera import shade, to_rgb8
+
+    cam = PinholeCamera(96, 72, 1.3, near=0.05, far=30.0)
+    pitch = math.radians(25)
+    z = np.array([math.cos(pitch), 0, -math.sin(pitch)])
+    x = np.array([0.0, -1.0, 0.0])
+    R = np.column_stack([x, np.cross(z, x), z])
+    T = _T(R, (0.0, 0.0, 1.0))
+    shapes = [Shape("box", (0.5, 0.5, 0.5), _T(np.eye(3), (2.0, 0.3, 0.25)))]
+    rays = cam.pixel_rays()
+    lighting = Lighting(sun_direction=(-0.3, 0.4, -0.85))
+    traced = render(cam, rays, T, Plane(), shapes)
+    expected = to_rgb8(shade(traced, rays @ R.T, ALBEDO, lighting))
+    views = CameraViews(cam, rays)
+    quantized = gl.render(views, T, Plane(), shapes, ALBEDO, lighting, "rgb8").rgb
+    floats = to_rgb8(gl.render(views, T, Plane(), shapes, ALBEDO, lighting, "both").rgb)
+    assert quantized.dtype == np.uint8 and quantized.shape == (72, 96, 3) and quantized.strides[0] == 96 * 3
+    for img in (quantized, floats):
+        diff = np.abs(img.astype(int) - expected).max(axis=-1)
+        # the box's silhouette may differ by a pixel along its edges; everywhere else one level at most
+        assert np.mean(diff <= 1) > 0.99
+    assert len(np.unique(expected.reshape(-1, 3), axis=0)) > 20  # a lit scene, not a flat fill

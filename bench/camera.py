@@ -111,10 +111,15 @@ class _Embree:
         TriangleMesh(self.scene, np.ascontiguousarray(tris, dtype=np.float32))
 
     def frame(self, rays: np.ndarray, T: np.ndarray):
-        d = np.ascontiguousarray(rays.reshape(-1, 3) @ T[:3, :3].T, dtype=np.float32)
+        """Ranges (inf: nothing) and normals of the camera's rays (the lens's NaN rays are not cast)."""
+        d = rays.reshape(-1, 3) @ T[:3, :3].T
+        ok = np.isfinite(d).all(axis=1)
+        d = np.ascontiguousarray(d[ok], dtype=np.float32)
         o = np.ascontiguousarray(np.broadcast_to(T[:3, 3], d.shape), dtype=np.float32)
         hit = self.scene.run(o, d, output=1)
-        return np.where(hit["geomID"] >= 0, hit["tfar"], np.inf), hit["Ng"]
+        t = np.full(len(ok), np.inf)
+        t[ok] = np.where(hit["geomID"] >= 0, hit["tfar"], np.inf)
+        return t, hit["Ng"]
 
 
 def renderers(rounds: int, scenes: list[str]) -> dict:

@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 WIDE_ANGLE = math.radians(60.0)  # beyond this angle off the axis a camera is rendered on cube faces
 MAX_VIEW_SIZE = 4096
 PITCH_PERCENTILE = 2.0
+CHUNK_TRIANGLES = 4096
 
 _VERTEX = """#version 330
 uniform mat4 view;  // world -> eye (the view's pinhole frame: z forward, x right, y down)
@@ -166,6 +167,60 @@ def _finest_pitch(rays: np.ndarray) -> float:
     return max(float(np.percentile(angles, PITCH_PERCENTILE)) if angles.size else 1e-3, 1e-5)
 
 
+class TerrainChunks:
+    """A terrain's triangles in spatial chunks of at most ``CHUNK_TRIANGLES`` (median splits along the longest
+    axis), each with a bounding sphere, so that a view draws only the chunks its frustum meets: a camera looking
+    at a wall nearby (the head's stereo pairs in a tube) then costs what it sees, not the whole scan."""
+
+    def __init__(self, tris: np.ndarray):
+        centroids = tris.mean(axis=1)
+        order = np.arange(len(tris))
+        pending, done = [order], []
+        while pending:
+            idx = pending.pop()
+            if len(idx) <= CHUNK_TRIANGLES:
+                done.append(idx)
+                continue
+            c = centroids[idx]
+            axis = int(np.argmax(c.max(axis=0) - c.min(axis=0)))
+            half = len(idx) // 2
+            part = np.argpartition(c[:, axis], half)
+            pending += [idx[part[:half]], idx[part[half:]]]
+        self.triangles = tris[np.concatenate(done)]
+        counts = np.array([len(d) for d in done])
+        self.first = 3 * np.concatenate([[0], np.cumsum(counts)[:-1]])
+        self.count = 3 * counts
+        self.centre = np.array([tris[d].reshape(-1, 3).min(axis=0) + tris[d].reshape(-1, 3).max(axis=0)
+                                for d in done]) / 2
+        self.radius = np.array([np.linalg.norm(tris[d].reshape(-1, 3) - c, axis=1).max()
+                                for d, c in zip(done, self.centre)])
+        self.vao = None
+
+    def visible(self, R_wv: np.ndarray, eye: np.ndarray, v: _View, near: float, far: float) -> np.ndarray:
+        """Which chunks' bounding spheres meet the view's frustum (conservative)."""
+        p = (self.centre - eye) @ R_wv  # the chunk centres in the view frame
+        r = self.radius
+        ok = (p[:, 2] > near - r) & (p[:, 2] < far + r)
+        # side planes through the eye: x / z between the image's left and right edges, y / z likewise
+        for axis, lo, hi in ((0, (-0.5 - v.cx) / v.f, (v.w - 0.5 - v.cx) / v.f),
+                             (1, (-0.5 - v.cy) / v.f, (v.h - 0.5 - v.cy) / v.f)):
+            for slope, sign in ((lo, 1.0), (hi, -1.0)):
+                n = np.zeros(3)
+                n[axis], n[2] = sign, -sign * slope  # inside: sign (x - slope z) >= 0
+                ok &= p @ n > -r * np.linalg.norm(n)
+        return ok
+
+    def draw(self, R_wv: np.ndarray, eye: np.ndarray, v: _View, near: float, far: float) -> None:
+        ok = self.visible(R_wv, eye, v, near, far)
+        if not ok.any():
+            return
+        # consecutive visible chunks in one draw call
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], ok.astype(np.int8), [0]])))
+        for a, b in zip(edges[::2], edges[1::2]):
+            self.vao.render(first=int(self.first[a]), vertices=int(self.first[b - 1] + self.count[b - 1]
+                                                                    - self.first[a]))
+
+
 class GLRenderer:
     """One EGL context (per process); terrain meshes cached per distance field."""
 
@@ -188,13 +243,19 @@ class GLRenderer:
     def _terrain_vao(self, field):
         key = id(field)
         if key not in self._terrain:
-            tris = terrain_triangles(field)
-            if tris is None or not len(tris):
-                self._terrain[key] = (field, None)
-            else:
-                vbo = self.ctx.buffer(np.ascontiguousarray(tris, dtype="f4").tobytes())
-                self._terrain[key] = (field, self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")]))
+            self.upload_terrain(field, terrain_triangles(field))
         return self._terrain[key][1]
+
+    def upload_terrain(self, field, tris) -> None:
+        """Upload a field's triangles (N, 3, 3), sorted into chunks (:class:`TerrainChunks`)."""
+        if tris is None or not len(tris):
+            self._terrain[id(field)] = (field, None)
+            return
+        chunks = TerrainChunks(tris)
+        vbo = self.ctx.buffer(np.ascontiguousarray(chunks.triangles, dtype="f4").tobytes())
+        chunks.vao = self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")])
+        chunks.triangles = None  # on the GPU now
+        self._terrain[id(field)] = (field, chunks)
 
     def _robot_vao(self, shapes, key):
         """The robot's triangles uploaded for this instant: ``shapes`` (a list or a callable giving it) are
@@ -286,7 +347,7 @@ class GLRenderer:
         fbo.clear(*((np.inf, 0.0, 0.0) if mode == "range" else bg), np.inf, depth=1.0)
         if terrain is not None:
             self.prog["albedo"].value = tuple(float(c) for c in albedo[0])
-            terrain.render()
+            terrain.draw(R_wv, eye, v, near, far)
         if robot is not None:
             self.prog["albedo"].value = tuple(float(c) for c in albedo[1])
             robot[0].render(vertices=robot[1])

@@ -23,8 +23,10 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
   ``<topic>/points``.
 
-- ``camera`` and ``depth_camera``: eels_gz.host.cameras (ray-cast images,
-  gz.msgs.Image and CameraInfo) when ``cameras=True`` (``sensors.cameras``).
+- ``camera`` and ``depth_camera``: eels_gz.host.cameras (images rendered by
+  OpenGL, else by ray casting, ``camera_renderer``; gz.msgs.Image and
+  CameraInfo, a depth camera's PointCloudPacked on ``<topic>/points``) when
+  ``cameras=True`` (``sensors.cameras``).
 
 Other sensor types are not simulated (logged once).
 

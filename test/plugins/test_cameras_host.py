@@ -4,6 +4,8 @@ conversions) and log.mcap."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from lxml import etree
@@ -104,6 +106,9 @@ def test_cameras_go_to_log_mcap(tmp_path):
     assert len(seen) == 16 and not any("depth" in t for t in seen)
     assert seen["/stereo_4_right/image_raw"].encoding == "rgb8"
     assert seen["/stereo_4_right/camera_info"].header.frame_id == "stereo_4_right_optical_frame"
+    # the run says which renderer drew its images (OpenGL here: the Makefile's SYSDEPS give EGL)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["camera_renderer"]["name"] == "gl" and "EGL" in summary["camera_renderer"]["detail"]
 
 
 def test_bad_camera_elements_are_named():

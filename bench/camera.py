@@ -211,8 +211,13 @@ def run_cost(rounds: int, duration: float, robot: str = "eels_1_0_alternating", 
                 cam_s = sum(v["seconds"] for v in walls.values() if v["type"] in ("camera", "depth_camera"))
                 share.append(cam_s / summary["wall_time"] if summary.get("wall_time") else None)
     off, on = statistics.median(rtf["off"]), statistics.median(rtf["on"])
+    pairs = [b / a for a, b in zip(rtf["off"], rtf["on"])]
+    # the same ratio from inside the camera-on runs alone (immune to the load changing between two runs):
+    # everything but the cameras costs what it costs with them off
+    from_share = [1.0 - x for x in share if x is not None]
     return {"robot": robot, "world": world, "duration_s": duration, "rounds": rounds, "renderer": renderer,
             "rtf_off": rtf["off"], "rtf_on": rtf["on"], "rtf_on_over_off": on / off,
+            "rtf_on_over_off_per_round": pairs, "rtf_on_over_off_from_share": from_share,
             "target_on_over_off": 0.25, "cameras_share_of_wall": share}
 
 

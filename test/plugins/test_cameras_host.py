@@ -168,8 +168,8 @@ def _sensor(camera_body: str):
 
 
 def test_the_sdf_selects_each_camera_model():
-    from eels_gz.sensors.camera_models import CahvoreCamera, FisheyeCamera
     from eels_gz.sensors.camera import PinholeCamera
+    from eels_gz.sensors.camera_models import CahvoreCamera, FisheyeCamera
 
     pin = camera_model(_sensor("<distortion><k1>-0.1</k1></distortion><eels:gamma>2.2</eels:gamma>"), "here")
     assert isinstance(pin, PinholeCamera) and pin.distortion.k1 == -0.1 and pin.effects.gamma == 2.2

@@ -1,4 +1,7 @@
-"""Pinhole cameras with Brown-Conrady lens distortion, rendered by ray casting.
+"""Pinhole cameras with Brown-Conrady lens distortion, and the ray-casting
+renderer (the *tracer*) that draws any camera model: the host's fall-back
+when OpenGL cannot start (eels_gz.host.gl_render is its default renderer;
+the other models are in eels_gz.sensors.camera_models).
 
 Frames (REP-103): the camera looks along +z of its *optical* frame, x to
 the right of the image and y down; Gazebo's sensor frame looks along +x

@@ -42,6 +42,7 @@ WIDE_ANGLE = math.radians(60.0)  # beyond this angle off the axis a camera is re
 MAX_VIEW_SIZE = 4096
 PITCH_PERCENTILE = 2.0
 CHUNK_TRIANGLES = 4096
+MAX_TERRAINS = 4  # terrains kept uploaded per process
 
 _VERTEX = """#version 330
 uniform mat4 view;  // world -> eye (the view's pinhole frame: z forward, x right, y down)
@@ -194,7 +195,7 @@ class TerrainChunks:
                                 for d in done]) / 2
         self.radius = np.array([np.linalg.norm(tris[d].reshape(-1, 3) - c, axis=1).max()
                                 for d, c in zip(done, self.centre)])
-        self.vao = None
+        self.vao = self.vbo = None
 
     def visible(self, R_wv: np.ndarray, eye: np.ndarray, v: _View, near: float, far: float) -> np.ndarray:
         """Which chunks' bounding spheres meet the view's frustum (conservative)."""
@@ -254,7 +255,14 @@ class GLRenderer:
         chunks = TerrainChunks(tris)
         vbo = self.ctx.buffer(np.ascontiguousarray(chunks.triangles, dtype="f4").tobytes())
         chunks.vao = self.ctx.vertex_array(self.prog, [(vbo, "3f", "p")])
-        chunks.triangles = None  # on the GPU now
+        chunks.vbo, chunks.triangles = vbo, None  # on the GPU now
+        # the entry holds the field, so its id is not reused while cached; runs one after another in one
+        # process (tests, sweeps) keep the last few terrains, not all
+        while len(self._terrain) >= MAX_TERRAINS:
+            _, old = self._terrain.pop(next(iter(self._terrain)))
+            if old is not None:
+                old.vao.release()
+                old.vbo.release()
         self._terrain[id(field)] = (field, chunks)
 
     def _robot_vao(self, shapes, key):

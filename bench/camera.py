@@ -4,8 +4,9 @@ a run, and of logging the run's 3D scene (eels_gz.host.scene_log).
 Renderers (``renderers``): today's numba sphere tracer
 (eels_gz.sensors.camera.render), OpenGL rasterisation through EGL on Mesa
 (eels_gz.host.gl_render, moderngl; llvmpipe here) and Embree ray casting
-(embreex, ``pip install embreex``; skipped when absent: ray cast only, no
-shading), on the same scenes: ``ice_plane`` (a plane), ``tube`` (its shipped
+(embreex, ``pip install embreex``) and Open3D's RaycastingScene (Embree
+underneath; ``pip install open3d-cpu``, which needs Debian's libusb-1.0-0),
+each skipped when absent, ray casting only (no shading), on the same scenes: ``ice_plane`` (a plane), ``tube`` (its shipped
 distance grid; GL and Embree draw its marching-cubes wall), ``mars_dem`` (a
 DEM height field) and ``scan_2m`` (the moulin scan's wall subdivided until it
 has 2M faces or more: 5.2M; the tracer marches the moulin's distance grid,
@@ -127,6 +128,29 @@ class _Embree:
         return t, hit["Ng"]
 
 
+class _Open3D:
+    """Open3D's RaycastingScene (Embree underneath, its own tensor API)."""
+
+    def __init__(self, tris: np.ndarray):
+        import open3d as o3d
+
+        self.o3d = o3d
+        v = np.ascontiguousarray(tris.reshape(-1, 3), dtype=np.float32)
+        f = np.arange(len(v), dtype=np.uint32).reshape(-1, 3)
+        self.scene = o3d.t.geometry.RaycastingScene()
+        self.scene.add_triangles(o3d.core.Tensor(v), o3d.core.Tensor(f))
+
+    def frame(self, rays: np.ndarray, T: np.ndarray):
+        d = rays.reshape(-1, 3) @ T[:3, :3].T
+        ok = np.isfinite(d).all(axis=1)
+        r = np.empty((int(ok.sum()), 6), dtype=np.float32)
+        r[:, :3], r[:, 3:] = T[:3, 3], d[ok]
+        hit = self.scene.cast_rays(self.o3d.core.Tensor(r))
+        t = np.full(len(ok), np.inf)
+        t[ok] = hit["t_hit"].numpy()
+        return t, hit["primitive_normals"].numpy()
+
+
 def renderers(rounds: int, scenes: list[str]) -> dict:
     from eels_gz.host.gl_render import CameraViews, gl_renderer
 
@@ -141,7 +165,12 @@ def renderers(rounds: int, scenes: list[str]) -> dict:
     pattern = grid_pattern(lidar["rows"], lidar["columns"], -lidar["horizontal_fov"] / 2, lidar["horizontal_fov"] / 2,
                            -lidar["vertical_fov"] / 2, lidar["vertical_fov"] / 2, lidar["range_min"],
                            lidar["range_max"])
-    out = {"gl": gl_name, "embree": "embreex" if embree else "not installed"}
+    try:
+        import open3d
+        o3d_name = f"open3d {open3d.__version__}"
+    except ImportError:
+        o3d_name = None
+    out = {"gl": gl_name, "embree": "embreex" if embree else "not installed", "open3d": o3d_name or "not installed"}
     for scene in scenes:
         if scene == "scan_2m":
             field, tris, T = _scan_2m()
@@ -159,6 +188,7 @@ def renderers(rounds: int, scenes: list[str]) -> dict:
             gl.upload_terrain(field, tris)
             rows["gl_upload_s"] = time.perf_counter() - t0
         emb = _Embree(tris) if embree else None
+        o3d = _Open3D(tris) if o3d_name else None
         for name, cam in cams.items():
             rays = cam.pixel_rays()
             r = {"pixels": cam.width * cam.height}
@@ -182,6 +212,9 @@ def renderers(rounds: int, scenes: list[str]) -> dict:
             if emb is not None:
                 emb.frame(rays, T)
                 r["embree_raycast_s"] = _median_time(lambda: emb.frame(rays, T), rounds)
+            if o3d is not None:
+                o3d.frame(rays, T)
+                r["open3d_raycast_s"] = _median_time(lambda: o3d.frame(rays, T), rounds)
             rows[name] = r
         out[scene] = rows
         print(scene, json.dumps(rows), flush=True)

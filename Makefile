@@ -7,8 +7,9 @@ BIN    := $(VENV)/bin
 STAMP  := .venv.stamp
 
 # dartpy needs libGL/libX11; the tests validate SDF with libsdformat's `ign sdf -k`.
-# The replay tests drive headless Chromium (test/viewer).
-SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby chromium
+# The replay tests drive headless Chromium (test/viewer). The host cameras render
+# with OpenGL through EGL on Mesa (libegl1, libgl1-mesa-dri; llvmpipe without a GPU).
+SYSDEPS := libgl1 libx11-6 ignition-tools libsdformat12-12 libsdformat-dev sdformat-sdf ruby chromium libegl1 libgl1-mesa-dri
 
 .PHONY: venv sysdeps demo test bench clean worlds docs-figures shim
 

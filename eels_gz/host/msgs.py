@@ -200,9 +200,9 @@ _define("CameraInfo_Projection", p=[None])
 _define("CameraInfo", header="Header", width=0, height=0, distortion="CameraInfo_Distortion",
         intrinsics="CameraInfo_Intrinsics", projection="CameraInfo_Projection", rectification_matrix=[None])
 
-# PixelFormatType values (gz-msgs image.proto) the host's cameras use; CameraInfo.Distortion.PLUMB_BOB
+# PixelFormatType values (gz-msgs image.proto) the host's cameras use; CameraInfo.Distortion.DistortionModelType
 L_INT8, RGB_INT8, R_FLOAT32 = 1, 3, 13
-PLUMB_BOB = 0
+PLUMB_BOB, RATIONAL_POLYNOMIAL, EQUIDISTANT = 0, 1, 2
 
 # PointCloudPacked.Field.DataType values (gz-msgs pointcloud_packed.proto)
 INT8, UINT8, INT16, UINT16, INT32, UINT32, FLOAT32, FLOAT64 = range(1, 9)

@@ -331,7 +331,8 @@ def start_sensors(sim: Simulation, scfg: dict, mcap=None):
         return None
     from eels_gz.host.sensors import HostSensors, log_sensors
 
-    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]))
+    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]),
+                          camera_renderer=str(scfg.get("camera_renderer", "auto")))
     if mcap is not None:
         log_sensors(sensors, mcap)
     return sensors
@@ -553,6 +554,8 @@ class _RunLoop:
         summary["step_cost_ratio"] = wall / physics if physics > 0 else None
         if self.sensors is not None:  # each sensor's share of the timed run
             summary["sensor_wall_time"] = self.sensors.wall_times()
+            if self.sensors.camera_renderer is not None:  # which renderer drew the cameras, and why
+                summary["camera_renderer"] = self.sensors.camera_renderer
         if self.compiling is not None:
             summary["numba"] = self.compiling.report(self.loop_start)
             summary["numba"]["cache_loaded"], summary["numba"]["cache_load_time"] = self.cache_load

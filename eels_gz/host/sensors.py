@@ -23,8 +23,10 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
   ``<topic>/points``.
 
-- ``camera`` and ``depth_camera``: eels_gz.host.cameras (ray-cast images,
-  gz.msgs.Image and CameraInfo) when ``cameras=True`` (``sensors.cameras``).
+- ``camera`` and ``depth_camera``: eels_gz.host.cameras (images rendered by
+  OpenGL, else by ray casting, ``camera_renderer``; gz.msgs.Image and
+  CameraInfo, a depth camera's PointCloudPacked on ``<topic>/points``) when
+  ``cameras=True`` (``sensors.cameras``).
 
 Other sensor types are not simulated (logged once).
 
@@ -42,7 +44,7 @@ from time import perf_counter
 
 import numpy as np
 
-from eels_gz.errors import DescriptionError
+from eels_gz.errors import ConfigError, DescriptionError
 from eels_gz.host import msgs, transport
 from eels_gz.host.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
@@ -404,8 +406,10 @@ def _bodies(skel):
 class HostSensors:
     """All simulated sensors of the robot; ``post_step()`` after each step publishes those that are due."""
 
-    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None, cameras: bool = False):
+    def __init__(self, sim, *, noise: bool = True, seed: int = 0, terrain_field=None, cameras: bool = False,
+                 camera_renderer: str = "auto"):
         self.sim = sim
+        self.camera_renderer: dict | None = None  # {"name", "detail"} once a camera is made
         self.node = transport.node_on(sim.transport)
         rng = np.random.default_rng(seed)
         skel = sim.robot_skeleton
@@ -445,17 +449,46 @@ class HostSensors:
                 from eels_gz.host.cameras import Camera
                 from eels_gz.host.scene_log import sun_direction, terrain_rgb
 
+                renderer = self._renderer(camera_renderer)
                 others = [b for b in _bodies(skel) if b is not body]
                 scope = f"/world/{sim.spec.name}/model/{robot}/link/{ref}/sensor/{name}"
                 cam = Camera(_Sensor(sim, name, el, here), el, kind, body, T, self.node, rng, noise, terrain_field,
-                             others, terrain_rgb(sim.spec), sun_direction(sim.spec.file), scope)
-                self.sensors += [cam, cam.info]  # the camera_info publisher, listed for topics and the log
+                             others, terrain_rgb(sim.spec), sun_direction(sim.spec.file), scope, renderer)
+                # the camera_info (and depth points) publishers, listed for topics and the log
+                self.sensors += [cam, cam.info] + ([cam.points] if cam.points is not None else [])
         if skipped:
             log.info("the host does not simulate the sensors %s (cameras render with sensors.cameras: true)",
                      ", ".join(skipped))
         # every sensor is due on multiples of its period: none is between multiples of their gcd
         periods = [p for p in (getattr(s, "period", None) for s in self.sensors) if p]
         self.every = math.gcd(*periods) if periods else 1
+
+    def _renderer(self, choice: str):
+        """The cameras' renderer (eels_gz.host.gl_render) for ``sensors.camera_renderer``: ``auto`` (GL, else
+        the tracer, saying why), ``gl`` (GL or an error) or ``tracer``; recorded in ``camera_renderer``."""
+        if self.camera_renderer is not None:
+            return self._gl
+        from eels_gz.host.cameras import RENDERERS
+
+        if choice not in RENDERERS:
+            raise ConfigError(f"sensors.camera_renderer: '{choice}' is not one of {', '.join(RENDERERS)}")
+        self._gl = None
+        if choice == "tracer":
+            self.camera_renderer = {"name": "tracer", "detail": "sensors.camera_renderer: tracer"}
+            return None
+        from eels_gz.host.gl_render import gl_renderer
+
+        self._gl, detail = gl_renderer()
+        if self._gl is None:
+            if choice == "gl":
+                raise ConfigError(f"sensors.camera_renderer: gl: OpenGL through EGL cannot start ({detail})")
+            log.warning("cameras: OpenGL through EGL cannot start (%s); the cameras render with the tracer "
+                        "(numba ray casting, much slower)", detail)
+            self.camera_renderer = {"name": "tracer", "detail": f"OpenGL could not start: {detail}"}
+        else:
+            log.info("cameras render with %s", detail)
+            self.camera_renderer = {"name": "gl", "detail": detail}
+        return self._gl
 
     @property
     def topics(self) -> dict[str, str]:

@@ -45,7 +45,7 @@ BUILTIN_SYSTEMS = {
     "gz-sim-scene-broadcaster-system": ("gz::sim::systems::SceneBroadcaster", "GUI scene updates (no GUI here)"),
     "gz-sim-user-commands-system": ("gz::sim::systems::UserCommands", "GUI and service commands (no GUI here)"),
     "gz-sim-sensors-system": ("gz::sim::systems::Sensors",
-                              "rendering sensors: gpu_lidar and cameras (eels_gz/host/sensors.py, by ray casting)"),
+                              "rendering sensors: gpu_lidar (ray casting) and cameras (OpenGL, eels_gz/host/sensors.py)"),
     "gz-sim-imu-system": ("gz::sim::systems::Imu", "IMU sensors (eels_gz/host/sensors.py)"),
     "gz-sim-forcetorque-system": ("gz::sim::systems::ForceTorque",
                                   "force-torque sensors (eels_gz/host/sensors.py, DART joint wrench)"),

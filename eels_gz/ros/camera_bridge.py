@@ -1,5 +1,6 @@
 """Bridge entries for the description's cameras: one image and one camera_info topic per ``camera`` or
-``depth_camera`` sensor, named as gz-sensors names them, the same on the gz and the ROS side (as
+``depth_camera`` sensor, and a depth camera's point cloud (``<topic>/points``, gz-sensors 8's
+DepthCameraSensor), named as gz-sensors names them, the same on the gz and the ROS side (as
 ros_gz_image's image_bridge and parameter_bridge give them). config/bridge.yaml has no per-camera template,
 so eels_gz.ros.interface and launch/sim.launch.py add these to their entries."""
 
@@ -27,23 +28,32 @@ def camera_topics(name: str, topic: str | None, info_topic: str | None = None, s
     return image, f"{parent}/camera_info"
 
 
-def camera_entries(cameras: list[tuple[str, str]]) -> list[BridgeEntry]:
-    """Bridge entries of cameras given as (image topic, camera_info topic)."""
+def points_topic(image_topic: str) -> str:
+    """A depth camera's point cloud topic: its ``<topic>`` + ``/points`` (gz-sensors DepthCameraSensor)."""
+    return f"{image_topic.rstrip('/')}/points"
+
+
+def camera_entries(cameras: list[tuple[str, ...]]) -> list[BridgeEntry]:
+    """Bridge entries of cameras given as (image topic, camera_info topic[, point cloud topic])."""
     out = []
-    for image, info in cameras:
+    for image, info, *points in cameras:
         out.append(BridgeEntry(image, image, "sensor_msgs/msg/Image", "gz.msgs.Image", "GZ_TO_ROS"))
         out.append(BridgeEntry(info, info, "sensor_msgs/msg/CameraInfo", "gz.msgs.CameraInfo", "GZ_TO_ROS"))
+        for cloud in points:
+            out.append(BridgeEntry(cloud, cloud, "sensor_msgs/msg/PointCloud2", "gz.msgs.PointCloudPacked",
+                                   "GZ_TO_ROS"))
     return out
 
 
-def description_cameras(sensor_specs, world: str = "", model: str = "") -> list[tuple[str, str]]:
-    """(image, camera_info) topics of every camera and depth camera in (reference, name, type, element) specs
-    of model ``model`` in world ``world``."""
+def description_cameras(sensor_specs, world: str = "", model: str = "") -> list[tuple[str, ...]]:
+    """(image, camera_info) topics of every camera, (image, camera_info, points) of every depth camera, in
+    (reference, name, type, element) specs of model ``model`` in world ``world``."""
     out = []
     for ref, name, kind, el in sensor_specs:
         if kind in CAMERA_TYPES:
             scope = f"/world/{world}/model/{model}/link/{ref}/sensor/{name}" if world and model else ""
-            out.append(camera_topics(name, _text(el, "topic"), _text(el, "camera/camera_info_topic"), scope, kind))
+            topics = camera_topics(name, _text(el, "topic"), _text(el, "camera/camera_info_topic"), scope, kind)
+            out.append(topics + (points_topic(topics[0]),) if kind == "depth_camera" else topics)
     return out
 
 

@@ -141,10 +141,15 @@ def image(m):
         step=int(m.step), data=np.frombuffer(bytes(m.data), dtype=np.uint8))
 
 
+# ros_gz_bridge's names of gz.msgs.CameraInfo.Distortion models
+DISTORTION_MODELS = {gz.PLUMB_BOB: "plumb_bob", gz.RATIONAL_POLYNOMIAL: "rational_polynomial",
+                     gz.EQUIDISTANT: "equidistant"}
+
+
 def camera_info(m):
     return _T("sensor_msgs/msg/CameraInfo")(
         header=_header(m.header), height=int(m.height), width=int(m.width),
-        distortion_model="plumb_bob" if m.distortion.model == gz.PLUMB_BOB else "",
+        distortion_model=DISTORTION_MODELS.get(m.distortion.model, ""),
         d=np.array(list(m.distortion.k), dtype=np.float64),
         k=np.array(list(m.intrinsics.k), dtype=np.float64).reshape(9),
         r=np.array(list(m.rectification_matrix), dtype=np.float64).reshape(9),

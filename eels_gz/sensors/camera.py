@@ -1,4 +1,7 @@
-"""Pinhole cameras with Brown-Conrady lens distortion, rendered by ray casting.
+"""Pinhole cameras with Brown-Conrady lens distortion, and the ray-casting
+renderer (the *tracer*) that draws any camera model: the host's fall-back
+when OpenGL cannot start (eels_gz.host.gl_render is its default renderer;
+the other models are in eels_gz.sensors.camera_models).
 
 Frames (REP-103): the camera looks along +z of its *optical* frame, x to
 the right of the image and y down; Gazebo's sensor frame looks along +x
@@ -39,6 +42,7 @@ import numba
 import numpy as np
 
 from eels_gz.errors import ConfigError
+from eels_gz.sensors.camera_models import LensEffects
 from eels_gz.terrain._kernels import sdf_grid_point
 from eels_gz.sensors.lidar import MAX_TRACE_STEPS, TRACE_TOLERANCE, Shape, ray_shapes, sphere_trace
 
@@ -114,6 +118,10 @@ class PinholeCamera:
     near: float = 0.1
     far: float = 100.0
     distortion: Distortion = field(default_factory=Distortion)
+    effects: LensEffects = field(default_factory=LensEffects)
+
+    distortion_model = "plumb_bob"
+    center = np.zeros(3)  # the projection centre in the optical frame (m)
 
     def __post_init__(self) -> None:
         if int(self.width) != self.width or int(self.height) != self.height or self.width < 1 or self.height < 1:
@@ -242,19 +250,25 @@ class Lighting:
 @dataclass(frozen=True)
 class Frame:
     """One rendered frame: range (H, W) m along each ray (inf: nothing), planar depth (H, W) m, hit normals
-    (H, W, 3), albedo index (H, W): -1 nothing, 0 terrain, 1 robot."""
+    (H, W, 3), albedo index (H, W): -1 nothing, 0 terrain, 1 robot. A renderer that shades as it rasterizes
+    (eels_gz.host.gl_render) gives ``rgb`` (H, W, 3) linear colour instead of normals (then ``normal`` and
+    ``what`` may be None)."""
 
     range: np.ndarray
     depth: np.ndarray
-    normal: np.ndarray
-    what: np.ndarray
+    normal: np.ndarray | None
+    what: np.ndarray | None
+    rgb: np.ndarray | None = None
 
 
 def render(camera: PinholeCamera, rays_optical: np.ndarray, T_world_optical: np.ndarray, field=None,
            shapes: list[Shape] = ()) -> Frame:
-    """Cast the camera's pixel rays from its pose against the terrain field and the shapes."""
+    """Cast the camera's pixel rays from its pose against the terrain field and the shapes (the tracer). Any
+    camera model of eels_gz.sensors.camera_models; rays start at its ``center`` (CAHVORE's pupil shift is not
+    rendered)."""
     h, w = camera.height, camera.width
-    R, origin = T_world_optical[:3, :3], T_world_optical[:3, 3]
+    R = T_world_optical[:3, :3]
+    origin = T_world_optical[:3, 3] + R @ np.asarray(camera.center, dtype=float)
     d_opt = rays_optical.reshape(-1, 3)
     d_world = d_opt @ R.T
     t, normals = trace_terrain(field, origin, d_world, 0.0, camera.far / max(1e-9, float(np.nanmin(d_opt[:, 2]))))

@@ -4,6 +4,8 @@ conversions) and log.mcap."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from lxml import etree
@@ -104,6 +106,9 @@ def test_cameras_go_to_log_mcap(tmp_path):
     assert len(seen) == 16 and not any("depth" in t for t in seen)
     assert seen["/stereo_4_right/image_raw"].encoding == "rgb8"
     assert seen["/stereo_4_right/camera_info"].header.frame_id == "stereo_4_right_optical_frame"
+    # the run says which renderer drew its images (OpenGL here: the Makefile's SYSDEPS give EGL)
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["camera_renderer"]["name"] == "gl" and "EGL" in summary["camera_renderer"]["detail"]
 
 
 def test_bad_camera_elements_are_named():
@@ -117,3 +122,94 @@ def test_bad_camera_elements_are_named():
         camera_model(el, "here")
     with pytest.raises(DescriptionError, match="needs a <camera>"):
         camera_model(etree.fromstring("<sensor name='c' type='camera'/>"), "here")
+
+
+def test_depth_points_on_gz_and_ros_match_the_depth_image(head):
+    """gz-sensors' DepthCameraSensor also publishes ``<topic>/points``: one point per pixel, x y z rgb float32
+    at 0 4 8 16 (point_step 24), in the optical frame the header names; here z is the depth image and x, y its
+    pinhole back-projection."""
+    sim, sensors = head
+    node = sensors.node
+    got = {}
+    for topic, kind in (("/depth_camera/depth_image", msgs.Image), ("/depth_camera/depth_image/points",
+                                                                      msgs.PointCloudPacked)):
+        node.subscribe(kind, topic, lambda m, t=topic: got.setdefault(t, m))
+    depth = next(s for s in sensors.sensors if s.name == "depth_camera")
+    sim.step()
+    depth.publish(round(sim.time * 1e9))
+    sim.transport.deliver()
+    image = convert.image(got["/depth_camera/depth_image"])
+    cloud = convert.GZ_TO_ROS[("sensor_msgs/msg/PointCloud2", "gz.msgs.PointCloudPacked")](
+        got["/depth_camera/depth_image/points"])
+    assert cloud.header.frame_id == "depth_camera_link_optical_frame" == image.header.frame_id
+    assert [(f.name, f.offset, f.datatype) for f in cloud.fields] == [("x", 0, 7), ("y", 4, 7), ("z", 8, 7),
+                                                                      ("rgb", 16, 7)]
+    m = depth.model
+    assert (cloud.width, cloud.height, cloud.point_step, cloud.row_step) == (m.width, m.height, 24, 24 * m.width)
+    rows = np.frombuffer(cloud.data.tobytes(), "<f4").reshape(m.height, m.width, 6)
+    d = np.frombuffer(image.data.tobytes(), "<f4").reshape(m.height, m.width)
+    seen = np.isfinite(d)
+    assert seen.mean() > 0.5 and np.array_equal(np.isfinite(rows[..., 2]), seen)
+    u, v = np.meshgrid(np.arange(m.width), np.arange(m.height))
+    assert np.allclose(rows[..., 2][seen], d[seen], rtol=1e-6)
+    assert np.allclose(rows[..., 0][seen], d[seen] * (u[seen] - m.cx) / m.fx, rtol=1e-5, atol=1e-6)
+    assert np.allclose(rows[..., 1][seen], d[seen] * (v[seen] - m.cy) / m.fy, rtol=1e-5, atol=1e-6)
+    assert not cloud.is_dense or seen.all()
+    entries = {(e.gz_topic, e.ros_type) for e in camera_entries(description_cameras(sim.sensor_specs))}
+    assert ("/depth_camera/depth_image/points", "sensor_msgs/msg/PointCloud2") in entries
+
+
+NS = "xmlns:eels='https://github.com/eels_gz/sdf'"
+
+
+def _sensor(camera_body: str):
+    return etree.fromstring(f"<sensor name='c' type='camera' {NS}><camera><horizontal_fov>1.2</horizontal_fov>"
+                            f"<image><width>64</width><height>48</height></image>{camera_body}</camera></sensor>")
+
+
+def test_the_sdf_selects_each_camera_model():
+    from eels_gz.sensors.camera import PinholeCamera
+    from eels_gz.sensors.camera_models import CahvoreCamera, FisheyeCamera
+
+    pin = camera_model(_sensor("<distortion><k1>-0.1</k1></distortion><eels:gamma>2.2</eels:gamma>"), "here")
+    assert isinstance(pin, PinholeCamera) and pin.distortion.k1 == -0.1 and pin.effects.gamma == 2.2
+    fish = camera_model(_sensor("<lens><type>equidistant</type><cutoff_angle>1.5</cutoff_angle></lens>"
+                                "<distortion><k1>0.01</k1></distortion><eels:vignetting>0.4</eels:vignetting>"), "here")
+    assert isinstance(fish, FisheyeCamera) and fish.cutoff == 1.5 and fish.k == (0.01, 0.0, 0.0, 0.0)
+    assert fish.effects.vignetting == 0.4 and fish.distortion_model == "equidistant"
+    cahv = "<c>0 0 0</c><a>1 0 0</a><h>60 -110 0</h><v>50 0 -110</v>"
+    for extra, kind in (("", "cahv"), ("<o>1 0 0</o><r>0.05 -0.21 0.01</r>", "cahvor"),
+                        ("<r>0.05 -0.21 0.01</r><e>0.12 -0.14 0.13</e><linearity>0</linearity>", "cahvore")):
+        m = camera_model(_sensor(f"<eels:cahvore>{cahv}{extra}</eels:cahvore>"), "here")
+        assert isinstance(m, CahvoreCamera) and m.kind == kind and (m.hc, m.vc) == (60.0, 50.0)
+    for body, match in (("<lens><type>stereographic</type></lens>", "stereographic"),
+                        (f"<eels:cahvore><c>0 0 0</c><a>1 0 0</a><v>50 0 -110</v></eels:cahvore>", "needs <h>"),
+                        ("<eels:cahvore><c>0 0</c><a>1 0 0</a><h>60 -110 0</h><v>50 0 -110</v></eels:cahvore>",
+                         "<c> must be 3 numbers"),
+                        ("<eels:gamma>-1</eels:gamma>", "gamma"),
+                        ("<lens><type>equidistant</type></lens><distortion><p1>0.1</p1></distortion>", "k1 k2 k3")):
+        with pytest.raises(DescriptionError, match=match):
+            camera_model(_sensor(body), "here")
+
+
+def test_libsdformat_keeps_the_eels_camera_elements(tmp_path):
+    """The eels-namespaced elements validate with libsdformat (``ign sdf -k``) and survive URDF -> SDF (``-p``)."""
+    import shutil
+    import subprocess
+
+    ign = shutil.which("ign")
+    assert ign, "ign (ignition-tools, the Makefile's SYSDEPS) is needed"
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(f"""<?xml version="1.0"?>
+<robot name="r" {NS.replace("'", '"')}>
+  <link name="base"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial>
+  </link>
+  <gazebo reference="base"><sensor name="c" type="camera"><camera><horizontal_fov>1.0</horizontal_fov>
+    <image><width>64</width><height>48</height></image>
+    <eels:cahvore><c>0 0 0</c><a>1 0 0</a><h>60 -110 0</h><v>50 0 -110</v><o>1 0 0</o></eels:cahvore>
+    <eels:vignetting>0.3</eels:vignetting><eels:gamma>2.2</eels:gamma></camera></sensor></gazebo>
+</robot>""")
+    check = subprocess.run([ign, "sdf", "-k", str(urdf)], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0 and "Valid" in check.stdout
+    printed = subprocess.run([ign, "sdf", "-p", str(urdf)], capture_output=True, text=True, timeout=60).stdout
+    assert "<eels:cahvore>" in printed and "<eels:gamma>2.2</eels:gamma>" in printed

@@ -20,14 +20,16 @@ def _sim(robot: str, pose="auto"):
 def test_archimede_carries_imu_planar_lidar_and_rgbd_camera():
     sensors = HostSensors(_sim("archimede"), noise=False, cameras=True)
     kinds = {s.name: s.kind for s in sensors.sensors if s.kind != "camera_info"}
-    assert kinds == {"imu": "imu", "lidar": "gpu_lidar", "camera_color": "camera", "camera_depth": "depth_camera"}
+    assert kinds == {"imu": "imu", "lidar": "gpu_lidar", "camera_color": "camera", "camera_depth": "depth_camera",
+                     "camera_depth points": "depth_points"}  # the depth camera's <topic>/points
     (lidar,) = [s for s in sensors.sensors if s.name == "lidar"]
     assert lidar.pattern.rows == 1  # planar
     cams = {s.name: s for s in sensors.sensors if s.kind in ("camera", "depth_camera") and hasattr(s, "model")}
     for cam in cams.values():  # 640 x 480 depth and colour, as the D435i streams them
         assert (cam.model.width, cam.model.height) == (640, 480)
     assert {"/imu", "/lidar/points", "/camera/color/image_raw", "/camera/color/camera_info",
-            "/camera/depth/image_rect_raw", "/camera/depth/camera_info"} <= set(sensors.topics)
+            "/camera/depth/image_rect_raw", "/camera/depth/camera_info",
+            "/camera/depth/image_rect_raw/points"} <= set(sensors.topics)
 
 
 def test_archimede_imu_at_rest_reads_plus_g():

@@ -156,5 +156,5 @@ def test_the_bridge_carries_every_sensor_the_rover_publishes(monkeypatch):
     bridged = {e["gz_topic_name"] for e in entries if e["direction"] == "GZ_TO_ROS"}
     sim = prepare(config.resolve(overrides={"robot": {"name": "archimede"}, "duration": 0.01})).sim
     published = set(HostSensors(sim, noise=False, cameras=True).topics)
-    assert len(published) == 6  # imu, lidar points, two images and their camera_info
+    assert len(published) == 7  # imu, lidar points, two images, their camera_info and the depth points
     assert published <= bridged, published - bridged

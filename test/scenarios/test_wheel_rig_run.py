@@ -120,3 +120,25 @@ def test_the_scenario_default_load_is_about_an_archimede_corner():
     corner = sum(float(m.get("value")) for m in tree.iter("mass")) / 4.0 * 9.80665
     load = yaml.safe_load(registry.scenario_path("wheel_rig").read_text())["params"]["load"]
     assert math.isclose(load, corner, rel_tol=0.05)
+
+
+def test_the_rigs_log_replays_its_carriage(tmp_path):
+    """The scene log of a fixed-base rig (its URDF root is `world`): /tf holds world -> carriage_x (no
+    world -> world), whose last transform is the carriage's final pose in summary.json, and the viewer
+    reads the run."""
+    from mcap.reader import make_reader
+
+    from eels_gz.ros.messages import typestore
+    from eels_gz.viewer.replay import load_run
+
+    res, out = run(tmp_path, "scenario.slip=0.3")
+    assert res.exit_code == 0, res.output
+    store, last = typestore(), None
+    with open(out / "log.mcap", "rb") as f:
+        for schema, _, message in make_reader(f).iter_messages(topics=["/tf"]):
+            last = store.deserialize_cdr(message.data, schema.name)
+    pairs = {(t.header.frame_id, t.child_frame_id): t.transform.translation for t in last.transforms}
+    assert set(pairs) == {("world", "carriage_x"), ("carriage_x", "carriage_z"), ("carriage_z", "wheel_link")}
+    final = json.loads((out / "summary.json").read_text())["final_base_pose"]["position"]
+    assert pairs[("world", "carriage_x")].x == pytest.approx(final[0], abs=1e-9) and final[0] > 0.3  # m
+    assert len(load_run(out).times) > 100

@@ -31,6 +31,7 @@ NULLABLE = {
     "ros.rate": float,
     "contact.model": str,
     "contact.params": str,
+    "soil.params": str,
     "sim.reset_at": float,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
@@ -118,8 +119,9 @@ def _check_scenario(value: Any, source: str) -> None:
     if name is not None and not isinstance(name, str):
         raise ConfigError(f"{source}: 'scenario.name' expects a scenario name, got {name!r}")
     for key, v in value.items():
-        if key != "name" and (isinstance(v, bool) or not isinstance(v, (int, float))):
-            raise ConfigError(f"{source}: scenario parameter 'scenario.{key}' must be a number, got {v!r}")
+        if key != "name" and not isinstance(v, (int, float)):  # bool is an int: a switch (true/false)
+            raise ConfigError(f"{source}: scenario parameter 'scenario.{key}' must be a number or true/false, "
+                              f"got {v!r}")
 
 
 def contact_keys() -> tuple[str, ...]:
@@ -128,10 +130,6 @@ def contact_keys() -> tuple[str, ...]:
     from eels_gz.contact.params import KEYS
 
     return KEYS
-
-
-def _contact_flat_keys() -> list[str]:
-    return [f"contact.{k}" for k in contact_keys()]
 
 
 def _set_contact_key(contact: dict, key: str, value: Any, source: str) -> None:
@@ -152,16 +150,47 @@ def contact_overrides(contact: dict) -> dict:
     return {k: v for k, v in contact.items() if k in contact_keys() and v is not None}
 
 
+def soil_keys() -> tuple[str, ...]:
+    """The keys of a soil set (eels_gz.soil.params), each settable on its own as ``soil.<key>``: it
+    overrides that key of the set ``soil.params`` names."""
+    from eels_gz.soil.params import KEYS
+
+    return KEYS
+
+
+def _set_soil_key(soil: dict, key: str, value: Any, source: str) -> None:
+    """``soil.<key>`` (e.g. soil.cohesion): checked against the key's range; null removes the override."""
+    from eels_gz.soil.params import check_soil_value
+
+    if value is None:
+        soil.pop(key, None)
+        return
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        value = float(value)
+    check_soil_value(key, value, source)
+    soil[key] = copy.deepcopy(value)
+
+
+def soil_overrides(soil: dict) -> dict:
+    """The soil keys a configuration sets on their own (``soil.cohesion``...), beside params."""
+    return {k: v for k, v in soil.items() if k in soil_keys() and v is not None}
+
+
+# sections whose parameter-set keys may be set one by one: prefix -> (the set's keys, the setter)
+_SET_KEYS = {"contact.": (contact_keys, _set_contact_key), "soil.": (soil_keys, _set_soil_key)}
+
+
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
     if not isinstance(update, dict):
         raise ConfigError(f"{source}: expected a mapping at '{prefix.rstrip('.') or '<top>'}', got {update!r}")
     for k, v in update.items():
         key = prefix + str(k)
-        if k not in ref and prefix == "contact." and str(k) in contact_keys():
-            _set_contact_key(base, str(k), v, source)
+        own = _SET_KEYS.get(prefix)
+        if k not in ref and own is not None and str(k) in own[0]():
+            own[1](base, str(k), v, source)
             continue
         if k not in ref:
-            valid = ", ".join(_flat_keys(ref, prefix) + (_contact_flat_keys() if prefix == "contact." else []))
+            valid = ", ".join(_flat_keys(ref, prefix) + ([prefix + n for n in own[0]()] if own else []))
             raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
         if key == "scenario" and (v is None or isinstance(v, str)):
             v = {"name": v}  # `scenario: NAME`, the short form

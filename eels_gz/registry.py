@@ -133,12 +133,33 @@ ROBOTS: dict[str, RobotEntry] = {
     )
 }
 
+# Test rigs: descriptions a scenario runs (its ``robot:``) that are not robots; the tests over every
+# robot (description, settling on ice) do not apply to them: each rig has its own tests.
+RIGS: dict[str, RobotEntry] = {
+    r.name: r
+    for r in (
+        RobotEntry(
+            name="wheel_rig",
+            xacro="wheel_rig.urdf.xacro",
+            description="single-wheel soil rig: one Archimede wheel on x and z carriages over the soil, "
+                        "driven at a commanded slip (scenario wheel_rig)",
+            floating_base=False,
+            family="rig",
+        ),
+    )
+}
+
 WORLDS: dict[str, WorldEntry] = {
     w.name: w
     for w in (
         WorldEntry("ice_plane", "ice_plane.sdf", "flat hard ice, friction in the world file"),
         WorldEntry("slope_10", "slope_10.sdf", "ice slope of 10 deg rising along +x, 12 x 6 m",
                    ("primitive", "slope", "--angle", "10")),
+        WorldEntry("soil_bin", "soil_bin.sdf", "flat soil bin 6 x 1 m for the single-wheel rig (scenario wheel_rig); "
+                   "the soil set is the run's soil.params", ("primitive", "soil_bin")),
+        WorldEntry("sandbox_10", "sandbox_10.sdf", "soil sandbox 5 x 3 m tilted 10 deg, rising along +x; any tilt: "
+                   "eels-gz world primitive sandbox --angle A; the soil set is the run's soil.params",
+                   ("primitive", "sandbox", "--angle", "10")),
         WorldEntry("tube", "tube.sdf", "horizontal ice tube along x, bore radius 0.6 m with 2 cm rms roughness",
                    ("primitive", "tube")),
         WorldEntry("parallel_walls", "parallel_walls.sdf", "two parallel vertical ice walls on an ice floor, a stemming gap for EELS 1.5",
@@ -161,11 +182,11 @@ def _unknown(kind: str, name: str, known) -> RegistryError:
 
 
 def robot(name: str) -> RobotEntry:
-    """Look up a robot by registry name."""
-    try:
-        return ROBOTS[name]
-    except KeyError:
-        raise _unknown("robot", name, ROBOTS) from None
+    """Look up a robot (or a test rig, RIGS) by registry name."""
+    entry = ROBOTS.get(name) or RIGS.get(name)
+    if entry is None:
+        raise _unknown("robot", name, {**ROBOTS, **RIGS})
+    return entry
 
 
 def world_path(name_or_path: str) -> Path:
@@ -205,6 +226,8 @@ def readme_tables() -> dict[str, str]:
     for name, path in scenarios().items():
         data = load_scenario(path)
         text = " ".join(str(data.get("description", "")).split())
-        params = ", ".join(f"`{k}` = {v:g}" for k, v in data["params"].items()) or "-"
+        raw = (yaml.safe_load(path.read_text()) or {}).get("params") or {}  # a switch shows as true/false
+        params = ", ".join(f"`{k}` = {str(raw[k]).lower() if isinstance(raw.get(k), bool) else format(v, 'g')}"
+                           for k, v in data["params"].items()) or "-"
         scen.append(f"| `{name}` | {data.get('duration', '')} s | {params} | {text} |")
     return {"robots": "\n".join(robots), "worlds": "\n".join(worlds), "scenarios": "\n".join(scen)}

@@ -100,6 +100,10 @@ class WheelRig:
         # the efforts applied this step balance the soil: pull = -carriage force, torque = drive torque
         self.averages.add(-self.effort[0], self.effort[1], self.radius - float(dist[0]))
 
+    def window_end(self) -> float:
+        """Simulated time (s) at which the measuring window is over."""
+        return self.settle + self.measure
+
     def metrics(self) -> dict:
         """The rig's steady-state measurements (empty before the measuring window has samples)."""
         return self.averages.metrics(self.slip, self.normal_load, self.radius, self.width)

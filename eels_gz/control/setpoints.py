@@ -41,9 +41,10 @@ import yaml
 from eels_gz.errors import ConfigError
 
 # tethers: eels_gz/host/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py);
-# pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose
+# pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
+# soil: the soil set (config/soil/) unless the run sets soil.params
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller",
-                 "contact", "pose"}
+                 "contact", "pose", "soil"}
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
@@ -153,14 +154,19 @@ def _resolve_params(declared, overrides: dict, path: Path) -> dict[str, float]:
     for name, value in declared.items():
         if not _PARAM_EXPR.fullmatch(str(name)) or not str(name).isidentifier():
             raise ConfigError(f"{path}: parameter name '{name}' must be an identifier")
-        if not _number(value):
-            raise ConfigError(f"{path}: parameter '{name}' needs a finite number as default, got {value!r}")
+        if not (_number(value) or isinstance(value, bool)):
+            raise ConfigError(f"{path}: parameter '{name}' needs a finite number as default (or true/false "
+                              f"for a switch), got {value!r}")
+    # a switch (a parameter declared true or false) takes true or false and resolves to 1.0 or 0.0
+    switches = {str(k) for k, v in declared.items() if isinstance(v, bool)}
     params = {str(k): float(v) for k, v in declared.items()}
     for name, value in overrides.items():
         if name not in params:
             valid = ", ".join(sorted(params)) or "none"
             raise ConfigError(f"{path}: scenario has no parameter '{name}' (its parameters: {valid})")
-        if not _number(value):
+        if name in switches and not isinstance(value, bool):
+            raise ConfigError(f"{path}: parameter '{name}' is a switch: it must be true or false, got {value!r}")
+        if name not in switches and not _number(value):
             raise ConfigError(f"{path}: parameter '{name}' must be a finite number, got {value!r}")
         params[name] = float(value)
     return params

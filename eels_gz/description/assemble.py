@@ -21,6 +21,8 @@ SET_BY_EELS_GZ = {
     "contact": "contact.model (--contact)",
     "contact_params": "contact.params",
     "world_file": "world (--world)",
+    "gravity": "the world's <gravity> (--world)",
+    "soil": "soil.params (--set soil.params=NAME)",
     "state_rate": "ros.state_rate",
 }
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"

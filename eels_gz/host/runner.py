@@ -110,9 +110,10 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
     xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
-        xacro_args.update(contact=contact["model"], contact_params=contact_params, world_file=str(world.resolve()))
+        xacro_args.update(contact=contact["model"], contact_params=contact_params)
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
+    xacro_args.update(_world_args(entry, world, spec, _soil_params_file(cfg["soil"], entry, work_dir)))
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     host = cfg["sim"]
@@ -155,6 +156,9 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "systems": [s.module for s in sim.systems],
         },
     }
+    soil_set = check_soil(cfg["soil"], entry)
+    if soil_set is not None:  # the numbers the soil contact runs with (summary.json)
+        settings["resolved"]["soil_params"] = soil_set.to_dict()
     if contact["model"] == "screw":  # the numbers the screw contact runs with (summary.json)
         from eels_gz.contact.params import load_contact_params
 
@@ -188,6 +192,57 @@ def _contact_params_file(contact: dict, work_dir: Path | None) -> str:
     return str(write_contact_params(params, folder / "contact.yaml", header).resolve())
 
 
+def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
+    """The xacro arguments a robot's description takes from the world it runs in, each passed when its
+    xacro declares it: ``world_file`` (the SDF file, whose terrain the contact systems query),
+    ``gravity`` (the magnitude of its <gravity>, m/s^2) and ``soil`` (the run's soil set)."""
+    from eels_gz.description.assemble import xacro_arg_names
+
+    declared = xacro_arg_names(entry.path)
+    values = {"world_file": str(world.resolve()), "gravity": repr(float(np.linalg.norm(spec.gravity))),
+              "soil": soil}
+    return {k: v for k, v in values.items() if k in declared}
+
+
+def check_soil(soil: dict, entry):
+    """The run's soil set (``soil.params`` with the ``soil.<key>`` set on their own), checked: an unknown
+    set, a bad key, keys without a set, or a soil for a robot whose description takes none (no xacro
+    argument ``soil``) raise ConfigError naming the setting; None when no soil is set."""
+    from eels_gz.config import soil_overrides
+    from eels_gz.description.assemble import xacro_arg_names
+    from eels_gz.soil.params import resolve_soil_params
+
+    overrides = soil_overrides(soil)
+    if not soil.get("params"):
+        if overrides:
+            raise ConfigError(f"{', '.join('soil.' + k for k in overrides)} set keys of a soil set, but no set "
+                              "is named: set soil.params=NAME (config/soil/) too")
+        return None
+    if "soil" not in xacro_arg_names(entry.path):
+        raise ConfigError(f"soil.params sets the soil under a robot's wheels, but '{entry.name}' takes no soil "
+                          "(robots that do: archimede, wheel_rig); leave soil.params and the soil keys out")
+    return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
+
+
+def _soil_params_file(soil: dict, entry, work_dir: Path | None) -> str:
+    """The soil set the soil contact reads (``<soil_params>``, :func:`check_soil`): ``soil.params`` as
+    named, or, when keys are set on their own (``soil.cohesion``...), that set with them replaced, written
+    resolved to ``work_dir/soil.yaml`` (a temporary folder without one) so the run records what it used;
+    "" for none."""
+    from eels_gz.config import soil_overrides
+    from eels_gz.soil.params import soil_config_path, write_soil_params
+
+    params = check_soil(soil, entry)
+    overrides = soil_overrides(soil)
+    if params is None or not overrides:
+        return str(soil.get("params") or "")
+    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_soil_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    header = (f"{soil['params']} ({soil_config_path(soil['params'])}) with "
+              + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
+    return str(write_soil_params(params, folder / "soil.yaml", header).resolve())
+
+
 def _check_contact_step(sim: Simulation, entry, n_modules: int, params_name: str) -> None:
     """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability), with
     the screw's static share of the robot's weight as its load."""
@@ -217,12 +272,15 @@ CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
     configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
-    null ones (then stock contact with the ``ice`` parameters)."""
+    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``."""
     contact = dict(cfg["contact"])
     for key, fallback in CONTACT_FALLBACK.items():
         if contact.get(key) is None:
             contact[key] = ((scenario or {}).get("contact") or {}).get(key) or fallback
-    out = dict(cfg, contact=contact)
+    soil = dict(cfg.get("soil") or {"params": None})
+    if soil.get("params") is None and (scenario or {}).get("soil"):
+        soil["params"] = str(scenario["soil"])
+    out = dict(cfg, contact=contact, soil=soil)
     if not scenario:
         return out
     from eels_gz.config import defaults

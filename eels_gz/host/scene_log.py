@@ -72,6 +72,8 @@ def urdf_joints(urdf: str) -> tuple[str, list[UrdfJoint]]:
         children.add(child)
     links = [link.get("name") for link in root.iter("link")]
     roots = [n for n in links if n not in children and n != "world"]
+    if not roots and "world" in links:  # a fixed-base rig: its tree hangs from `world` by moving joints
+        return "world", joints
     return (roots[0] if roots else links[0]), [j for j in joints if j.parent != "world"]
 
 
@@ -210,13 +212,20 @@ class SceneLog:
         # each link is a body of the simulated skeleton at a fixed offset (the optimizer's frames, else itself)
         skel, frames = sim.robot_skeleton, sim.robot_frames
         names = [frames[n].body if n in frames else n for n in self.links]
-        self.bodies = [skel.getBodyNode(b) for b in dict.fromkeys(names)]
+        # a fixed base (a rig): the URDF's root `world` link is no body but the world frame, an identity
+        # pose appended after the bodies' own
+        self.world_root = skel.getBodyNode(names[0]) is None
+        self.bodies = [skel.getBodyNode(b) for b in dict.fromkeys(names) if skel.getBodyNode(b) is not None]
         order = {b.getName(): k for k, b in enumerate(self.bodies)}
+        order[names[0]] = order.get(names[0], len(self.bodies))
         self.link_body = np.array([order[b] for b in names], dtype=np.int64)
         self.link_offset = np.array([frames[n].pose if n in frames else np.eye(4) for n in self.links])
-        self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] + [(j.parent, j.child) for j in self.moving])
+        # world -> root, except for a rig whose root is the world frame itself
+        self.tf = messages.TfTemplate([(WORLD_FRAME, self.root)] * (not self.world_root)
+                                      + [(j.parent, j.child) for j in self.moving])
         self.state = next((st for st in sim.states if st.skel is skel), None)
-        self.body_index = np.array([b.getIndexInSkeleton() for b in self.bodies], dtype=np.int64)
+        self.body_index = np.array([b.getIndexInSkeleton() for b in self.bodies]
+                                   + ([skel.getNumBodyNodes()] if self.world_root else []), dtype=np.int64)
         self._tf = np.empty((len(self.edges), 4, 4))  # the /tf transforms of a sample
         self.forces = messages.PointListTemplate(
             lambda t_ns, points: messages.marker(t_ns, WORLD_FRAME, "screw_contact", 0, "LINE_LIST",
@@ -241,9 +250,11 @@ class SceneLog:
             bodies, index = kin.T, self.body_index
         else:
             bodies = np.array([b.getWorldTransform().matrix() for b in self.bodies])
-            index = np.arange(len(self.bodies))
+            index = np.arange(len(self.bodies) + self.world_root)
+        if self.world_root:
+            bodies = np.concatenate([bodies, np.eye(4)[None]])
         _tf_transforms(bodies, index, self.link_body, self.link_offset, self.edges, self._tf)
-        self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, self._tf))
+        self.mcap.write_cdr("/tf", t_ns, self.tf.encode(t_ns, self._tf[1:] if self.world_root else self._tf))
         if self.screw:
             self.mcap.write_cdr("/screw_contact/forces", t_ns, self.forces.encode(t_ns, self.force_segments()))
 

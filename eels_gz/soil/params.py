@@ -182,3 +182,13 @@ def resolve_soil_params(path_or_name: str | Path, overrides: dict | None = None)
     values = params.to_dict()
     values.update({k: float(v) for k, v in overrides.items()})
     return SoilParams(**values)
+
+
+def write_soil_params(params: SoilParams, path: str | Path, header: str = "") -> Path:
+    """Write a full soil set (every key) as YAML that :func:`load_soil_params` reads back."""
+    import yaml
+
+    path = Path(path)
+    text = "".join(f"# {line}\n" for line in header.splitlines())
+    path.write_text(text + yaml.safe_dump(params.to_dict(), sort_keys=False))
+    return path

@@ -89,9 +89,13 @@ def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
 
 
 @njit(cache=True)
-def _sigma(theta_eq, theta1, k, r, n):
-    d = math.cos(theta_eq) - math.cos(theta1)
-    return k * r ** n * d ** n if d > 0.0 else 0.0
+def _sigma(theta_eq, cos1, k_rn, n):
+    """Bekker's normal stress k r^n (cos theta_eq - cos theta_1)^n, with ``k_rn`` = k r^n and ``cos1`` =
+    cos theta_1 given (per wheel, not per point); n = 1 (two of the shipped sets) takes no power."""
+    d = math.cos(theta_eq) - cos1
+    if d <= 0.0:
+        return 0.0
+    return k_rn * (d if n == 1.0 else d ** n)
 
 
 @njit(cache=True)
@@ -119,6 +123,7 @@ def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w):
     k_c, k_phi, n, coh, tan_phi, big_k, c1, c2 = soil[0], soil[1], soil[2], soil[3], soil[4], soil[5], soil[6], soil[7]
     gamma, d1, d2 = soil[8], soil[9], soil[10]
     k = k_c / b + k_phi
+    k_rn = k * r ** n
     slip = a_rot - b_lin
     theta_m = min(max((c1 + c2 * slip) * theta1, 0.0), theta1)
     sin1 = math.sin(theta1)
@@ -142,14 +147,14 @@ def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w):
             else:
                 theta = span * u * u
                 theta_eq = theta1 - theta * (theta1 - theta_m) / theta_m
-            sigma = _sigma(theta_eq, theta1, k, r, n)
+            sigma = _sigma(theta_eq, cos1, k_rn, n)
             tau_max = coh + sigma * tan_phi
-            j = r * (a_rot * (theta1 - theta) - b_lin * (sin1 - math.sin(theta)))
+            c = math.cos(theta)
+            s = math.sin(theta)
+            j = r * (a_rot * (theta1 - theta) - b_lin * (sin1 - s))
             tau = _janosi(tau_max, j, big_k)
             jy = r * c_lat * (theta1 - theta)
             tau_y = _janosi(tau_max, jy, big_k)
-            c = math.cos(theta)
-            s = math.sin(theta)
             w_load += (sigma * c + tau * s) * dtheta
             dp += (tau * c - sigma * s) * dtheta
             tq += tau * dtheta

@@ -117,7 +117,7 @@ class RunCommand:
         from eels_gz.config import contact_overrides
         from eels_gz.contact.params import resolve_contact_params
         from eels_gz.control.setpoints import load_scenario
-        from eels_gz.host.runner import CONTACT_MODELS, scenario_defaults
+        from eels_gz.host.runner import CONTACT_MODELS, check_soil, scenario_defaults
 
         scfg = cfg["scenario"]
         scenario = None
@@ -144,6 +144,8 @@ class RunCommand:
                 raise ConfigError(f"contact.{next(iter(overrides))} sets a parameter of the screw contact, but "
                                   f"contact.model is '{contact['model']}'")
             resolve_contact_params(contact["params"], overrides)
+        with _about("soil"):
+            check_soil(resolved["soil"], entry)
         return scenario
 
     def check_metrics(self, spec, base_items: list) -> None:

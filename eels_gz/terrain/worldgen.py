@@ -88,6 +88,30 @@ class SlopeParams:
 
 
 @dataclass(frozen=True)
+class SoilBinParams:
+    length: float = 6.0  # m along x, the rig's travel
+    width: float = 1.0  # m along y
+    thickness: float = 0.5  # m
+
+    def __post_init__(self):
+        _check(self.length > 0 and self.width > 0, "soil_bin", "length/width", (self.length, self.width), "> 0 m")
+        _check(self.thickness > 0, "soil_bin", "thickness", self.thickness, "> 0 m")
+
+
+@dataclass(frozen=True)
+class SandboxParams:
+    angle: float = 10.0  # deg, the box tilted about y, rising along +x
+    length: float = 5.0  # m along x
+    width: float = 3.0  # m along y
+    thickness: float = 0.5  # m below the lowest point
+
+    def __post_init__(self):
+        _check(0.0 <= self.angle <= 35.0, "sandbox", "angle", self.angle, "0 to 35 degrees")
+        _check(self.length > 0 and self.width > 0, "sandbox", "length/width", (self.length, self.width), "> 0 m")
+        _check(self.thickness > 0, "sandbox", "thickness", self.thickness, "> 0 m")
+
+
+@dataclass(frozen=True)
 class TubeParams:
     radius: float = 0.6  # m, mean bore radius
     length: float = 8.0  # m along x
@@ -333,6 +357,26 @@ def slope(p: SlopeParams) -> Terrain:
     return _raster_terrain("slope", f"ice slope of {p.angle:g} deg rising along +x, z = 0 at x = 0", dem, p)
 
 
+def _tilted_plane(kind: str, description: str, p, angle: float) -> Terrain:
+    # a plane is exact under bilinear interpolation: 1 m posts are enough for mesh and field
+    nx, ny = max(2, math.ceil(p.length) + 1), max(2, math.ceil(p.width) + 1)
+    x = np.linspace(-p.length / 2, p.length / 2, nx)
+    heights = np.tile(x * math.tan(math.radians(angle)), (ny, 1))
+    dem = Dem(heights, (-p.length / 2, -p.width / 2), (p.length / (nx - 1), p.width / (ny - 1)), kind)
+    return _raster_terrain(kind, description, dem, p)
+
+
+def soil_bin(p: SoilBinParams) -> Terrain:
+    """The single-wheel rig's soil bin: a flat surface, the soil level at z = 0 (the soil set is the run's)."""
+    return _tilted_plane("soil_bin", f"flat soil bin {p.length:g} x {p.width:g} m, soil level at z = 0", p, 0.0)
+
+
+def sandbox(p: SandboxParams) -> Terrain:
+    """A tiltable sandbox (seed 004's PEL tests): a soil surface tilted by ``angle`` about y."""
+    return _tilted_plane("sandbox", f"soil sandbox {p.length:g} x {p.width:g} m tilted {p.angle:g} deg, rising "
+                                    "along +x, z = 0 at x = 0", p, p.angle)
+
+
 def tube(p: TubeParams) -> Terrain:
     rng = np.random.default_rng(p.seed)
     nt = max(32, int(2 * np.pi * p.radius / 0.06))
@@ -524,6 +568,8 @@ def scan_terrain(surface, kind: str, description: str) -> Terrain:
 PRIMITIVES = {
     "ice_plane": (ice_plane, IcePlaneParams),
     "slope": (slope, SlopeParams),
+    "soil_bin": (soil_bin, SoilBinParams),
+    "sandbox": (sandbox, SandboxParams),
     "tube": (tube, TubeParams),
     "parallel_walls": (parallel_walls, ParallelWallsParams),
     "u_channel": (u_channel, UChannelParams),

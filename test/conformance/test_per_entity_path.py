@@ -72,7 +72,7 @@ def wheel_rig(batch: bool) -> Simulation:
     world = registry.world_path("ice_plane")
     desc = load_description(asset("urdf", "wheel_rig.urdf.xacro"), {
         "radius": "0.085", "width": "0.07", "wheel_mass": "0.2", "normal_load": "16.0", "gravity": "9.80665",
-        "soil_params": "eac1a", "world_file": str(world.resolve()), "slip": "0.2"})
+        "soil": "eac1a", "world_file": str(world.resolve()), "slip": "0.2"})
     return Simulation(world, RobotSpec("wheel_rig", desc, [0.0, 0.0, 0.085, 0.0, 0.0, 0.0], optimize=False),
                       batch_api=batch)
 

@@ -28,6 +28,7 @@ from eels_gz.host.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 from eels_gz.soil.params import load_soil_params
 from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, steady_coefficients, wheel_forces, wong_reece
+from soil_truth import quad_wong_reece
 
 WORLD = registry.world_path("ice_plane")
 G = 9.80665  # ice_plane's <gravity>
@@ -51,7 +52,7 @@ def rig(soil: str, world=WORLD, **extra: str):
     radius, width, mass, corner = archimede_wheel()
     desc = load_description(asset("urdf", "wheel_rig.urdf.xacro"), {
         "radius": repr(radius), "width": repr(width), "wheel_mass": repr(mass), "normal_load": repr(corner * G),
-        "gravity": repr(G), "soil_params": soil, "world_file": str(world), **extra})
+        "gravity": repr(G), "soil": soil, "world_file": str(world), **extra})
     sim = Simulation(world, RobotSpec("wheel_rig", desc, [0.0, 0.0, radius, 0.0, 0.0, 0.0], optimize=False))
     model = gzsim.Model(sim.robot_entity)
     joints = {n: gzsim.Joint(model.joint_by_name(sim.ecm, n)) for n in ("rig_x", "rig_z", "rig_wheel")}
@@ -153,30 +154,6 @@ def test_archimede_rests_on_soil_with_its_weight_on_the_four_wheels():
     assert float(system.last.force[:, 2].sum()) == pytest.approx(weight, rel=1e-3)
     assert np.all(system.last.sinkage > 0.0) and np.all(system.last.sinkage < 0.05)
     assert np.max(np.abs(skel.getVelocities()[:6])) < 1e-3
-
-
-def quad_wong_reece(p, r, b, h, s):
-    """(W, DP, T) of Wong-Reece at sinkage h and textbook slip s (driving or braking), by quad."""
-    a_rot, b_lin = (1.0, 1.0 - s) if s >= 0.0 else (1.0 + s, 1.0)
-    k = p.k_c / b + p.k_phi
-    th1 = math.acos(1.0 - h / r)
-    thm = min(max((p.c1 + p.c2 * s) * th1, 0.0), th1)
-    tan_phi = math.tan(math.radians(p.friction_angle_deg))
-
-    def sigma(th):
-        eq = th if th >= thm else th1 - th * (th1 - thm) / thm
-        return k * r ** p.n * max(math.cos(eq) - math.cos(th1), 0.0) ** p.n
-
-    def tau(th):
-        j = r * (a_rot * (th1 - th) - b_lin * (math.sin(th1) - math.sin(th)))
-        return math.copysign((p.cohesion + sigma(th) * tan_phi) * (1.0 - math.exp(-abs(j) / p.shear_modulus_K)), j)
-
-    def integ(f):
-        return sum(quad(f, lo, hi, epsrel=1e-10)[0] for lo, hi in ((0.0, thm), (thm, th1)) if hi > lo)
-
-    return (r * b * integ(lambda t: sigma(t) * math.cos(t) + tau(t) * math.sin(t)),
-            r * b * integ(lambda t: tau(t) * math.cos(t) - sigma(t) * math.sin(t)),
-            r * r * b * integ(tau))
 
 
 @pytest.mark.parametrize("slip", [-0.3, 0.1, 0.5])

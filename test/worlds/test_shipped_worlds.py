@@ -141,7 +141,10 @@ def surface_cases(name: str, rng) -> list[tuple[float, float, float]]:
     if kind == "plane":
         xy = rng.uniform(-5, 5, (N_SPOTS, 2))
         return [(x, y, a) for x, y in xy]
-    if kind == "slope":
+    if kind == "soil_bin":
+        xy = rng.uniform(-1, 1, (N_SPOTS, 2)) * [p["length"] / 2 - 0.5, p["width"] / 2 - 0.2]
+        return [(x, y, a) for x, y in xy]
+    if kind in ("slope", "sandbox"):
         t = math.radians(p["angle"])
         xy = rng.uniform(-1, 1, (N_SPOTS, 2)) * [p["length"] / 2 - 0.5, p["width"] / 2 - 0.5]
         return [(x, y, x * math.tan(t) + a / math.cos(t)) for x, y in xy]  # plane: h + a / cos(theta)
@@ -176,7 +179,8 @@ SURFACE_WORLDS = [n for n in WORLDS if surface_cases(n, np.random.default_rng(0)
 
 def test_surface_worlds_are_the_expected_ones():
     """Guard against a world silently dropping out of the resting-height test."""
-    assert set(SURFACE_WORLDS) == {"ice_plane", "slope_10", "parallel_walls", "u_channel", "rock_field", "mars_dem"}
+    assert set(SURFACE_WORLDS) == {"ice_plane", "slope_10", "parallel_walls", "u_channel", "rock_field", "mars_dem",
+                                   "soil_bin", "sandbox_10"}
 
 
 @pytest.mark.parametrize("name", SURFACE_WORLDS)

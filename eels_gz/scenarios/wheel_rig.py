@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from eels_gz.errors import ConfigError
 from eels_gz.scenarios import RunEnd, ScenarioController
+from eels_gz.soil.rig import METRIC_KEYS
 
 SYSTEM = "wheel_rig"
 
 
 class WheelRigMetrics(ScenarioController):
+    METRICS = (*METRIC_KEYS, "message")
+
     def __init__(self):
         self.system = None
         self.end = None

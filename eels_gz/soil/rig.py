@@ -14,6 +14,11 @@ def carriage_speed(radius: float, wheel_rate: float, slip: float) -> float:
     return v * (1.0 - slip) if slip >= 0.0 else v / (1.0 + slip)
 
 
+# the wheel_rig scenario's metrics.json keys (issue 34's contract), in RigAverages.metrics' order
+METRIC_KEYS = ("drawbar_pull_N", "sinkage_m", "wheel_torque_Nm", "normal_load_N", "slip", "wheel_radius_m",
+               "wheel_width_m")
+
+
 @dataclass
 class RigAverages:
     """Running sums of the rig's measured drawbar pull (N), wheel torque (N m) and sinkage (m)."""
@@ -31,5 +36,4 @@ class RigAverages:
         if self.n == 0:
             return {}
         pull, torque, sinkage = (s / self.n for s in self.sums)
-        return {"drawbar_pull_N": pull, "sinkage_m": sinkage, "wheel_torque_Nm": torque,
-                "normal_load_N": normal_load, "slip": slip, "wheel_radius_m": radius, "wheel_width_m": width}
+        return dict(zip(METRIC_KEYS, (pull, sinkage, torque, normal_load, slip, radius, width), strict=True))

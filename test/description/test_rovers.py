@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -64,18 +65,24 @@ ROVERS = {
 
 
 def xacro_properties(path) -> dict[str, float]:
-    """Numeric <xacro:property> values of a xacro file (expressions are skipped)."""
+    """Numeric <xacro:property> values of a xacro file (expressions are skipped, but a property that only
+    names another, ``${other}``, takes its value, also from a file it includes)."""
+    root = etree.parse(str(path)).getroot()
+    text = {}
+    for inc in root.iter(XACRO_NS + "include"):
+        for node in etree.parse(str(Path(path).parent / inc.get("filename"))).getroot().iter(XACRO_NS + "property"):
+            text[node.get("name")] = node.get("value")
     props = {}
-    for node in etree.parse(str(path)).getroot().iter(XACRO_NS + "property"):
+    for node in root.iter(XACRO_NS + "property"):
+        name, value = node.get("name"), node.get("value")
+        text[name] = text.get(value[2:-1], value) if value and re.fullmatch(r"\$\{\w+\}", value) else value
         try:
-            props[node.get("name")] = float(node.get("value"))
+            props[name] = float(text[name])
         except (TypeError, ValueError):
             pass
-    root = etree.parse(str(path)).getroot()
-    sets = root.find(f"{XACRO_NS}property[@name='wheel_sets']")
-    if sets is not None:  # archimede: half the diameter of the default wheel set (argument wheels)
+    if "wheel_sets" in text:  # archimede: half the diameter of the default wheel set (argument wheels)
         default = root.find(f"{XACRO_NS}arg[@name='wheels']").get("default")
-        props["wheel_radius"] = 0.5 * float(dict(re.findall(r"(\w+)=([0-9.]+)", sets.get("value")))[default])
+        props["wheel_radius"] = 0.5 * float(dict(re.findall(r"(\w+)=([0-9.]+)", text["wheel_sets"]))[default])
     return props
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import Progress, exit_for, overwrite_option
+from eels_gz.cli_common import Number, Progress, exit_for, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -35,7 +35,7 @@ def campaign_progress(progress: Progress):
 def ray_options(f):
     f = click.option("--address", help="Join the Ray cluster at ADDR (e.g. HEAD_IP:6379 or auto) instead of starting "
                                        "Ray on this machine; default: $RAY_ADDRESS, if set.")(f)
-    f = click.option("--workers", type=click.IntRange(min=1),
+    f = click.option("--workers", type=Number(int, 1),
                      help="Samples run at once (default: every core here, every CPU of a cluster).")(f)
     return f
 

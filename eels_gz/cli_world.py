@@ -22,6 +22,7 @@ from pathlib import Path
 
 import click
 
+from eels_gz.cli_common import FINITE, NON_NEGATIVE, POSITIVE, SEED, Number
 from eels_gz.errors import EelsError
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,28 @@ log = logging.getLogger(__name__)
 # what eels_gz.terrain.writers.write_model writes into a model folder: --overwrite removes nothing else
 MODEL_FILES = ("model.sdf", "model.config", "terrain.json", "distance_field.npz", "heightmap.png", "heightmap.stl",
                "meshes/", "meshes/collision.stl", "meshes/visual.stl")
+
+
+def _dem():
+    from eels_gz.terrain import dem
+
+    return dem
+
+
+def _worldgen():
+    from eels_gz.terrain import worldgen
+
+    return worldgen
+
+
+def _scan_budget(name: str) -> Number:
+    """A budget of the scan reconstruction, at least what it needs (eels_gz.terrain.pointcloud.MIN_BUDGETS)."""
+    def least() -> int:
+        from eels_gz.terrain.pointcloud import MIN_BUDGETS
+
+        return MIN_BUDGETS[name]
+
+    return Number(int, least)
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -158,21 +181,21 @@ def world() -> None:
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--size", nargs=2, type=float, metavar="X Y", help="Extent of the posts in m (required for PNG; "
+@click.option("--size", nargs=2, type=POSITIVE, metavar="X Y", help="Extent of the posts in m (required for PNG; "
               "overrides a GeoTIFF's geotransform).")
-@click.option("--spacing", nargs=2, type=float, metavar="DX DY", help="Post spacing in m (required for .npy).")
-@click.option("--height-range", type=float, help="PNG: metres for the full grey scale.")
-@click.option("--reference", nargs=3, type=float, metavar="E N Z",
+@click.option("--spacing", nargs=2, type=POSITIVE, metavar="DX DY", help="Post spacing in m (required for .npy).")
+@click.option("--height-range", type=POSITIVE, help="PNG: metres for the full grey scale.")
+@click.option("--reference", nargs=3, type=FINITE, metavar="E N Z",
               help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
 @click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
-@click.option("--max-cells", type=int, default=1 << 25, show_default=True, help="Post budget of the heightfield "
+@click.option("--max-cells", type=Number(int, lambda: _dem().MIN_CELLS), default=1 << 25, show_default=True, help="Post budget of the heightfield "
               "(screw contact, placement); larger DEMs are downsampled with a warning.")
-@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the engine mesh: "
+@click.option("--max-faces", type=Number(int, lambda: _dem().MIN_ENGINE_FACES), default=200_000, show_default=True, help="Face budget of the engine mesh: "
               "by default the engine region is the largest full-resolution square within it.")
-@click.option("--center", nargs=2, type=float, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
+@click.option("--center", nargs=2, type=FINITE, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
               "the host's mesh) in world m; default the DEM's centre.")
-@click.option("--radius", type=float, help="Half-width of the engine region in m (rounded up to 2^n posts).")
-@click.option("--crop", nargs=4, type=float, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
+@click.option("--radius", type=POSITIVE, help="Half-width of the engine region in m (rounded up to 2^n posts).")
+@click.option("--crop", nargs=4, type=FINITE, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
               "(world m).")
 def dem(file, name, out, shipped, overwrite, size, spacing, height_range, reference, keep_georef, max_cells, max_faces, center,
         radius, crop):
@@ -203,17 +226,17 @@ def dem(file, name, out, shipped, overwrite, size, spacing, height_range, refere
 
 def _scan_options(f):
     """Options of the one-sided reconstruction (scans and open meshes); unset values are derived."""
-    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the subsampling over "
+    f = click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the subsampling over "
                      "--max-points.")(f)
-    f = click.option("--visual-faces", type=int, default=120_000, show_default=True,
+    f = click.option("--visual-faces", type=_scan_budget("visual_faces"), default=120_000, show_default=True,
                      help="Visual mesh face budget.")(f)
-    f = click.option("--max-nodes", type=int, default=4_000_000, show_default=True,
+    f = click.option("--max-nodes", type=_scan_budget("max_nodes"), default=4_000_000, show_default=True,
                      help="Distance grid node budget (the default voxel is at least what keeps within it).")(f)
-    f = click.option("--max-points", type=int, default=2_000_000, show_default=True,
+    f = click.option("--max-points", type=_scan_budget("max_points"), default=2_000_000, show_default=True,
                      help="Point budget; larger scans are downsampled with a warning.")(f)
-    f = click.option("--viewpoint", nargs=3, type=float, metavar="X Y Z",
+    f = click.option("--viewpoint", nargs=3, type=FINITE, metavar="X Y Z",
                      help="Scanner position (m) for --orient viewpoint.")(f)
-    f = click.option("--fill-radius", type=float, help="Holes narrower than twice this (m) are closed "
+    f = click.option("--fill-radius", type=POSITIVE, help="Holes narrower than twice this (m) are closed "
                      "(default: max(8 voxels, 0.25 m)).")(f)
     return f
 
@@ -240,12 +263,12 @@ def _echo_derived(derived: dict) -> None:
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor applied with --units.")
+@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Scale factor applied with --units.")
 @click.option("--units", type=click.Choice(["m", "cm", "mm", "km", "in", "ft"]), default="m", show_default=True,
               help="Units of the file's coordinates.")
-@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget "
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True, help="Collision mesh face budget "
               "(quadric decimation).")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
+@click.option("--voxel", type=POSITIVE, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
               "longest side; open mesh: derived like a scan's).")
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint", "winding"]),
               help="Open mesh: which side is free space (default auto; winding: the file's face normals).")
@@ -284,13 +307,13 @@ def _gone(ctx, param, value):
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor to metres.")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 2 x the point spacing, or coarser "
+@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Scale factor to metres.")
+@click.option("--voxel", type=POSITIVE, help="Distance grid spacing in m (default: 2 x the point spacing, or coarser "
               "to keep within --max-nodes).")
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint"]),
               help="Which side of the wall is free space: axis (a shaft seen from inside), up (a surface seen from "
               "above), viewpoint (toward --viewpoint); default auto (axis if the cross-sections are hollow).")
-@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget.")
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True, help="Collision mesh face budget.")
 @_scan_options
 @click.option("--recon-voxel", type=float, hidden=True, callback=_gone, expose_value=False)
 @click.option("--thickness", type=float, hidden=True, callback=_gone, expose_value=False)
@@ -335,13 +358,13 @@ class _KindsEpilog(click.Command):
 @world.command(cls=_KindsEpilog)
 @click.argument("kind")
 @_common
-@click.option("--angle", type=float, help="slope: angle in degrees (0-35).")
-@click.option("--radius", type=float, help="tube, u_channel, moulin: radius in m.")
-@click.option("--length", type=float, help="slope, tube, parallel_walls, u_channel: length in m.")
-@click.option("--roughness", type=float, help="tube, moulin: rms wall roughness in m.")
-@click.option("--gap", type=float, help="parallel_walls: gap between the walls in m.")
-@click.option("--density", type=float, help="rock_field: rocks per m^2.")
-@click.option("--seed", type=int, help="tube, rock_field, moulin, mars_dem: random seed.")
+@click.option("--angle", type=Number(float, 0, lambda: _worldgen().MAX_SLOPE_DEG), help="slope: angle in degrees (0-35).")
+@click.option("--radius", type=POSITIVE, help="tube, u_channel, moulin: radius in m.")
+@click.option("--length", type=POSITIVE, help="slope, tube, parallel_walls, u_channel: length in m.")
+@click.option("--roughness", type=NON_NEGATIVE, help="tube, moulin: rms wall roughness in m.")
+@click.option("--gap", type=POSITIVE, help="parallel_walls: gap between the walls in m.")
+@click.option("--density", type=NON_NEGATIVE, help="rock_field: rocks per m^2.")
+@click.option("--seed", type=SEED, help="tube, rock_field, moulin, mars_dem: random seed.")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Any other parameter of the kind (repeatable), e.g. -p r_mean=0.2.")
 def primitive(kind, name, out, shipped, overwrite, angle, radius, length, roughness, gap, density, seed, params):

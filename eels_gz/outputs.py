@@ -338,11 +338,22 @@ def _started(folder: Path) -> bool:
     return any(True for name in RESULT_FILES for _ in folder.rglob(name))
 
 
+def check_folder_name(target: str | Path, example: str) -> Path:
+    """``target`` as a Path, or OutputError if it names no folder of its own ('', '.', '/', '..'): an
+    output folder is written beside itself (DIR.partial, .DIR.lock) and renamed into place."""
+    if str(target) == "":
+        raise OutputError(f"--out is empty; it must name a folder (e.g. {example})")
+    target = Path(target)
+    if not target.name or target.name in (".", ".."):
+        raise OutputError(f"--out '{target}' must name a folder of its own, not the current, a parent or the "
+                          f"root folder (e.g. {example})")
+    return target
+
+
 def lock_output_folder(target: Path, example: str) -> Lock:
     """The lock of output folder ``target`` (``--out``), taken beside it in its parent folder (created if
     need be); ``example`` names a valid --out in the error for a path that names no folder of its own."""
-    if not target.name or target.name in (".", ".."):
-        raise OutputError(f"--out '{target}' must name a folder of its own (e.g. {example})")
+    target = check_folder_name(target, example)
     parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
     return Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
 
@@ -357,7 +368,7 @@ class RunFolder:
     """
 
     def __init__(self, target: str | Path, *, overwrite: bool = False, what: str = "run"):
-        self.target = Path(target)
+        self.target = check_folder_name(target, "results/run")
         self.overwrite = overwrite
         self.what = what
         self.lock: Lock | None = None

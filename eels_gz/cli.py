@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.cli_common import NON_NEGATIVE, POSITIVE, Number, Progress, exit_for, fail, overwrite_option
+from eels_gz.cli_common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -113,6 +113,7 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     for key, value in (("enabled", ros), ("transport", ros_transport), ("domain", ros_domain), ("rate", rate)):
         if value is not None:
             overrides.setdefault("ros", {})[key] = value
+    folder = None
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
@@ -121,6 +122,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
                                          save_config=folder.inside(save_config) if save_config else None,
                                          setup_progress=progress.setup)
     except EelsError as exc:
+        if folder is not None and folder.committed:  # the run began: its summary says how it ended
+            echo_result(Path(out_dir) / "summary.json", as_json)
         exit_for(exc, out_dir)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -205,6 +208,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
     from eels_gz.outputs import RunFolder
 
     overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
+    folder = None
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
@@ -216,6 +220,8 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
                 result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,
                                      layout=layout)
     except EelsError as exc:
+        if folder is not None and folder.committed:
+            echo_result(Path(out_dir) / "compare.json", as_json)
         exit_for(exc, out_dir, "comparison")
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -273,19 +279,23 @@ def view(run_dirs, out_file, layout, labels, fps, png, at_time):
 def recover(log_file, out_file, overwrite):
     """Rewrite the readable part of a log cut short (a run killed by SIGKILL or a power loss) as a
     complete MCAP file that every reader opens."""
-    from eels_gz.outputs import OutputFile
+    from eels_gz.outputs import OutputFile, reason
+    from eels_gz.ros.mcap_log import TargetWriteError, check_mcap
     from eels_gz.ros.mcap_log import recover as recover_log
 
     source = Path(log_file)
     target = Path(out_file) if out_file else source.with_name(source.stem + ".recovered.mcap")
     try:
+        check_mcap(source)  # before anything is written
         with OutputFile(target, overwrite=overwrite, what="recovered log") as out:
             report = recover_log(source, out.tmp)
             out.commit()
     except EelsError as exc:
         fail(exc)
+    except TargetWriteError as exc:
+        fail(f"cannot write the recovered log '{target}': {reason(exc)}; '{source}' is unchanged")
     except OSError as exc:
-        fail(f"cannot read '{source}': {exc.strerror}")
+        fail(f"cannot read '{source}': {reason(exc)}")
     state = "it was complete" if report["complete"] else f"it stops at its last complete chunk ({report['stopped']})"
     click.echo(f"{target}: {report['messages']} messages on {report['channels']} channels; {state}")
 

@@ -59,6 +59,18 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
     fail(exc)
 
 
+def echo_result(path: str | Path, as_json: bool) -> None:
+    """With ``--json``, print the result file a run that ended early wrote (its summary.json,
+    compare.json...), so that a script gets the JSON whatever the status; nothing if it was not written."""
+    if not as_json:
+        return
+    try:
+        text = Path(path).read_text()
+    except OSError:
+        return
+    click.echo(text.rstrip())
+
+
 def overwrite_option(f):
     return click.option("--overwrite", is_flag=True,
                         help="Replace the output already there (refused if it holds files this command did not "

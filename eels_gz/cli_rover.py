@@ -50,13 +50,16 @@ def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_jso
                     world = slope_world(slope, Path(out_dir) / "terrain")
             rec = run_drive(robot, path_name, rate, world, Path(out_dir), slope_deg=slope, scale=scale, mode=mode,
                             overwrite=overwrite)
+            brief = {k: rec[k] for k in ("status", "distance", "end_error", "end_error_relative", "slip",
+                                         "saturated", "file")}
             stopped = interrupted(rec)
             if stopped is not None:
+                stopped.result = brief
                 raise stopped
     except EelsError as exc:
+        if as_json and getattr(exc, "result", None) is not None:  # the drive's record up to the stop
+            click.echo(json.dumps(exc.result, indent=2))
         exit_for(exc, out_dir, "drive")
-    brief = {k: rec[k] for k in ("status", "distance", "end_error", "end_error_relative", "slip", "saturated",
-                                 "file")}
     if as_json:
         click.echo(json.dumps(brief, indent=2))
     else:
@@ -88,6 +91,8 @@ def campaign(robot, out_dir, overwrite, scale, workers, address, resume, as_json
             summary = run_campaign(Path(out_dir), robot=robot, scale=scale, workers=workers, address=address,
                                    resume=resume, overwrite=overwrite, progress=campaign_progress(progress))
     except EelsError as exc:
+        if as_json and getattr(exc, "result", None) is not None:  # interrupted: campaign.json as written
+            click.echo(json.dumps(exc.result, indent=2))
         exit_for(exc, out_dir, "campaign")
     if as_json:
         click.echo(json.dumps(summary, indent=2))

@@ -60,6 +60,8 @@ def sweep(spec_file, out_dir, workers, address, resume, overwrite, as_json):
             state = run_sweep(spec, out_dir, workers=workers, address=address, resume=resume, overwrite=overwrite,
                               progress=campaign_progress(progress))
     except EelsError as exc:
+        if as_json and getattr(exc, "result", None) is not None:  # interrupted: sweep.json as written
+            click.echo(json.dumps(exc.result, indent=2, default=str))
         exit_for(exc, out_dir, "sweep")
     if as_json:
         click.echo(json.dumps(state, indent=2, default=str))

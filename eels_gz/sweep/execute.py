@@ -328,8 +328,10 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         folder.write_state(state)
     if interrupted:
         signum = stop.signum or 2
-        raise RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
+        exc = RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
                                      "--resume finishes it")
+        exc.result = {"what": what, **state}  # what --json prints (sweep.json)
+        raise exc
     return {"what": what, **state}
 
 

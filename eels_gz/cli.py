@@ -144,7 +144,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
 
 @main.command()
 @click.option("--robot", required=True, help="Robot registry name, e.g. eels_1_5, archimede or rocky7.")
-@click.option("--n-modules", "n_modules", type=N_MODULES, help="Number of modules of an EELS robot (default: the variant's).")
+@click.option("--n-modules", "n_modules", type=N_MODULES,
+              help="Number of modules of an EELS robot (default: the variant's).")
 @click.option("--format", "fmt", type=click.Choice(["urdf", "sdf"]), default="urdf", show_default=True,
               help="urdf: xacro output; sdf: converted by real libsdformat (`ign sdf -p`), as Gazebo does it.")
 @click.option("--gazebo/--no-gazebo", default=None,

@@ -188,17 +188,19 @@ def world() -> None:
 @click.option("--reference", nargs=3, type=FINITE, metavar="E N Z",
               help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
 @click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
-@click.option("--max-cells", type=Number(int, lambda: _dem().MIN_CELLS), default=1 << 25, show_default=True, help="Post budget of the heightfield "
+@click.option("--max-cells", type=Number(int, lambda: _dem().MIN_CELLS), default=1 << 25, show_default=True,
+              help="Post budget of the heightfield "
               "(screw contact, placement); larger DEMs are downsampled with a warning.")
-@click.option("--max-faces", type=Number(int, lambda: _dem().MIN_ENGINE_FACES), default=200_000, show_default=True, help="Face budget of the engine mesh: "
+@click.option("--max-faces", type=Number(int, lambda: _dem().MIN_ENGINE_FACES), default=200_000, show_default=True,
+              help="Face budget of the engine mesh: "
               "by default the engine region is the largest full-resolution square within it.")
 @click.option("--center", nargs=2, type=FINITE, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
               "the host's mesh) in world m; default the DEM's centre.")
 @click.option("--radius", type=POSITIVE, help="Half-width of the engine region in m (rounded up to 2^n posts).")
 @click.option("--crop", nargs=4, type=FINITE, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
               "(world m).")
-def dem(file, name, out, shipped, overwrite, size, spacing, height_range, reference, keep_georef, max_cells, max_faces, center,
-        radius, crop):
+def dem(file, name, out, shipped, overwrite, size, spacing, height_range, reference, keep_georef, max_cells,
+        max_faces, center, radius, crop):
     """A DEM (.tif GeoTIFF, .png, .npy) as a <heightmap> world (the host gets the triangulated DEM)."""
     from eels_gz.terrain.dem import read_dem
     from eels_gz.terrain.worldgen import dem_terrain
@@ -266,15 +268,16 @@ def _echo_derived(derived: dict) -> None:
 @click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Scale factor applied with --units.")
 @click.option("--units", type=click.Choice(["m", "cm", "mm", "km", "in", "ft"]), default="m", show_default=True,
               help="Units of the file's coordinates.")
-@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True, help="Collision mesh face budget "
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True,
+              help="Collision mesh face budget "
               "(quadric decimation).")
 @click.option("--voxel", type=POSITIVE, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
               "longest side; open mesh: derived like a scan's).")
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint", "winding"]),
               help="Open mesh: which side is free space (default auto; winding: the file's face normals).")
 @_scan_options
-def mesh(file, name, out, shipped, overwrite, scale, units, max_faces, voxel, orient, fill_radius, viewpoint, max_points,
-         max_nodes, visual_faces, seed):
+def mesh(file, name, out, shipped, overwrite, scale, units, max_faces, voxel, orient, fill_radius, viewpoint,
+         max_points, max_nodes, visual_faces, seed):
     """A terrain mesh (.stl, .obj, .ply). A closed mesh is checked, repaired where sound and decimated, with the
     exact distance grid of its solid; an open one (holes, open edges) becomes a one-sided wall like a scan."""
     from eels_gz.terrain.meshes import is_open, load_mesh, prepare_mesh, prepare_open_mesh
@@ -313,7 +316,8 @@ def _gone(ctx, param, value):
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint"]),
               help="Which side of the wall is free space: axis (a shaft seen from inside), up (a surface seen from "
               "above), viewpoint (toward --viewpoint); default auto (axis if the cross-sections are hollow).")
-@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True, help="Collision mesh face budget.")
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True,
+              help="Collision mesh face budget.")
 @_scan_options
 @click.option("--recon-voxel", type=float, hidden=True, callback=_gone, expose_value=False)
 @click.option("--thickness", type=float, hidden=True, callback=_gone, expose_value=False)
@@ -358,7 +362,8 @@ class _KindsEpilog(click.Command):
 @world.command(cls=_KindsEpilog)
 @click.argument("kind")
 @_common
-@click.option("--angle", type=Number(float, 0, lambda: _worldgen().MAX_SLOPE_DEG), help="slope: angle in degrees (0-35).")
+@click.option("--angle", type=Number(float, 0, lambda: _worldgen().MAX_SLOPE_DEG),
+              help="slope: angle in degrees (0-35).")
 @click.option("--radius", type=POSITIVE, help="tube, u_channel, moulin: radius in m.")
 @click.option("--length", type=POSITIVE, help="slope, tube, parallel_walls, u_channel: length in m.")
 @click.option("--roughness", type=NON_NEGATIVE, help="tube, moulin: rms wall roughness in m.")

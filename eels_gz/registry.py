@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
 from eels_gz.errors import RegistryError
 from eels_gz.paths import asset
 

@@ -20,6 +20,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
 
 from eels_gz.errors import ConfigError
 from eels_gz.host import msgs as gz_msgs

@@ -55,14 +55,14 @@ def loads(text: str, source: str = "<yaml>") -> Any:
         loader.dispose()
 
 
-def load(path: str | Path) -> Any:
-    """Read and parse the YAML file ``path``: ConfigError naming it for an unreadable or binary file, a
-    syntax error (with its line) or a duplicate key."""
+def load(path: str | Path, what: str = "config file") -> Any:
+    """Read and parse the YAML file ``path`` (a ``what``, named in errors): ConfigError naming it for an
+    unreadable or binary file, a syntax error (with its line) or a duplicate key."""
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"cannot read config file '{path}': {exc.strerror}") from None
+        raise ConfigError(f"cannot read {what} '{path}': {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -188,7 +188,7 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
     from eels_gz.yamlio import load
 
     path = Path(path)
-    data = load(path)  # ConfigError naming the file: unreadable, not YAML, a duplicate key
+    data = load(path, "scenario")  # ConfigError naming the file: unreadable, not YAML, a duplicate key
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a scenario must be a mapping with 'setpoints'")
     unknown = set(data) - SCENARIO_KEYS

@@ -69,7 +69,7 @@ def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=(),
 def _read_bridge(path: Path, robot: str, fts_sensors, world: str) -> list[BridgeEntry]:
     from eels_gz.yamlio import load
 
-    data = load(path)  # ConfigError naming the file: unreadable, not YAML, a duplicate key
+    data = load(path, "the bridge configuration")  # ConfigError naming it: unreadable, not YAML, a duplicate key
     if not isinstance(data, list):
         raise ConfigError(f"{path}: expected a list of bridge entries, got {type(data).__name__}")
     entries = []

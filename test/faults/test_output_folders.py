@@ -172,3 +172,19 @@ def test_world_refuses_an_existing_name_and_overwrite_replaces_only_a_model(tmp_
     res = cli(*args, "--overwrite")
     assert res.exit_code == 2 and "holds files that eels-gz world did not write (notes.txt)" in res.output
     assert tree(model) == after
+
+
+def test_sweep_overwrite_replaces_its_own_campaign_and_leaves_nothing_aside(tmp_path):
+    out = tmp_path / "sweep"
+    spec = sweep_spec(tmp_path)
+    res = cli("sweep", spec, "--out", out, "--workers", "1")
+    assert res.exit_code == 0, res.output
+    first = json.loads((out / "sweep.json").read_text())["started"]
+    res = cli("sweep", spec, "--out", out, "--workers", "1")
+    assert res.exit_code == 2 and "--overwrite to replace it" in res.output
+    res = cli("sweep", spec, "--out", out, "--workers", "1", "--overwrite")
+    assert res.exit_code == 0, res.output
+    assert json.loads((out / "sweep.json").read_text())["status"] == "ok"
+    assert (out / "samples" / "00000" / "summary.json").is_file()
+    assert json.loads((out / "sweep.json").read_text())["started"] >= first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml", "sweep"]  # the old one gone, no lock

@@ -86,7 +86,7 @@ def main(verbose: int) -> None:
 @click.option("--dt", type=POSITIVE, help="Step size in s (default: the world's <max_step_size>).")
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
-@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout, whatever the run's status.")
 @click.option("--ros", "ros", is_flag=True, default=None, help="Bridge the topics to ROS 2 (config/bridge.yaml).")
 @click.option("--ros-transport", type=click.Choice(["auto", "rclpy", "dds"]),
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
@@ -198,7 +198,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout, whatever its status.")
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="replay.html: the two runs overlaid in one scene, or side by side.")
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,

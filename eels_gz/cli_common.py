@@ -107,9 +107,6 @@ class Number(click.ParamType):
         return ("a whole number" if self.kind is int else "a finite number") + (" " + " and ".join(parts) if parts
                                                                                   else "")
 
-    def get_metavar(self, param, ctx=None) -> str | None:  # noqa: ARG002  (click < 8.2 passes no ctx)
-        return None
-
     def convert(self, value, param, ctx):
         if isinstance(value, bool):
             self.fail(f"'{value}' is not a number", param, ctx)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from faults_cli import SMALL, SignalWhen, cli, started, summary
+from faults_cli import SMALL, SignalWhen, cli, spawn, started, summary, wait_for
 
 SHORT = ("--duration", "0.02")
 
@@ -188,3 +188,20 @@ def test_sweep_overwrite_replaces_its_own_campaign_and_leaves_nothing_aside(tmp_
     assert (out / "samples" / "00000" / "summary.json").is_file()
     assert json.loads((out / "sweep.json").read_text())["started"] >= first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml", "sweep"]  # the old one gone, no lock
+
+
+def test_the_old_run_stays_whole_until_the_new_one_is_in_place(tmp_path):
+    out = tmp_path / "run"
+    assert cli("run", *SMALL, *SHORT, "--out", out).exit_code == 0
+    before = tree(out)
+    proc = spawn("run", *SMALL, "--duration", "30", "--out", out, "--overwrite")
+    try:
+        wait_for(started(out), 90, "the new run to begin")
+        assert tree(out) == before  # while the new run goes, the old one is untouched where it was
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 143
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert summary(out)["status"] == "interrupted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # the old run, moved aside, is gone

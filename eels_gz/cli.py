@@ -9,8 +9,18 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.cli_common import Progress, exit_for, fail, overwrite_option
+from eels_gz.cli_common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
+
+
+def _max_modules() -> int:
+    from eels_gz.registry import MAX_MODULES
+
+    return MAX_MODULES
+
+
+N_MODULES = Number(int, 1, _max_modules, above="{value:g} is above the limit of {max} modules")
+ROS_DOMAIN = Number(int, 0, 232)  # the DDS domain ids a ROS 2 node may use on Linux (ROS 2 docs: 0-101, up to 232)
 
 
 def _scenario_overrides(robot, n_modules, world, duration, scenario) -> dict:
@@ -55,7 +65,7 @@ def main(verbose: int) -> None:
 
 @main.command(epilog=_registry_epilog())
 @click.option("--robot", help="Robot registry name (listed below), e.g. eels_1_0_front_only.")
-@click.option("--n-modules", "n_modules", type=int,
+@click.option("--n-modules", "n_modules", type=N_MODULES,
               help="Number of modules of an EELS robot, 1 to 100 (default: the variant's).")
 @click.option("--urdf", "urdf_file", type=click.Path(dir_okay=False),
               help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")
@@ -63,7 +73,7 @@ def main(verbose: int) -> None:
 @click.option("--world", help="World registry name or path of an SDF world file.")
 @click.option("--contact", type=click.Choice(["screw", "stock"]),
               help="Screw contact model: screw (EELS anisotropic model) or stock (engine's isotropic contact).")
-@click.option("--duration", type=float, help="Simulated seconds (default: the scenario's, else 10).")
+@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,
               help="Output folder for log.mcap, summary.json and trajectory.png (refused if it holds a run).")
@@ -73,15 +83,15 @@ def main(verbose: int) -> None:
               help="Write the resolved configuration here (every default filled in: step, contact, module count).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override any key of the resolved configuration, e.g. --set physics.dt=0.002 (repeatable).")
-@click.option("--dt", type=float, help="Step size in s (default: the world's <max_step_size>).")
+@click.option("--dt", type=POSITIVE, help="Step size in s (default: the world's <max_step_size>).")
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
-@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout, whatever the run's status.")
 @click.option("--ros", "ros", is_flag=True, default=None, help="Bridge the topics to ROS 2 (config/bridge.yaml).")
 @click.option("--ros-transport", type=click.Choice(["auto", "rclpy", "dds"]),
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
-@click.option("--ros-domain", type=int, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
-@click.option("--rate", type=float, help="Pace the simulation at R x wall clock (default: as fast as possible).")
+@click.option("--ros-domain", type=ROS_DOMAIN, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
+@click.option("--rate", type=POSITIVE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
         save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
@@ -103,6 +113,7 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     for key, value in (("enabled", ros), ("transport", ros_transport), ("domain", ros_domain), ("rate", rate)):
         if value is not None:
             overrides.setdefault("ros", {})[key] = value
+    folder = None
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
@@ -115,6 +126,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
                                          save_config=folder.inside(save_config) if save_config else None,
                                          setup_progress=progress.setup)
     except EelsError as exc:
+        if folder is not None and folder.committed:  # the run began: its summary says how it ended
+            echo_result(Path(out_dir) / "summary.json", as_json)
         exit_for(exc, out_dir)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -139,7 +152,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
 
 @main.command()
 @click.option("--robot", required=True, help="Robot registry name, e.g. eels_1_5, archimede or rocky7.")
-@click.option("--n-modules", "n_modules", type=int, help="Number of modules of an EELS robot (default: the variant's).")
+@click.option("--n-modules", "n_modules", type=N_MODULES,
+              help="Number of modules of an EELS robot (default: the variant's).")
 @click.option("--format", "fmt", type=click.Choice(["urdf", "sdf"]), default="urdf", show_default=True,
               help="urdf: xacro output; sdf: converted by real libsdformat (`ign sdf -p`), as Gazebo does it.")
 @click.option("--gazebo/--no-gazebo", default=None,
@@ -183,16 +197,16 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 
 @main.command()
 @click.option("--robot", help="Robot registry name (an EELS robot), e.g. eels_1_0_front_only.")
-@click.option("--n-modules", "n_modules", type=int, help="Number of modules (default: the variant's).")
+@click.option("--n-modules", "n_modules", type=N_MODULES, help="Number of modules (default: the variant's).")
 @click.option("--world", help="World registry name or SDF world file.")
 @click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse.")
-@click.option("--duration", type=float, help="Simulated seconds (default: the scenario's).")
+@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
               help="Output folder: stock/, screw/, compare.json, compare.png (refused if it holds a run).")
 @overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
-@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout.")
+@click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout, whatever its status.")
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="replay.html: the two runs overlaid in one scene, or side by side.")
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
@@ -203,6 +217,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
     from eels_gz.outputs import RunFolder
 
     overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
+    folder = None
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
@@ -214,6 +229,8 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
                 result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,
                                      layout=layout)
     except EelsError as exc:
+        if folder is not None and folder.committed:
+            echo_result(Path(out_dir) / "compare.json", as_json)
         exit_for(exc, out_dir, "comparison")
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -235,10 +252,10 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="Several runs: overlaid in one scene, or side by side with one camera.")
 @click.option("--label", "labels", multiple=True, help="Name shown for each run, in order (default: its folder).")
-@click.option("--fps", type=float, default=30.0, show_default=True, help="Frames kept per simulated second.")
+@click.option("--fps", type=POSITIVE, default=30.0, show_default=True, help="Frames kept per simulated second.")
 @click.option("--screenshot", "png", type=click.Path(dir_okay=False),
               help="Also save a PNG of the replay from headless Chromium (see --at).")
-@click.option("--at", "at_time", type=float, help="Simulated time (s) of the --screenshot (default: the end).")
+@click.option("--at", "at_time", type=NON_NEGATIVE, help="Simulated time (s) of the --screenshot (default: the end).")
 def view(run_dirs, out_file, layout, labels, fps, png, at_time):
     """Write a self-contained 3D replay (one HTML file, no server or network needed) of one or more runs."""
     from eels_gz.viewer import load_run, write_replay
@@ -271,19 +288,23 @@ def view(run_dirs, out_file, layout, labels, fps, png, at_time):
 def recover(log_file, out_file, overwrite):
     """Rewrite the readable part of a log cut short (a run killed by SIGKILL or a power loss) as a
     complete MCAP file that every reader opens."""
-    from eels_gz.outputs import OutputFile
+    from eels_gz.outputs import OutputFile, reason
+    from eels_gz.ros.mcap_log import TargetWriteError, check_mcap
     from eels_gz.ros.mcap_log import recover as recover_log
 
     source = Path(log_file)
     target = Path(out_file) if out_file else source.with_name(source.stem + ".recovered.mcap")
     try:
+        check_mcap(source)  # before anything is written
         with OutputFile(target, overwrite=overwrite, what="recovered log") as out:
             report = recover_log(source, out.tmp)
             out.commit()
     except EelsError as exc:
         fail(exc)
+    except TargetWriteError as exc:
+        fail(f"cannot write the recovered log '{target}': {reason(exc)}; '{source}' is unchanged")
     except OSError as exc:
-        fail(f"cannot read '{source}': {exc.strerror}")
+        fail(f"cannot read '{source}': {reason(exc)}")
     state = "it was complete" if report["complete"] else f"it stops at its last complete chunk ({report['stopped']})"
     click.echo(f"{target}: {report['messages']} messages on {report['channels']} channels; {state}")
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import exit_for, fail, overwrite_option
+from eels_gz.cli_common import POSITIVE, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -60,10 +61,15 @@ def friction(csv_file, as_json, plot_file):
 
 
 def _floats(text: str) -> list[float]:
+    """Comma-separated load masses (kg): finite and >= 0, at least one."""
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise click.BadParameter(f"expected comma-separated numbers, got '{text}'") from None
+        raise click.BadParameter(f"expected comma-separated numbers, got '{text}'", param_hint="'--loads'") from None
+    if not values or not all(math.isfinite(v) and v >= 0 for v in values):
+        raise click.BadParameter(f"expected comma-separated masses in kg, each finite and >= 0, got '{text}'",
+                                 param_hint="'--loads'")
+    return values
 
 
 @calibrate.command()
@@ -74,9 +80,9 @@ def _floats(text: str) -> list[float]:
               help="EELS variant whose screw is dragged.")
 @click.option("--params", default="ice", show_default=True,
               help="Contact parameters: a name in config/contact/ or a YAML path.")
-@click.option("--loads", default="2,5,10,15,20", show_default=True,
+@click.option("--loads", default="2,5,10,15,20", show_default=True, callback=lambda ctx, param, v: _floats(v),
               help="Load masses on the screw (kg, comma-separated); the screw's own weight adds to each.")
-@click.option("--speed-factor", type=float, default=20.0, show_default=True,
+@click.option("--speed-factor", type=POSITIVE, default=20.0, show_default=True,
               help="Drag speed in units of the contact's v_eps.")
 @click.option("--fit", "also_fit", is_flag=True, help="Also fit the written CSV and print the result as JSON.")
 def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit):
@@ -95,7 +101,7 @@ def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit
     try:
         with interrupts(), OutputFile(out, overwrite=overwrite, lock=True, what="drag CSV") as target:
             try:
-                samples = simulate_drags(variant, params, _floats(loads), speed_factor)
+                samples = simulate_drags(variant, params, loads, speed_factor)
             except RunInterrupted as exc:
                 if getattr(exc, "partial", None) is not None:
                     with OutputFile(partial, what="partial drag CSV") as part:

@@ -13,9 +13,11 @@ folder holds the log and a summary whose status says what happened.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -57,10 +59,79 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
     fail(exc)
 
 
+def echo_result(path: str | Path, as_json: bool) -> None:
+    """With ``--json``, print the result file a run that ended early wrote (its summary.json,
+    compare.json...), so that a script gets the JSON whatever the status; nothing if it was not written."""
+    if not as_json:
+        return
+    try:
+        text = Path(path).read_text()
+    except OSError:
+        return
+    click.echo(text.rstrip())
+
+
 def overwrite_option(f):
     return click.option("--overwrite", is_flag=True,
-                        help="Replace the run already in the output (its old files are removed when this "
-                             "run's folder is moved into place).")(f)
+                        help="Replace the output already there (refused if it holds files this command did not "
+                             "write; the old files are removed once the new output is in place).")(f)
+
+
+class Number(click.ParamType):
+    """A finite number (``kind`` int or float) in a range, checked by click when the command line is
+    parsed: out of range, NaN or infinite is a usage error (exit 2) naming the option and the range.
+
+    A bound may be a function (called when a value is checked) so that a limit defined by a model
+    module stays there without that module being imported for ``eels-gz --help``; ``above``
+    overrides the message for a value over the maximum ("{value}" and "{max}" are filled in)."""
+
+    def __init__(self, kind: type = float, min: float | Callable[[], float] | None = None,
+                 max: float | Callable[[], float] | None = None, *, min_open: bool = False,
+                 max_open: bool = False, above: str | None = None):
+        self.kind, self._min, self._max = kind, min, max
+        self.min_open, self.max_open, self.above = min_open, max_open, above
+        self.name = "integer" if kind is int else "float"
+
+    @staticmethod
+    def _get(bound):
+        return bound() if callable(bound) else bound
+
+    def describe(self) -> str:
+        """'a whole number >= 1', 'a number > 0 and <= 35'..."""
+        lo, hi = self._get(self._min), self._get(self._max)
+        parts = []
+        if lo is not None:
+            parts.append(f"{'>' if self.min_open else '>='} {lo:g}")
+        if hi is not None:
+            parts.append(f"{'<' if self.max_open else '<='} {hi:g}")
+        return ("a whole number" if self.kind is int else "a finite number") + (" " + " and ".join(parts) if parts
+                                                                                  else "")
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, bool):
+            self.fail(f"'{value}' is not a number", param, ctx)
+        if self.kind is int:
+            number = click.INT.convert(value, param, ctx)
+        else:
+            number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"must be {self.describe()}, got {value}", param, ctx)
+        lo, hi = self._get(self._min), self._get(self._max)
+        if hi is not None and (number >= hi if self.max_open else number > hi) and self.above:
+            self.fail(self.above.format(value=number, max=hi), param, ctx)
+        if (lo is not None and (number <= lo if self.min_open else number < lo)) or \
+                (hi is not None and (number >= hi if self.max_open else number > hi)):
+            self.fail(f"must be {self.describe()}, got {number:g}", param, ctx)
+        return number
+
+    def __repr__(self) -> str:
+        return f"Number({self.describe()})"
+
+
+POSITIVE = Number(float, 0, min_open=True)  # a length, a duration, a rate, a scale
+NON_NEGATIVE = Number(float, 0)
+FINITE = Number(float)  # a coordinate
+SEED = Number(int, 0, 2**32 - 1)  # numpy's seeds are non-negative; 32 bits stay portable
 
 
 class Progress:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import Progress, exit_for, overwrite_option
+from eels_gz.cli_common import Number, Progress, exit_for, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -35,7 +35,7 @@ def campaign_progress(progress: Progress):
 def ray_options(f):
     f = click.option("--address", help="Join the Ray cluster at ADDR (e.g. HEAD_IP:6379 or auto) instead of starting "
                                        "Ray on this machine; default: $RAY_ADDRESS, if set.")(f)
-    f = click.option("--workers", type=click.IntRange(min=1),
+    f = click.option("--workers", type=Number(int, 1),
                      help="Samples run at once (default: every core here, every CPU of a cluster).")(f)
     return f
 
@@ -60,6 +60,8 @@ def sweep(spec_file, out_dir, workers, address, resume, overwrite, as_json):
             state = run_sweep(spec, out_dir, workers=workers, address=address, resume=resume, overwrite=overwrite,
                               progress=campaign_progress(progress))
     except EelsError as exc:
+        if as_json and getattr(exc, "result", None) is not None:  # interrupted: sweep.json as written
+            click.echo(json.dumps(exc.result, indent=2, default=str))
         exit_for(exc, out_dir, "sweep")
     if as_json:
         click.echo(json.dumps(state, indent=2, default=str))

@@ -6,6 +6,11 @@ Output: ``--out DIR`` writes ``DIR/models/NAME/`` and ``DIR/worlds/NAME.sdf``
 ``models/`` and ``worlds/`` (how the shipped worlds are made, ``make worlds``).
 Gazebo and the embedded host find the model through ``GZ_SIM_RESOURCE_PATH``
 (the package's ``models/`` is searched too).
+
+A terrain of that name already there is refused unless ``--overwrite``, which
+replaces only a terrain model's own files (:data:`MODEL_FILES`): the new model
+and world are written beside them, then the old ones are moved aside and
+removed once the new ones are in place.
 """
 
 from __future__ import annotations
@@ -17,9 +22,36 @@ from pathlib import Path
 
 import click
 
+from eels_gz.cli_common import FINITE, NON_NEGATIVE, POSITIVE, SEED, Number
 from eels_gz.errors import EelsError
 
 log = logging.getLogger(__name__)
+
+# what eels_gz.terrain.writers.write_model writes into a model folder: --overwrite removes nothing else
+MODEL_FILES = ("model.sdf", "model.config", "terrain.json", "distance_field.npz", "heightmap.png", "heightmap.stl",
+               "meshes/", "meshes/collision.stl", "meshes/visual.stl")
+
+
+def _dem():
+    from eels_gz.terrain import dem
+
+    return dem
+
+
+def _worldgen():
+    from eels_gz.terrain import worldgen
+
+    return worldgen
+
+
+def _scan_budget(name: str) -> Number:
+    """A budget of the scan reconstruction, at least what it needs (eels_gz.terrain.pointcloud.MIN_BUDGETS)."""
+    def least() -> int:
+        from eels_gz.terrain.pointcloud import MIN_BUDGETS
+
+        return MIN_BUDGETS[name]
+
+    return Number(int, least)
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
@@ -38,15 +70,54 @@ def _dirs(out: str | None, shipped: bool) -> tuple[Path, Path]:
     return root / "models", root / "worlds"
 
 
-def _writable(out: str | None, shipped: bool) -> None:
-    """Check the output folders before reading and meshing the input (OutputError: exit 2)."""
+def _writable(out: str | None, shipped: bool, name: str | None = None, overwrite: bool = False) -> None:
+    """Check the output folders, and that a terrain ``name`` may be written there, before reading and
+    meshing the input (OutputError: exit 2)."""
     from eels_gz.outputs import check_writable_dir
 
     for folder in _dirs(out, shipped):
         check_writable_dir(folder)
+    if name is not None:
+        _check_existing(name, out, shipped, overwrite)
 
 
-def _write(terrain, name: str | None, out: str | None, shipped: bool, source: str = "") -> None:
+def _check_existing(name: str, out: str | None, shipped: bool, overwrite: bool) -> None:
+    """OutputError if a terrain ``name`` is there and may not be replaced (module docstring)."""
+    from eels_gz.errors import OutputError, TerrainError
+    from eels_gz.terrain.writers import _check_name
+
+    try:
+        _check_name(name)
+    except TerrainError:
+        return  # write_terrain says what is wrong with the name
+    models, worlds = _dirs(out, shipped)
+    folder, world_file = models / name, worlds / f"{name}.sdf"
+    there = [str(p) for p in (folder, world_file) if p.exists() or p.is_symlink()]
+    if not there:
+        return
+    if not overwrite:
+        raise OutputError(f"a terrain named '{name}' is already there ({', '.join(there)}); pass --overwrite to "
+                          "replace it, or choose another --name")
+    if world_file.is_dir() or world_file.is_symlink():
+        raise OutputError(f"'{world_file}' is not a world file that eels-gz world wrote; --overwrite will not "
+                          "replace it: move it away, or choose another --name")
+    if folder.exists() or folder.is_symlink():
+        if folder.is_symlink() or not folder.is_dir():
+            raise OutputError(f"'{folder}' is not a terrain model folder; --overwrite will not replace it: move it "
+                              "away, or choose another --name")
+        extra = sorted(rel for rel in (p.relative_to(folder).as_posix() + ("/" if p.is_dir() else "")
+                                       for p in folder.rglob("*")) if rel not in MODEL_FILES)
+        if extra:
+            raise OutputError(f"the model folder '{folder}' holds files that eels-gz world did not write "
+                              f"({', '.join(extra[:8])}); --overwrite replaces only a terrain model's own files: "
+                              "move them away, or choose another --name")
+
+
+def _write(terrain, name: str | None, out: str | None, shipped: bool, source: str = "",
+           overwrite: bool = False) -> None:
+    import os
+    import shutil
+
     from eels_gz.errors import OutputError
     from eels_gz.outputs import reason
     from eels_gz.terrain.writers import write_terrain
@@ -55,10 +126,32 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
     models, worlds = _dirs(out, shipped)
     obj = click.get_current_context().find_root().obj
     command = obj["command"] if obj else "eels-gz " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    _check_existing(name, out, shipped, overwrite)
+    # written beside the old terrain, which is moved aside only once the new one is complete
+    staging = [models / f".{name}.partial-{os.getpid()}", worlds / f".{name}.partial-{os.getpid()}"]
+    folder, world = models / name, worlds / f"{name}.sdf"
     try:
-        folder, world = write_terrain(terrain, name, models, worlds, source=source, command=command)
-    except OSError as exc:
-        raise OutputError(f"cannot write the terrain '{name}' into {models} and {worlds}: {reason(exc)}") from None
+        try:
+            new_folder, new_world = write_terrain(terrain, name, staging[0], staging[1], source=source,
+                                                  command=command)
+            old = []
+            for new, final in ((new_folder, folder), (new_world, world)):
+                if final.exists():
+                    aside = final.with_name(f".{final.name}.old-{os.getpid()}")
+                    os.rename(final, aside)
+                    old.append(aside)
+                os.rename(new, final)
+        except OSError as exc:
+            raise OutputError(f"cannot write the terrain '{name}' into {models} and {worlds}: "
+                              f"{reason(exc)}") from None
+        for path in old:
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    finally:
+        for path in staging:
+            shutil.rmtree(path, ignore_errors=True)
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     click.echo(f"model: {folder} ({size / 1e6:.2f} MB)")
     click.echo(f"world: {world}")
@@ -67,6 +160,8 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
 
 
 def _common(f):
+    f = click.option("--overwrite", is_flag=True, help="Replace a terrain of that name already there (refused "
+                     "if its model folder holds files eels-gz world did not write).")(f)
     f = click.option("--shipped", is_flag=True, help="Write into the package's models/ and worlds/.")(f)
     f = click.option("--out", help="Output folder: writes OUT/models/NAME and OUT/worlds/NAME.sdf "
                      "(default results/worlds).")(f)
@@ -86,30 +181,32 @@ def world() -> None:
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--size", nargs=2, type=float, metavar="X Y", help="Extent of the posts in m (required for PNG; "
+@click.option("--size", nargs=2, type=POSITIVE, metavar="X Y", help="Extent of the posts in m (required for PNG; "
               "overrides a GeoTIFF's geotransform).")
-@click.option("--spacing", nargs=2, type=float, metavar="DX DY", help="Post spacing in m (required for .npy).")
-@click.option("--height-range", type=float, help="PNG: metres for the full grey scale.")
-@click.option("--reference", nargs=3, type=float, metavar="E N Z",
+@click.option("--spacing", nargs=2, type=POSITIVE, metavar="DX DY", help="Post spacing in m (required for .npy).")
+@click.option("--height-range", type=POSITIVE, help="PNG: metres for the full grey scale.")
+@click.option("--reference", nargs=3, type=FINITE, metavar="E N Z",
               help="Subtracted from (easting, northing, elevation); default: the raster centre and lowest point.")
 @click.option("--keep-georef", is_flag=True, help="World x, y, z = projected coordinates (reference 0 0 0).")
-@click.option("--max-cells", type=int, default=1 << 25, show_default=True, help="Post budget of the heightfield "
+@click.option("--max-cells", type=Number(int, lambda: _dem().MIN_CELLS), default=1 << 25, show_default=True,
+              help="Post budget of the heightfield "
               "(screw contact, placement); larger DEMs are downsampled with a warning.")
-@click.option("--max-faces", type=int, default=200_000, show_default=True, help="Face budget of the engine mesh: "
+@click.option("--max-faces", type=Number(int, lambda: _dem().MIN_ENGINE_FACES), default=200_000, show_default=True,
+              help="Face budget of the engine mesh: "
               "by default the engine region is the largest full-resolution square within it.")
-@click.option("--center", nargs=2, type=float, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
+@click.option("--center", nargs=2, type=FINITE, metavar="X Y", help="Centre of the engine region (Gazebo's heightmap, "
               "the host's mesh) in world m; default the DEM's centre.")
-@click.option("--radius", type=float, help="Half-width of the engine region in m (rounded up to 2^n posts).")
-@click.option("--crop", nargs=4, type=float, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
+@click.option("--radius", type=POSITIVE, help="Half-width of the engine region in m (rounded up to 2^n posts).")
+@click.option("--crop", nargs=4, type=FINITE, metavar="X0 Y0 X1 Y1", help="Engine region covering this rectangle "
               "(world m).")
-def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_georef, max_cells, max_faces, center,
-        radius, crop):
+def dem(file, name, out, shipped, overwrite, size, spacing, height_range, reference, keep_georef, max_cells,
+        max_faces, center, radius, crop):
     """A DEM (.tif GeoTIFF, .png, .npy) as a <heightmap> world (the host gets the triangulated DEM)."""
     from eels_gz.terrain.dem import read_dem
     from eels_gz.terrain.worldgen import dem_terrain
 
     try:
-        _writable(out, shipped)
+        _writable(out, shipped, name or Path(file).stem, overwrite)
         if keep_georef and reference:
             raise click.UsageError("give either --reference or --keep-georef")
         ref = (0.0, 0.0, 0.0) if keep_georef else (tuple(reference) if reference else None)
@@ -124,24 +221,24 @@ def dem(file, name, out, shipped, size, spacing, height_range, reference, keep_g
                    f"engine region: {p['engine_shape'][1]} x {p['engine_shape'][0]} posts at "
                    f"{p['engine_spacing_xy'][0]:.4g} m from ({p['engine_origin_xy'][0]:.6g}, "
                    f"{p['engine_origin_xy'][1]:.6g}) m, {p['engine_faces']} faces")
-        _write(terrain, name or Path(file).stem, out, shipped, source=str(file))
+        _write(terrain, name or Path(file).stem, out, shipped, source=str(file), overwrite=overwrite)
     except EelsError as exc:
         _fail(exc)
 
 
 def _scan_options(f):
     """Options of the one-sided reconstruction (scans and open meshes); unset values are derived."""
-    f = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the subsampling over "
+    f = click.option("--seed", type=SEED, default=0, show_default=True, help="Seed of the subsampling over "
                      "--max-points.")(f)
-    f = click.option("--visual-faces", type=int, default=120_000, show_default=True,
+    f = click.option("--visual-faces", type=_scan_budget("visual_faces"), default=120_000, show_default=True,
                      help="Visual mesh face budget.")(f)
-    f = click.option("--max-nodes", type=int, default=4_000_000, show_default=True,
+    f = click.option("--max-nodes", type=_scan_budget("max_nodes"), default=4_000_000, show_default=True,
                      help="Distance grid node budget (the default voxel is at least what keeps within it).")(f)
-    f = click.option("--max-points", type=int, default=2_000_000, show_default=True,
+    f = click.option("--max-points", type=_scan_budget("max_points"), default=2_000_000, show_default=True,
                      help="Point budget; larger scans are downsampled with a warning.")(f)
-    f = click.option("--viewpoint", nargs=3, type=float, metavar="X Y Z",
+    f = click.option("--viewpoint", nargs=3, type=FINITE, metavar="X Y Z",
                      help="Scanner position (m) for --orient viewpoint.")(f)
-    f = click.option("--fill-radius", type=float, help="Holes narrower than twice this (m) are closed "
+    f = click.option("--fill-radius", type=POSITIVE, help="Holes narrower than twice this (m) are closed "
                      "(default: max(8 voxels, 0.25 m)).")(f)
     return f
 
@@ -168,25 +265,26 @@ def _echo_derived(derived: dict) -> None:
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor applied with --units.")
+@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Scale factor applied with --units.")
 @click.option("--units", type=click.Choice(["m", "cm", "mm", "km", "in", "ft"]), default="m", show_default=True,
               help="Units of the file's coordinates.")
-@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget "
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True,
+              help="Collision mesh face budget "
               "(quadric decimation).")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
+@click.option("--voxel", type=POSITIVE, help="Distance grid spacing in m (closed mesh: default 128 nodes along the "
               "longest side; open mesh: derived like a scan's).")
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint", "winding"]),
               help="Open mesh: which side is free space (default auto; winding: the file's face normals).")
 @_scan_options
-def mesh(file, name, out, shipped, scale, units, max_faces, voxel, orient, fill_radius, viewpoint, max_points,
-         max_nodes, visual_faces, seed):
+def mesh(file, name, out, shipped, overwrite, scale, units, max_faces, voxel, orient, fill_radius, viewpoint,
+         max_points, max_nodes, visual_faces, seed):
     """A terrain mesh (.stl, .obj, .ply). A closed mesh is checked, repaired where sound and decimated, with the
     exact distance grid of its solid; an open one (holes, open edges) becomes a one-sided wall like a scan."""
     from eels_gz.terrain.meshes import is_open, load_mesh, prepare_mesh, prepare_open_mesh
     from eels_gz.terrain.worldgen import mesh_terrain, scan_terrain
 
     try:
-        _writable(out, shipped)
+        _writable(out, shipped, name or Path(file).stem, overwrite)
         loaded = load_mesh(file, scale, units)
         if is_open(loaded):
             click.echo(f"{file}: the mesh is open (boundary edges remain): built as a one-sided wall")
@@ -198,7 +296,7 @@ def mesh(file, name, out, shipped, scale, units, max_faces, voxel, orient, fill_
         else:
             full, collision = prepare_mesh(file, scale, units, max_faces)
             terrain = mesh_terrain(full, collision, voxel, f"terrain mesh from {Path(file).name}")
-        _write(terrain, name or Path(file).stem, out, shipped, source=str(file))
+        _write(terrain, name or Path(file).stem, out, shipped, source=str(file), overwrite=overwrite)
     except EelsError as exc:
         _fail(exc)
 
@@ -212,17 +310,18 @@ def _gone(ctx, param, value):
 @world.command()
 @click.argument("file", type=click.Path(dir_okay=False))
 @_common
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Scale factor to metres.")
-@click.option("--voxel", type=float, help="Distance grid spacing in m (default: 2 x the point spacing, or coarser "
+@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Scale factor to metres.")
+@click.option("--voxel", type=POSITIVE, help="Distance grid spacing in m (default: 2 x the point spacing, or coarser "
               "to keep within --max-nodes).")
 @click.option("--orient", type=click.Choice(["auto", "axis", "up", "viewpoint"]),
               help="Which side of the wall is free space: axis (a shaft seen from inside), up (a surface seen from "
               "above), viewpoint (toward --viewpoint); default auto (axis if the cross-sections are hollow).")
-@click.option("--max-faces", type=int, default=40_000, show_default=True, help="Collision mesh face budget.")
+@click.option("--max-faces", type=_scan_budget("max_faces"), default=40_000, show_default=True,
+              help="Collision mesh face budget.")
 @_scan_options
 @click.option("--recon-voxel", type=float, hidden=True, callback=_gone, expose_value=False)
 @click.option("--thickness", type=float, hidden=True, callback=_gone, expose_value=False)
-def pointcloud(file, name, out, shipped, scale, voxel, orient, max_faces, fill_radius, viewpoint, max_points,
+def pointcloud(file, name, out, shipped, overwrite, scale, voxel, orient, max_faces, fill_radius, viewpoint, max_points,
                max_nodes, visual_faces, seed):
     """A point cloud scan (.ply, .xyz/.txt/.csv, .las/.laz, .pcd, .e57) as a one-sided wall: the signed distance
     grid of its oriented points, and collision and visual meshes of its zero level. Every value not given is
@@ -231,12 +330,12 @@ def pointcloud(file, name, out, shipped, scale, voxel, orient, max_faces, fill_r
     from eels_gz.terrain.worldgen import scan_terrain
 
     try:
-        _writable(out, shipped)
+        _writable(out, shipped, name or Path(file).stem, overwrite)
         opts = _options(voxel, fill_radius, orient, viewpoint, max_points, max_nodes, max_faces, visual_faces, seed)
         surface = prepare_pointcloud(file, scale, opts)
         _echo_derived(surface.derived)
         _write(scan_terrain(surface, "pointcloud", f"terrain reconstructed from the scan {Path(file).name}"),
-               name or Path(file).stem, out, shipped, source=str(file))
+               name or Path(file).stem, out, shipped, source=str(file), overwrite=overwrite)
     except EelsError as exc:
         _fail(exc)
 
@@ -263,16 +362,17 @@ class _KindsEpilog(click.Command):
 @world.command(cls=_KindsEpilog)
 @click.argument("kind")
 @_common
-@click.option("--angle", type=float, help="slope: angle in degrees (0-35).")
-@click.option("--radius", type=float, help="tube, u_channel, moulin: radius in m.")
-@click.option("--length", type=float, help="slope, tube, parallel_walls, u_channel: length in m.")
-@click.option("--roughness", type=float, help="tube, moulin: rms wall roughness in m.")
-@click.option("--gap", type=float, help="parallel_walls: gap between the walls in m.")
-@click.option("--density", type=float, help="rock_field: rocks per m^2.")
-@click.option("--seed", type=int, help="tube, rock_field, moulin, mars_dem: random seed.")
+@click.option("--angle", type=Number(float, 0, lambda: _worldgen().MAX_SLOPE_DEG),
+              help="slope: angle in degrees (0-35).")
+@click.option("--radius", type=POSITIVE, help="tube, u_channel, moulin: radius in m.")
+@click.option("--length", type=POSITIVE, help="slope, tube, parallel_walls, u_channel: length in m.")
+@click.option("--roughness", type=NON_NEGATIVE, help="tube, moulin: rms wall roughness in m.")
+@click.option("--gap", type=POSITIVE, help="parallel_walls: gap between the walls in m.")
+@click.option("--density", type=NON_NEGATIVE, help="rock_field: rocks per m^2.")
+@click.option("--seed", type=SEED, help="tube, rock_field, moulin, mars_dem: random seed.")
 @click.option("-p", "--param", "params", multiple=True, metavar="KEY=VALUE",
               help="Any other parameter of the kind (repeatable), e.g. -p r_mean=0.2.")
-def primitive(kind, name, out, shipped, angle, radius, length, roughness, gap, density, seed, params):
+def primitive(kind, name, out, shipped, overwrite, angle, radius, length, roughness, gap, density, seed, params):
     """A primitive terrain: ice_plane, slope, tube, parallel_walls, u_channel, rock_field, moulin, mars_dem."""
     from eels_gz.errors import TerrainError
     from eels_gz.terrain.worldgen import make_primitive
@@ -280,13 +380,13 @@ def primitive(kind, name, out, shipped, angle, radius, length, roughness, gap, d
     arguments = {k: v for k, v in dict(angle=angle, radius=radius, length=length, roughness=roughness, gap=gap,
                                        density=density, seed=seed).items() if v is not None}
     try:
-        _writable(out, shipped)
+        _writable(out, shipped, name or kind, overwrite)
         for item in params:
             key, sep, value = item.partition("=")
             if not sep or not key:
                 raise TerrainError(f"--param '{item}' must be KEY=VALUE")
             arguments[key.strip()] = value.strip()
-        _write(make_primitive(kind, **arguments), name, out, shipped)
+        _write(make_primitive(kind, **arguments), name, out, shipped, overwrite=overwrite)
     except EelsError as exc:
         _fail(exc)
 
@@ -299,7 +399,7 @@ def shipped() -> None:
     for entry in WORLDS.values():
         if not entry.recipe:
             continue
-        args = [*entry.recipe, "--name", entry.name, "--shipped"]
+        args = [*entry.recipe, "--name", entry.name, "--shipped", "--overwrite"]
         command = "eels-gz world " + " ".join(shlex.quote(a) for a in args)
         click.echo(command)
         try:

@@ -108,6 +108,7 @@ def compare(cfg: dict, out_dir: str | Path,
         except (SimulationDiverged, RobotLost, RunInterrupted, WriteFailed) as exc:
             log.error("the %s contact run ended early (%s); its log and summary are in %s", model, exc, final / model)
             stopped = {"status": _status(exc), "message": f"the {model} contact run: {exc}",
+                       **_reached(out, final),
                        "runs": {m: str(final / m) for m in MODELS if (out / m / "summary.json").exists()}}
             try:
                 write_result(out / "compare.json", json.dumps({**_header(cfg), **stopped}, indent=2))
@@ -143,6 +144,31 @@ def compare(cfg: dict, out_dir: str | Path,
     }
     write_result(out / "compare.json", json.dumps(result, indent=2))
     return result
+
+
+def _reached(out: Path, final: Path) -> dict:
+    """compare.json's keys for a comparison that stopped early, as a finished one has them: each model's
+    status and what its run reached (final pose and path length from its log, when it logged a pose;
+    ``not_run`` for a model whose run never began), no difference, and the files there are."""
+    models, resolved = {}, {}
+    for m in MODELS:
+        try:
+            run = json.loads((out / m / "summary.json").read_text())
+        except (OSError, ValueError):
+            models[m] = {"status": "not_run", "sim_time": 0.0, "real_time_factor": None, "final_pose": None,
+                         "path_length": None, "samples": 0}
+            continue
+        resolved = resolved or run.get("settings", {}).get("resolved", {})
+        try:
+            models[m] = _model_summary(*tail_track(out / m / "log.mcap"), run)
+        except Exception:  # no log, or no pose in it yet: what the summary says
+            models[m] = {"status": run.get("status"), "sim_time": run.get("sim_time"),
+                         "real_time_factor": run.get("real_time_factor"), "final_pose": None, "path_length": None,
+                         "samples": 0}
+    files = {"json": str(final / "compare.json"),
+             **{f"{m}_run": str(final / m) for m in MODELS if models[m]["status"] != "not_run"}}
+    return {"duration": resolved.get("duration"), "dt": resolved.get("dt"), "tail_link": "base_link",
+            "models": models, "difference": None, "files": files}
 
 
 def _header(cfg: dict) -> dict:

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from eels_gz import yamlio
 from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 
@@ -42,18 +43,9 @@ _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
 def load_yaml(path: str | Path) -> Any:
-    """Read a YAML file, turning I/O and syntax errors into ConfigError naming the file."""
-    path = Path(path)
-    try:
-        text = path.read_text()
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file '{path}': {exc.strerror}") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    """Read a YAML file, turning I/O and syntax errors, a binary file and a duplicate key into
+    ConfigError naming the file (eels_gz.yamlio)."""
+    return yamlio.load(path)
 
 
 def defaults() -> dict:
@@ -75,6 +67,9 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
     if key == "scenario":
         _check_scenario(value, source)
         return
+    if key == "robot.xacro_args" and value is not None and not isinstance(value, dict):
+        raise ConfigError(f"{source}: 'robot.xacro_args' must be a mapping of xacro argument names to values, "
+                          f"e.g. --set robot.xacro_args.head=true, got {value!r}")
     if value is None or key in FREE_FORM:
         return
     if key == "physics.collision_detector" and value not in DETECTORS:
@@ -215,7 +210,7 @@ def parse_set(item: str) -> tuple[list[str], Any]:
     if not key:
         raise ConfigError(f"--set '{item}': empty key")
     try:
-        value = yaml.safe_load(raw) if raw else None
+        value = yamlio.loads(raw, f"--set {item}") if raw else None
     except yaml.YAMLError:
         value = raw
     if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):

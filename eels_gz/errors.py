@@ -101,6 +101,10 @@ class OutputError(EelsError):
     Raised before any model is built; the message names the path and the reason."""
 
 
+class LogError(EelsError):
+    """A file given as a run's log is not an MCAP log, or cannot be read."""
+
+
 class WriteFailed(EelsError):
     """Writing a run's output failed while it ran (e.g. the disk filled up); what was written is
     kept and the run's status says so."""

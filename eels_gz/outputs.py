@@ -6,15 +6,19 @@ own folder, ``eels-gz sweep`` and ``rover campaign``, is written in place so tha
 finish it: :class:`eels_gz.sweep.execute.SweepFolder`):
 
 - is refused when it already holds a run (a ``summary.json``, ``compare.json``
-  or ``campaign.json``, or the marker file ``.eels-gz``), unless ``overwrite``;
-  a non-empty folder that holds no run is always refused, so ``--overwrite``
-  never removes files a run did not write;
+  or ``campaign.json``, or the marker file ``.eels-gz``, at its top: a folder
+  of runs is not a run), unless ``overwrite``; a non-empty folder that holds no
+  run is always refused, and so is, even with ``overwrite``, a run folder that
+  holds anything the command did not write itself (:func:`foreign_entries`:
+  the files a run wrote are listed in its marker) or the output of another
+  command, so ``--overwrite`` never removes files a run did not write;
 - is locked while the run lasts: ``.DIR.lock`` beside it holds an exclusive
   ``flock`` (the kernel releases it when the process ends, even by SIGKILL),
   so a second run into the same folder fails at once, naming the first;
 - is written as ``DIR.partial`` beside it and renamed to ``DIR`` when the run
   ends, whatever its status (finished, diverged, interrupted); with
-  ``overwrite`` the old run is removed at that moment. A run killed without
+  ``overwrite`` the old run is moved aside at that moment (``.DIR.old-PID``
+  beside it) and removed once the new one is in place. A run killed without
   warning (SIGKILL, power loss) leaves ``DIR.partial``: its ``summary.json``
   says ``incomplete`` and its ``log.mcap`` is readable up to its last complete
   chunk (``eels-gz recover``). The next run into ``DIR`` refuses to start
@@ -223,21 +227,133 @@ def _read_only_fs(path: Path) -> bool:
 
 
 def holds_run(folder: Path) -> bool:
-    """Whether ``folder`` holds an eels-gz run (its marker, or a result file at the top or one level down)."""
-    if (folder / MARKER).exists() or any((folder / f).is_file() for f in RESULT_FILES):
-        return True
-    return any(p.is_file() for p in folder.glob("*/summary.json"))
+    """Whether ``folder`` holds an eels-gz run: its marker or a result file at its top. A folder that
+    holds runs in subfolders (``R/a/summary.json``) is not one: ``--overwrite`` must never take it."""
+    return (folder / MARKER).exists() or any((folder / f).is_file() for f in RESULT_FILES)
+
+
+# What each kind of output folder writes at its top, for a folder whose marker lists no files (a campaign,
+# written in place; a run folder written before the marker listed them). A run folder's marker lists
+# every file the run wrote (RunFolder.commit), and those are its own files.
+OWN_ENTRIES = {
+    "run": ("summary.json", "log.mcap", "log.recovered.mcap", "trajectory.png", "scenario.yaml", "contact.yaml",
+            "metrics.json", "replay.html"),
+    "compare": ("compare.json", "compare.png", "replay.html", "stock", "screw"),
+    "sweep": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md", "plots",
+              "samples"),
+    "rover campaign": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md",
+                       "plots", "samples", "runs", "campaign.json", "campaign.md"),
+}
+OWN_ENTRIES["sweep sample"] = (*OWN_ENTRIES["run"], "row.json")
+
+
+def read_marker(folder: Path) -> dict:
+    """The marker of an output folder ({} when it has none or it cannot be read)."""
+    try:
+        info = json.loads((folder / MARKER).read_text())
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def kind_of(folder: Path) -> str | None:
+    """What wrote output folder ``folder`` ("run", "compare", "sweep"...), or None if it holds no run."""
+    what = read_marker(folder).get("what")
+    if isinstance(what, str):
+        return what
+    for name, kind in (("summary.json", "run"), ("compare.json", "compare"), ("campaign.json", "rover campaign")):
+        if (folder / name).is_file():
+            return kind
+    return None
+
+
+def foreign_entries(folder: Path) -> list[str]:
+    """The files and folders in output folder ``folder`` that the command which wrote it did not write
+    (e.g. notes a user added, or runs in subfolders), as paths relative to it, folders ending in '/'."""
+    listed = read_marker(folder).get("files")
+    if isinstance(listed, list):
+        own = {str(f) for f in listed} | {MARKER}
+        found: list[str] = []
+        for path in sorted(folder.rglob("*")):  # a folder comes before what it holds
+            rel = path.relative_to(folder).as_posix()
+            if any(rel.startswith(f) for f in found if f.endswith("/")):
+                continue  # inside a folder already named
+            if path.is_dir() and not path.is_symlink():
+                if not any(f.startswith(rel + "/") for f in own):
+                    found.append(rel + "/")
+            elif rel not in own:
+                found.append(rel)
+        return found
+    kind = kind_of(folder) or "run"
+    names = {MARKER, *OWN_ENTRIES.get(kind, ())}
+    if kind in ("run", "sweep sample"):  # and what its summary lists
+        try:
+            summary = json.loads((folder / "summary.json").read_text())
+            names |= {Path(str(p)).name for p in (summary.get("files") or {}).values()}
+        except (OSError, ValueError, AttributeError):
+            pass
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir() if p.name not in names)
+
+
+def check_replaceable(folder: Path, what: str) -> None:
+    """OutputError unless ``--overwrite`` may replace output folder ``folder`` with the output of a ``what``:
+    it holds a ``what``'s output and nothing else (module docstring)."""
+    kind = kind_of(folder)
+    same = {kind, what} <= {"run", "sweep sample"} or kind == what
+    if not same:
+        raise OutputError(f"output folder '{folder}' holds the output of {_a(kind or 'another command')}, not of "
+                          f"{_a(what)}; --overwrite replaces only {_a(what)}'s own output: choose another --out")
+    extra = foreign_entries(folder)
+    if extra:
+        shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
+        raise OutputError(f"output folder '{folder}' holds files that the {kind} there did not write ({shown}); "
+                          f"--overwrite replaces only {_a(what)}'s own files and would remove them: move them away, "
+                          "or choose another --out")
+
+
+def _a(what: str) -> str:
+    return ("an " if what[:1] in "aeiou" else "a ") + what
+
+
+def aside(target: Path) -> Path:
+    """Move output folder ``target`` out of the way (``.NAME.old-PID`` beside it) and return where it went;
+    the caller removes it once the new output is in place."""
+    old = target.with_name(f".{target.name}.old-{os.getpid()}")
+    if old.exists():
+        shutil.rmtree(old)
+    try:
+        os.rename(target, old)
+    except OSError as exc:
+        raise _fail("move aside the old output", target, exc) from None
+    return old
+
+
+def list_files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (relative paths; the marker's own list, see :func:`foreign_entries`)."""
+    return sorted(p.relative_to(folder).as_posix() + ("/" if p.is_dir() and not p.is_symlink() else "")
+                  for p in folder.rglob("*") if p.name != MARKER)
 
 
 def _started(folder: Path) -> bool:
     return any(True for name in RESULT_FILES for _ in folder.rglob(name))
 
 
+def check_folder_name(target: str | Path, example: str) -> Path:
+    """``target`` as a Path, or OutputError if it names no folder of its own ('', '.', '/', '..'): an
+    output folder is written beside itself (DIR.partial, .DIR.lock) and renamed into place."""
+    if str(target) == "":
+        raise OutputError(f"--out is empty; it must name a folder (e.g. {example})")
+    target = Path(target)
+    if not target.name or target.name in (".", ".."):
+        raise OutputError(f"--out '{target}' must name a folder of its own, not the current, a parent or the "
+                          f"root folder (e.g. {example})")
+    return target
+
+
 def lock_output_folder(target: Path, example: str) -> Lock:
     """The lock of output folder ``target`` (``--out``), taken beside it in its parent folder (created if
     need be); ``example`` names a valid --out in the error for a path that names no folder of its own."""
-    if not target.name or target.name in (".", ".."):
-        raise OutputError(f"--out '{target}' must name a folder of its own (e.g. {example})")
+    target = check_folder_name(target, example)
     parent = make_dir(target.absolute().parent, f"create the folder that holds output folder '{target}',")
     return Lock(parent / f".{target.name}.lock", f"output folder '{target}'").acquire()
 
@@ -252,7 +368,7 @@ class RunFolder:
     """
 
     def __init__(self, target: str | Path, *, overwrite: bool = False, what: str = "run"):
-        self.target = Path(target)
+        self.target = check_folder_name(target, "results/run")
         self.overwrite = overwrite
         self.what = what
         self.lock: Lock | None = None
@@ -288,6 +404,7 @@ class RunFolder:
         if not self.overwrite:
             raise OutputError(f"output folder '{target}' already holds a run; pass --overwrite to replace it, "
                               "or choose another --out")
+        check_replaceable(target, self.what)
         self.replace = True
 
     def _prepare_staging(self) -> None:
@@ -326,16 +443,26 @@ class RunFolder:
         if self.committed:
             return
         target, trash = self.target, None
+        self._list_files()
         if target.exists():
             if self.replace:
-                trash = target.with_name(f".{target.name}.old-{os.getpid()}")
-                os.rename(target, trash)
+                trash = aside(target)
             else:
                 target.rmdir()  # empty (checked on entry)
         os.rename(self.path, target)
         self.committed = True
         if trash is not None:
             shutil.rmtree(trash, ignore_errors=True)
+
+    def _list_files(self) -> None:
+        """Record in the marker every file this run wrote: its own files, the only ones a later
+        ``--overwrite`` may remove (:func:`foreign_entries`)."""
+        info = read_marker(self.path)
+        info["files"] = list_files(self.path)
+        try:
+            (self.path / MARKER).write_text(json.dumps(info))
+        except OSError:
+            pass  # a full disk: the folder is kept as it is, and a later --overwrite falls back on OWN_ENTRIES
 
     def __exit__(self, exc_type, exc, tb) -> None:
         try:

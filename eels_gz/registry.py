@@ -10,8 +10,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from eels_gz.errors import RegistryError
 from eels_gz.paths import asset
 
@@ -69,8 +67,9 @@ def check_n_modules(entry: RobotEntry, n) -> int:
 
 def eels_variants() -> dict:
     """The EELS variant records of urdf/eels_variants.yaml (geometry, mass, defaults)."""
-    with open(asset("urdf", "eels_variants.yaml")) as f:
-        return yaml.safe_load(f)["variants"]
+    from eels_gz.yamlio import load
+
+    return load(asset("urdf", "eels_variants.yaml"))["variants"]
 
 
 def screw_handedness(record: dict, link: str) -> int:

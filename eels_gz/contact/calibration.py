@@ -136,9 +136,15 @@ def read_drag_csv(path: str | Path) -> DragSamples:
     """Read and check a drag-test CSV (rows are counted from 1, the header being row 1)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise CalibrationError(f"cannot read drag CSV '{path}': {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise CalibrationError(f"{path}: not a CSV text file (byte {exc.start} is not UTF-8 text); expected "
+                               f"columns {', '.join(COLUMNS)}") from None
+    if "\0" in text:
+        raise CalibrationError(f"{path}: not a CSV text file (it holds NUL bytes); expected columns "
+                               f"{', '.join(COLUMNS)}")
     reader = csv.reader(text.splitlines())
     header = [h.strip() for h in next(reader, [])]
     missing = [c for c in COLUMNS if c not in header]

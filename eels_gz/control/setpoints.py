@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from eels_gz.errors import ConfigError
 
@@ -192,13 +191,10 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
     has every parameter reference in ``setpoints`` replaced by its number and
     ``params`` holding the values used.
     """
+    from eels_gz.yamlio import load
+
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"cannot read scenario '{path}': {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    data = load(path, "scenario")  # ConfigError naming the file: unreadable, not YAML, a duplicate key
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a scenario must be a mapping with 'setpoints'")
     unknown = set(data) - SCENARIO_KEYS

@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 from lxml import etree
 
 from eels_gz import registry
@@ -99,8 +98,9 @@ def nominal_path(segments: list[Segment], step: float = 0.01) -> np.ndarray:
 
 def campaign_config() -> dict:
     """The ``campaign`` section of config/rover_control.yaml (the slope worlds' friction)."""
-    with open(asset("config", "rover_control.yaml")) as f:
-        return yaml.safe_load(f)["campaign"]
+    from eels_gz.yamlio import load
+
+    return load(asset("config", "rover_control.yaml"))["campaign"]
 
 
 def slope_world(angle_deg: float, cache: Path) -> Path:

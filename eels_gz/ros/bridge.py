@@ -67,10 +67,9 @@ def load_bridge(path: str | Path | None = None, robot: str = "", fts_sensors=(),
 
 
 def _read_bridge(path: Path, robot: str, fts_sensors, world: str) -> list[BridgeEntry]:
-    try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{path}: cannot read the bridge configuration: {exc}") from exc
+    from eels_gz.yamlio import load
+
+    data = load(path, "the bridge configuration")  # ConfigError naming it: unreadable, not YAML, a duplicate key
     if not isinstance(data, list):
         raise ConfigError(f"{path}: expected a list of bridge entries, got {type(data).__name__}")
     entries = []

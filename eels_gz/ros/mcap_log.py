@@ -121,6 +121,55 @@ class McapLog:
                 pass  # the write that failed above is what the caller hears about
 
 
+MCAP_MAGIC = b"\x89MCAP0\r\n"  # the first 8 bytes of every MCAP file (MCAP specification, "Magic")
+
+
+def check_mcap(source: str | Path) -> None:
+    """LogError unless ``source`` is readable and starts as an MCAP file does."""
+    from eels_gz.errors import LogError
+
+    try:
+        with open(source, "rb") as f:
+            magic = f.read(len(MCAP_MAGIC))
+    except OSError as exc:
+        raise LogError(f"cannot read '{source}': {exc.strerror}") from None
+    if magic != MCAP_MAGIC:
+        raise LogError(f"'{source}' is not an MCAP log (it does not start with the MCAP magic bytes); "
+                       "recover reads the log.mcap of a run cut short")
+
+
+class TargetWriteError(OSError):
+    """Writing the recovered log failed (e.g. a full disk): not a torn end of the source."""
+
+
+class _Target:
+    """The recovered log's file, its write errors told apart from the source's read errors."""
+
+    def __init__(self, f):
+        self.f = f
+
+    def write(self, data) -> int:
+        view = memoryview(data).cast("B")
+        try:
+            while view:  # an unbuffered write may take part of the data (the last blocks of a disk)
+                view = view[self.f.write(view):]
+        except OSError as exc:
+            raise TargetWriteError(exc.errno, exc.strerror) from None
+        return len(data)
+
+    def tell(self) -> int:
+        return self.f.tell()
+
+    def flush(self) -> None:
+        try:
+            self.f.flush()
+        except OSError as exc:
+            raise TargetWriteError(exc.errno, exc.strerror) from None
+
+    def close(self) -> None:
+        self.f.close()
+
+
 def recover(source: str | Path, target: str | Path) -> dict:
     """Copy every complete record of an MCAP file cut short (no summary, a torn last chunk)
     into ``target``, a well-formed MCAP file with a summary section.
@@ -131,11 +180,14 @@ def recover(source: str | Path, target: str | Path) -> dict:
     from mcap.records import Channel, DataEnd, Footer, Header, Message, Schema
     from mcap.stream_reader import StreamReader
 
+    check_mcap(source)
     counts = {"messages": 0, "channels": 0}
     complete, stopped = False, "end of file"
     schemas: dict[int, int] = {}
     channels: dict[int, int] = {}
-    with open(source, "rb") as src, open(target, "wb") as dst:
+    # unbuffered: a full disk fails the write that meets it (_Target), not a flush hidden in close()
+    with open(source, "rb") as src, open(target, "wb", buffering=0) as raw:
+        dst = _Target(raw)
         writer = Writer(dst, chunk_size=CHUNK_SIZE, compression=CompressionType.NONE)
         started = False
         try:
@@ -156,6 +208,8 @@ def recover(source: str | Path, target: str | Path) -> dict:
                 elif isinstance(record, (DataEnd, Footer)):
                     complete = True
                     break
+        except TargetWriteError:
+            raise
         except Exception as exc:  # the torn end of the file: a truncated record or a bad CRC
             stopped = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if not started:

@@ -181,6 +181,7 @@ class SweepFolder:
         self.spec = spec
         self.resume, self.overwrite, self.what = resume, overwrite, what
         self.lock = None
+        self.old: Path | None = None  # the campaign --overwrite replaces, moved aside
 
     def __enter__(self) -> SweepFolder:
         from eels_gz.outputs import MARKER, command_line, holds_run, lock_output_folder, make_dir, probe
@@ -200,6 +201,10 @@ class SweepFolder:
             (target / SPEC_FILE).write_text(f"# the spec of this campaign, as given ({self.spec.source})\n"
                                             + yaml.safe_dump(raw, sort_keys=False))
         except BaseException:
+            if self.old is not None:  # the campaign it was to replace goes back
+                shutil.rmtree(target, ignore_errors=True)
+                os.rename(self.old, target)
+                self.old = None
             self.lock.release()
             raise
         return self
@@ -223,7 +228,10 @@ class SweepFolder:
             raise OutputError(f"output folder '{target}' already holds a {self.what} (status {info.get('status')}, "
                               f"{info.get('samples_done')} of {info.get('samples_planned')} samples done); pass "
                               "--resume to finish it, --overwrite to replace it, or choose another --out")
-        shutil.rmtree(target)
+        from eels_gz.outputs import aside, check_replaceable
+
+        check_replaceable(target, self.what)  # nothing but a campaign's own files: --overwrite removes no other
+        self.old = aside(target)  # removed once this campaign has ended (__exit__)
 
     def finished(self, samples: list[Sample]) -> dict[int, dict]:
         """The rows of the samples already done (``--resume``; module docstring)."""
@@ -243,6 +251,8 @@ class SweepFolder:
         os.replace(tmp, self.target / SWEEP_FILE)
 
     def __exit__(self, *exc) -> None:
+        if self.old is not None:
+            shutil.rmtree(self.old, ignore_errors=True)
         if self.lock is not None:
             self.lock.release()
 
@@ -340,8 +350,10 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         folder.write_state(state)
     if interrupted:
         signum = stop.signum or 2
-        raise RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
+        exc = RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
                                      "--resume finishes it")
+        exc.result = {"what": what, **state}  # what --json prints (sweep.json)
+        raise exc
     return {"what": what, **state}
 
 

@@ -94,6 +94,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
     (out / "campaign.md").write_text(campaign_markdown(summary))
     (out / "campaign.json").write_text(json.dumps(summary, indent=2))
     if stopped is not None:
+        stopped.result = summary  # what --json prints (campaign.json)
         raise stopped
     return summary
 

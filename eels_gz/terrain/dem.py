@@ -37,6 +37,16 @@ log = logging.getLogger(__name__)
 MAX_CELLS = 1 << 25  # default post budget of the heightfield (33.5 M posts, 268 MB in memory): a 4 km HiRISE
 # site at 1 m posts is kept whole; larger rasters are downsampled with a warning
 MAX_FACES = 200_000  # default face budget of the triangulated collision mesh
+MIN_CELLS = 4  # posts: the smallest raster, 2 x 2
+
+
+def engine_faces(cells: int) -> int:
+    """Faces of a square engine region of ``cells`` cells per side: 2 c^2 top faces, 12 (c + 1) skirt and
+    floor faces."""
+    return 2 * cells ** 2 + 12 * (cells + 1)
+
+
+MIN_ENGINE_FACES = engine_faces(2)  # the smallest engine region, 2 x 2 cells
 SKIRT_DEPTH = 1.0  # m below the lowest post: the triangulated DEM is a closed solid
 
 # GeoTIFF tags and keys (GeoTIFF 1.1, OGC 19-008r4)
@@ -126,6 +136,9 @@ def resample(dem: Dem, shape: tuple[int, int]) -> Dem:
 
 def limit_cells(dem: Dem, max_cells: int = MAX_CELLS) -> Dem:
     """Downsample a raster with more than ``max_cells`` posts, warning by how much."""
+    if max_cells < MIN_CELLS:  # a raster has at least 2 x 2 posts: a smaller budget cannot be met
+        raise TerrainError(f"{dem.source}: the post budget (--max-cells) must be at least {MIN_CELLS} "
+                           f"(2 x 2 posts), got {max_cells}")
     ny, nx = dem.shape
     if ny * nx <= max_cells:
         return dem
@@ -364,9 +377,12 @@ def engine_region(dem: Dem, max_faces: int = MAX_FACES, center: tuple[float, flo
     if not (x_lo <= cx <= x_hi and y_lo <= cy <= y_hi):
         raise TerrainError(f"{dem.source}: the engine region's centre ({cx:.6g}, {cy:.6g}) m is off the DEM, which "
                            f"spans x {x_lo:.6g} to {x_hi:.6g} and y {y_lo:.6g} to {y_hi:.6g} m")
-    if half is None:  # the face budget: 2 c^2 top faces for c cells per side, 12 (c + 1) skirt and floor faces
+    if half is None:  # the face budget: the largest 2^n cells per side whose faces fit in it
+        if max_faces < MIN_ENGINE_FACES:
+            raise TerrainError(f"{dem.source}: the face budget (--max-faces) must be at least {MIN_ENGINE_FACES}, "
+                               f"the faces of the smallest engine region (2 x 2 cells), got {max_faces}")
         cells = 2
-        while 2 * (2 * cells) ** 2 + 12 * (2 * cells + 1) <= max_faces:
+        while engine_faces(2 * cells) <= max_faces:
             cells *= 2
     else:
         cells = 2 ** max(1, math.ceil(math.log2(max(2 * half / min(dx, dy), 2))))

@@ -74,6 +74,10 @@ ORIENT = ("auto", "axis", "up", "viewpoint", "winding")  # winding: a mesh's nor
 MIN_PIECE = 0.002  # mesh pieces with fewer than this share of the faces (and < 200) are dropped
 
 
+MIN_BUDGETS = {"max_points": MIN_POINTS, "max_nodes": 1000, "max_faces": 100, "visual_faces": 100}  # smallest
+# budgets of ScanOptions that can reconstruct a surface (eels-gz world checks them when it parses its options)
+
+
 @dataclass(frozen=True)
 class ScanOptions:
     """What the user may set; None derives it from the scan."""
@@ -102,6 +106,8 @@ class ScanSurface:
 # --- step 1-2: budget and defaults ----------------------------------------------------------------
 def budget(points: np.ndarray, max_points: int, source: str, seed: int = 0, what: str = "points") -> np.ndarray:
     """At most ``max_points`` rows of ``points`` (a seeded random subset, with a warning)."""
+    if max_points < 1:
+        raise TerrainError(f"{source}: the {what} budget must be at least 1, got {max_points}")
     if len(points) <= max_points:
         return points
     keep = np.sort(np.random.default_rng(seed).choice(len(points), max_points, replace=False))
@@ -136,8 +142,8 @@ def derive(points: np.ndarray, opts: ScanOptions, source: str, tree: cKDTree | N
         raise TerrainError(f"{source}: orientation '{opts.orient}' is unknown; expected one of {', '.join(ORIENT)}")
     if opts.orient == "viewpoint" and opts.viewpoint is None:
         raise TerrainError(f"{source}: orientation 'viewpoint' needs the scanner position (--viewpoint X Y Z)")
-    for name in ("max_points", "max_nodes", "max_faces", "visual_faces"):
-        if int(getattr(opts, name)) < {"max_points": MIN_POINTS, "max_nodes": 1000}.get(name, 100):
+    for name in MIN_BUDGETS:
+        if int(getattr(opts, name)) < MIN_BUDGETS[name]:
             raise TerrainError(f"{source}: {name} = {getattr(opts, name)} is too small; the default is "
                                f"{getattr(ScanOptions(), name)}")
     tree = tree or cKDTree(points)

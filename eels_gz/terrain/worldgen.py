@@ -29,6 +29,9 @@ from eels_gz.terrain.dem import Dem, triangulate
 from eels_gz.terrain.meshes import repair
 
 
+MAX_SLOPE_DEG = 35.0  # the steepest slope primitive
+
+
 @dataclass(frozen=True)
 class Terrain:
     """A generated or imported terrain, ready for :mod:`eels_gz.terrain.writers`."""
@@ -82,7 +85,7 @@ class SlopeParams:
     thickness: float = 0.5  # m below the lowest point
 
     def __post_init__(self):
-        _check(0.0 <= self.angle <= 35.0, "slope", "angle", self.angle, "0 to 35 degrees")
+        _check(0.0 <= self.angle <= MAX_SLOPE_DEG, "slope", "angle", self.angle, f"0 to {MAX_SLOPE_DEG:g} degrees")
         _check(self.length > 0 and self.width > 0, "slope", "length/width", (self.length, self.width), "> 0 m")
         _check(self.thickness > 0, "slope", "thickness", self.thickness, "> 0 m")
 

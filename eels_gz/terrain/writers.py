@@ -130,6 +130,23 @@ def heightmap_raster(dem: Dem) -> tuple[np.ndarray, tuple[float, float, float], 
     return image, (sx, sy, span), (cx, cy, lo)
 
 
+def _check_heightmap(folder: Path, dem: Dem, size, pos) -> None:
+    """TerrainError unless the image and mesh just written in ``folder`` are one surface, by the rule the
+    host applies when it loads the world (eels_gz.terrain.heightmaps): a DEM whose heights a 16-bit image
+    or the float32 mesh cannot hold (e.g. +-1e9 m of nodata) is refused here, not by `eels-gz run`."""
+    import trimesh
+
+    from eels_gz.terrain.heightmaps import heightmap_mismatch
+
+    vertices = np.asarray(trimesh.load(folder / HEIGHTMAP_MESH, force="mesh").vertices)
+    off = heightmap_mismatch(folder / HEIGHTMAP_PNG, vertices, size, pos)
+    if off is not None:
+        lo, hi = float(dem.heights.min()), float(dem.heights.max())
+        raise TerrainError(f"{dem.source}: its heights ({lo:.6g} to {hi:.6g} m) cannot be written as a heightmap "
+                           f"whose image and mesh agree ({off}; `eels-gz run` would refuse the world): check the "
+                           "DEM's nodata value and units")
+
+
 def _surface(collision, mu: float) -> None:
     ode = _sub(_sub(_sub(collision, "surface"), "friction"), "ode")
     _sub(ode, "mu", f"{mu:g}")
@@ -191,6 +208,7 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
         image, size, pos = heightmap_raster(terrain.dem)
         Image.fromarray(image).save(folder / HEIGHTMAP_PNG)
         terrain.collision.export(folder / HEIGHTMAP_MESH)  # the host's stand-in for the heightmap
+        _check_heightmap(folder, terrain.dem, size, pos)
         _geometry_heightmap(collision, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
         _geometry_heightmap(visual, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
     else:

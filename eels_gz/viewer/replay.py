@@ -10,6 +10,7 @@ A replay needs nothing else: no share directory, no simulation.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from eels_gz.errors import ConfigError
 from eels_gz.description.optimizer import read_origin
 from eels_gz.ros.messages import typestore
 
+log = logging.getLogger(__name__)
 WORLD = "world"
 ROBOT_TOPICS = ("/robot_description", "/tf_static", "/tf")
 
@@ -141,12 +143,12 @@ def _link_poses(root_pose: np.ndarray, parents: dict[str, tuple[str, np.ndarray]
     return [world(n) for n in links]
 
 
-def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0) -> Run:
-    """Read a run folder (``log.mcap``, and ``summary.json`` when present) into a Run."""
-    folder = Path(folder)
-    path = folder / "log.mcap"
-    if not path.is_file():
-        raise ConfigError(f"{folder}: no log.mcap (is this an `eels-gz run` output folder with log.mcap: true?)")
+RECOVERED_LOG = "log.recovered.mcap"  # what `eels-gz recover DIR/log.mcap` writes beside it
+
+
+def _read_log(path: Path):
+    """The replay's topics of log ``path``: (urdf, static tf, dynamic tf, odometry, forces, terrain);
+    ConfigError naming the file (and ``eels-gz recover``) if it cannot be read."""
     store = typestore()
     urdf, static, dynamic, odom, forces, terrain = None, {}, [], [], [], []
     try:
@@ -178,7 +180,30 @@ def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0
     except Exception as exc:  # mcap raises its own errors on a truncated or corrupt file
         if isinstance(exc, ConfigError):
             raise
-        raise ConfigError(f"{path}: cannot read the log ({type(exc).__name__}: {exc})") from None
+        folder = path.parent
+        killed = " (a run killed before it finished leaves its folder as DIR.partial)" \
+            if folder.name.endswith(".partial") else ""
+        raise ConfigError(f"{path}: cannot read the log ({type(exc).__name__}: {exc}); a log cut short{killed} is "
+                          f"readable up to its last complete chunk: `eels-gz recover {path}` writes that part to "
+                          f"{folder / RECOVERED_LOG}, which `eels-gz view {folder}` then replays") from None
+    return urdf, static, dynamic, odom, forces, terrain
+
+
+def load_run(folder: str | Path, label: str | None = None, max_fps: float = 30.0) -> Run:
+    """Read a run folder (``log.mcap``, and ``summary.json`` when present) into a Run."""
+    folder = Path(folder)
+    path = folder / "log.mcap"
+    if not path.is_file():
+        raise ConfigError(f"{folder}: no log.mcap (is this an `eels-gz run` output folder with log.mcap: true?)")
+    recovered = folder / RECOVERED_LOG
+    try:
+        urdf, static, dynamic, odom, forces, terrain = _read_log(path)
+    except ConfigError:
+        if not recovered.is_file():
+            raise
+        log.warning("%s cannot be read (cut short); replaying %s", path, recovered)
+        path = recovered
+        urdf, static, dynamic, odom, forces, terrain = _read_log(path)
     missing = [t for t, ok in (("/robot_description", urdf), ("/tf", dynamic)) if not ok]
     if missing:
         raise ConfigError(f"{path}: no {' or '.join(missing)} messages: the log predates the 3D scene topics; "

@@ -54,8 +54,8 @@ def test_describe_sdf_keeps_force_torque_joints_and_sensors():
 
 @pytest.mark.parametrize("args,message", [
     (("--robot", "eels_2_0"), "unknown robot 'eels_2_0'"),
-    (("--robot", "eels_1_5", "--n-modules", "0"), "n_modules must be a whole number >= 1"),
-    (("--robot", "eels_1_5", "--n-modules", "-2"), "n_modules must be a whole number >= 1"),
+    (("--robot", "eels_1_5", "--n-modules", "0"), "'--n-modules': must be a whole number >= 1"),
+    (("--robot", "eels_1_5", "--n-modules", "-2"), "'--n-modules': must be a whole number >= 1"),
     (("--robot", "eels_1_5", "--n-modules", "four"), "'four' is not a valid integer"),  # --n-modules INTEGER
     (("--robot", "rocky7", "--n-modules", "3"), "'rocky7' has no modules"),
     (("--robot", "eels_1_5", "--set-arg", "fts"), "--set-arg expects NAME=VALUE"),

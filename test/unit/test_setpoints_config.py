@@ -133,7 +133,7 @@ def test_load_scenario(tmp_path):
 
     bad = tmp_path / "bad.yaml"
     bad.write_text("setpoints: [\n")
-    with pytest.raises(ConfigError, match=re.escape(f"{bad}: invalid YAML")):
+    with pytest.raises(ConfigError, match=re.escape(f"{bad}:2: invalid YAML")):
         load_scenario(bad)
 
     with pytest.raises(ConfigError, match=re.escape(f"cannot read scenario '{tmp_path / 'missing.yaml'}'")):

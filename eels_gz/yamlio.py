@@ -1,0 +1,76 @@
+"""YAML as eels_gz reads it: every configuration, scenario, sweep spec and registry file.
+
+PyYAML keeps the last of two equal keys in a mapping without a word, so a
+setting written twice (``mu: 0.1`` ... ``mu: 0.2``) silently takes the second.
+Here a duplicate key is an error naming the file, the key and both lines; a
+file that is not text (a binary picked by mistake) is an error naming it,
+never a ``UnicodeDecodeError``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from eels_gz.errors import ConfigError
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """yaml.SafeLoader refusing a key that appears twice in one mapping (merge keys ``<<`` are YAML's
+    own way to override, and stay allowed)."""
+
+    source = "<yaml>"
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:  # an unhashable key: PyYAML says so itself
+                    continue
+                line = key_node.start_mark.line + 1
+                if first is not None:
+                    raise ConfigError(f"{self.source}:{line}: duplicate key '{key}' (first at line {first}); "
+                                      "YAML would silently keep the last value: keep one of them")
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+def loads(text: str, source: str = "<yaml>") -> Any:
+    """Parse YAML ``text`` (from ``source``, named in errors) as yaml.safe_load does, refusing duplicate
+    keys. Syntax errors stay yaml.YAMLError for the caller to word."""
+    loader = _UniqueKeyLoader(text)
+    loader.source = source
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def load(path: str | Path, what: str = "config file") -> Any:
+    """Read and parse the YAML file ``path`` (a ``what``, named in errors): ConfigError naming it for an
+    unreadable or binary file, a syntax error (with its line) or a duplicate key."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} '{path}': {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not a YAML text file (byte {exc.start} is not UTF-8 text); is it the file "
+                          "you meant?") from None
+    try:
+        return loads(text, str(path))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None

@@ -215,6 +215,7 @@ def scenario_path(name: str) -> Path:
 def readme_tables() -> dict[str, str]:
     """Markdown tables for the README and docs/ pages, keyed by their marker name."""
     from eels_gz.control.setpoints import load_scenario
+    from eels_gz.yamlio import load
 
     robots = ["| robot | description | modules (default) | xacro |", "|---|---|---|---|"]
     robots += [f"| `{r.name}` | {r.description} | {r.n_modules if r.n_modules else '-'} | `urdf/{r.xacro}` |"
@@ -225,7 +226,7 @@ def readme_tables() -> dict[str, str]:
     for name, path in scenarios().items():
         data = load_scenario(path)
         text = " ".join(str(data.get("description", "")).split())
-        raw = (yaml.safe_load(path.read_text()) or {}).get("params") or {}  # a switch shows as true/false
+        raw = (load(path, "scenario") or {}).get("params") or {}  # a switch shows as true/false
         params = ", ".join(f"`{k}` = {str(raw[k]).lower() if isinstance(raw.get(k), bool) else format(v, 'g')}"
                            for k, v in data["params"].items()) or "-"
         scen.append(f"| `{name}` | {data.get('duration', '')} s | {params} | {text} |")

@@ -1,0 +1,145 @@
+"""A sample in its own process, forked from a warm worker.
+
+A Ray worker that runs samples is warmed once (:func:`warm`): it imports what a run imports
+(numpy, numba, dartpy, the host, the sensors, the log's message types, the plot's matplotlib),
+loads every cached numba kernel of the package and freezes all of it for the collector. Each
+sample then runs in a child forked from it (:func:`run_forked`): its own process, so a sample that
+crashes, leaks or diverges cannot touch the next, which starts again from the same warm parent;
+but one that starts in milliseconds instead of a fresh interpreter's second.
+
+The child runs :func:`eels_gz.sweep.execute.run_job` (which writes the sample's row.json) and
+leaves with ``os._exit``: nothing of the parent's (Ray's connections, its exit handlers) runs
+twice. It dies with its parent (``PR_SET_PDEATHSIG``), so a worker killed by Ray (a cancelled
+sample past its grace) leaves no orphan. A SIGINT the parent receives while it waits (Ray's
+cancel of a running task calls SIGINT's handler in the task's thread) is passed on to the child, whose run ends ``interrupted`` as
+``eels-gz run`` does on a signal. A child that dies without its row is recorded ``crashed``.
+
+Linux only (fork, prctl); elsewhere a sample runs in the worker itself (:func:`fork_supported`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+POLL_S = 0.02  # s between checks of the child: Ray's cancel reaches the parent between them
+PR_SET_PDEATHSIG = 1
+# what a run may import beyond eels_gz.host.runner, imported once by the warm parent
+RUN_MODULES = ("eels_gz.host.runner", "eels_gz.host.sensors", "eels_gz.host.scene_log", "eels_gz.host.topics",
+               "eels_gz.host.tethers", "eels_gz.contact.kernel", "eels_gz.contact.point_terms",
+               "eels_gz.contact.screw_points", "eels_gz.contact.stick", "eels_gz.contact.params",
+               "eels_gz.contact.stability", "eels_gz.control.pid", "eels_gz.control.joint_targets",
+               "eels_gz.sensors.imu", "eels_gz.sensors.lidar", "eels_gz.snake.chain_kinematics",
+               "eels_gz.snake.paths", "eels_gz.terrain.writers", "eels_gz.scenarios",
+               "eels_gz.sweep.commands", "eels_gz.plots", "eels_gz.outputs")
+
+_warm: dict | None = None
+
+
+def fork_supported() -> bool:
+    return hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def warm() -> dict:
+    """Warm this process once (module docstring); returns {"seconds": s, "kernels": n} of that once."""
+    global _warm
+    if _warm is not None:
+        return _warm
+    import importlib
+
+    t0 = time.perf_counter()
+    for name in RUN_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:  # an optional part (e.g. a missing extra): its runs import it themselves
+            log.debug("warm worker: %s not imported: %s", name, exc)
+    from matplotlib.backends import backend_agg  # noqa: F401  (the trajectory plot's)
+    from matplotlib import figure  # noqa: F401
+
+    from eels_gz.host.numba_compile import load_cached_kernels
+    from eels_gz.ros.messages import typestore
+
+    typestore()
+    kernels, _ = load_cached_kernels()
+    gc.collect()
+    gc.freeze()  # the warm state stays shared with the children (the collector does not touch its pages)
+    _warm = {"seconds": time.perf_counter() - t0, "kernels": kernels}
+    return _warm
+
+
+def _die_with_parent() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _status_text(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            return f"killed by {signal.Signals(sig).name}"
+        except ValueError:
+            return f"killed by signal {sig}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def run_forked(job, run_job, read_row, crashed) -> tuple[dict, float]:
+    """Run ``run_job(job)`` in a child forked from this (warm) process; returns its row (read back
+    with ``read_row(folder)``, or ``crashed(job, text)`` when the child died without one) and the
+    seconds from the fork to the child's end."""
+    warm()
+    folder = Path(job.folder)
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child: run the sample, then leave at once
+        code = 1
+        try:
+            _die_with_parent()
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])  # a Ray worker blocks SIGINT; the child's run takes it
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # the run installs its own handlers
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            run_job(job)
+            code = 0
+        except BaseException:  # noqa: BLE001 - run_job records its own failures; this is a crash
+            with contextlib.suppress(BaseException):
+                log.exception("sample %s: its process failed outside its run", job.index)
+        finally:
+            with contextlib.suppress(BaseException):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(code)
+    def forward(signum, frame) -> None:  # Ray's cancel of this task (SIGINT's handler): the run stops as on a signal
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGINT)
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, forward) if main else None
+    status = None
+    try:
+        while status is None:
+            try:
+                done, st = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:  # reaped elsewhere: nothing left to say how it ended
+                done, st = pid, 1 << 8
+            if done:
+                status = st
+            else:
+                time.sleep(POLL_S)
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+    seconds = time.perf_counter() - t0
+    row = read_row(folder) if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else None
+    if row is None or row.get("sample") != job.index:
+        row = crashed(job, _status_text(status))
+    return row, seconds

@@ -47,12 +47,21 @@ def load_yaml(path: str | Path) -> Any:
         text = path.read_text()
     except OSError as exc:
         raise ConfigError(f"cannot read config file '{path}': {exc.strerror}") from None
+    if text in _parsed:  # a run reads the same files several times (defaults, scenario, contact set)
+        return copy.deepcopy(_parsed[text])
     try:
-        return yaml.safe_load(text)
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if len(_parsed) >= 64:
+        _parsed.clear()
+    _parsed[text] = data
+    return copy.deepcopy(data)
+
+
+_parsed: dict[str, Any] = {}  # load_yaml's parses by file text (the text is the key: never stale)
 
 
 def defaults() -> dict:

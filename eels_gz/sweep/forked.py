@@ -40,7 +40,7 @@ RUN_MODULES = ("eels_gz.host.runner", "eels_gz.host.sensors", "eels_gz.host.scen
                "eels_gz.contact.screw_points", "eels_gz.contact.stick", "eels_gz.contact.params",
                "eels_gz.contact.stability", "eels_gz.control.pid", "eels_gz.control.joint_targets",
                "eels_gz.sensors.imu", "eels_gz.sensors.lidar", "eels_gz.snake.chain_kinematics",
-               "eels_gz.snake.paths", "eels_gz.terrain.writers", "eels_gz.scenarios",
+               "eels_gz.terrain.writers", "eels_gz.scenarios",
                "eels_gz.sweep.commands", "eels_gz.plots", "eels_gz.outputs")
 
 _warm: dict | None = None

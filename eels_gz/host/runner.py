@@ -363,6 +363,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     unexpected exception.
     """
     called = time.perf_counter()  # summary.json's setup_wall_time counts from here
+    _freeze_at_exit()
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
     with interrupts() as stop, contextlib.ExitStack() as stack, CompileWatch() as compiling:
@@ -376,6 +377,20 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
         return _RunLoop(prep, out, final, stop, progress, setup_progress, compiling, called).run()
 
 
+def _freeze_at_exit() -> None:
+    """Once per process: at the interpreter's exit, freeze every object for the collector first.
+    Python's finalization runs full collections over everything alive, a run's model, numba's and
+    DART's objects (0.4-1.4 s of a short run's wall time, measured); the process is ending, so
+    nothing needs collecting. Objects are still released as their modules are torn down."""
+    global _FREEZE_REGISTERED
+    if not _FREEZE_REGISTERED:
+        import atexit
+
+        atexit.register(gc.freeze)
+        _FREEZE_REGISTERED = True
+
+
+_FREEZE_REGISTERED = False
 SETUP_TICK = 500  # steps between setup progress reports
 
 

@@ -70,6 +70,7 @@ class Job:
     case: int
     inputs: dict
     metrics: tuple
+    n_base: int = 0  # items[:n_base] are the campaign's base (the warm worker's warm-up run, forked.py)
 
 
 def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
@@ -86,7 +87,7 @@ def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
         if cmd.seed_key and cmd.seed_key not in given:
             items.append((cmd.seed_key, s.seed, f"sample {s.index}: seed"))
         made.append(Job(spec.command, items, str(out / SAMPLES_DIR / s.name), os.getcwd(), s.index, s.seed, s.case,
-                        dict(s.inputs), tuple(spec.metrics)))
+                        dict(s.inputs), tuple(spec.metrics), len(base)))
     return made
 
 
@@ -210,8 +211,9 @@ def sample_task(job: Job) -> dict:
         row = run_job(job)
         return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0}
     cold = forked._warm is None
+    warm_s = forked.warm(job)["seconds"] if cold else 0.0
     row, seconds = forked.run_forked(job, run_job, _read_row, _child_died)
-    return {"row": row, "sample_s": seconds, "warm_s": forked.warm()["seconds"] if cold else 0.0}
+    return {"row": row, "sample_s": seconds, "warm_s": warm_s}
 
 
 def overhead(results: list[dict], dispatch_s: float | None, at_once: int) -> dict | None:

@@ -130,8 +130,9 @@ class KernelManifest:
     """The kernels that runs of one kind called, so that a run loads those before its loop and not
     every cached kernel of the modules it imported (a screw run imports 34, calls about 20).
 
-    Runs are of one kind when they imported the same ``prefix`` modules by the time their loop
-    begins (its systems, sensors and log decide that), with the same numba. The record is a file
+    Runs are of one kind when they imported the same ``prefix`` modules with kernels by the time
+    their loop begins (its systems, sensors and log decide that; the command that started the run
+    does not), with the same numba. The record is a file
     of the user cache (:mod:`eels_gz.usercache`, ``kernels/``): the kernels that had a compilation
     at the end of earlier runs of that kind, a union (a kernel one run calls and another does not
     stays). A run of a kind not seen before loads none ahead (its kernels load on their first
@@ -151,8 +152,7 @@ class KernelManifest:
         from eels_gz.usercache import cache_dir
 
         self.prefix = prefix
-        modules = sorted(n for n, m in sys.modules.items()
-                         if m is not None and (n == prefix or n.startswith(prefix + ".")))
+        modules = sorted({d.py_func.__module__ for d in _dispatchers(prefix)})  # the modules with kernels
         key = hashlib.sha256(json.dumps([self.FORMAT, numba.__version__, modules]).encode()).hexdigest()
         folder = cache_dir()
         self.path = folder / "kernels" / f"{key}.json" if folder is not None else None

@@ -1,23 +1,29 @@
 """A sample in its own process, forked from a warm worker.
 
-A Ray worker that runs samples is warmed once (:func:`warm`): it imports what a run imports
-(numpy, numba, dartpy, the host, the sensors, the log's message types, the plot's matplotlib),
-loads every cached numba kernel of the package, runs the campaign's base configuration for a
-tenth of a second into a temporary folder (what a run does once per process, its first log
-message, sensor reading and plot, is then done: without it a forked run took 0.3 s longer than the
-same run in a process that had run one before), and freezes all of it for the collector. The
-warm-up run is the same in every worker (the base, not a sample's draws, and the default seed), so
-every sample starts from the same state wherever it runs. Each
-sample then runs in a child forked from it (:func:`run_forked`): its own process, so a sample that
-crashes, leaks or diverges cannot touch the next, which starts again from the same warm parent;
-but one that starts in milliseconds instead of a fresh interpreter's second.
+A Ray worker that runs samples is warmed once (:func:`warm`):
+
+- it imports what a run imports (numpy, numba, dartpy, the host, the sensors, the log's message
+  types, the plot's matplotlib);
+- it runs the campaign's base configuration for a tenth of a second into a temporary folder, so
+  that what a run does once per process (the numba kernels it calls loaded, its first log
+  message, sensor reading and plot) is done in the parent: without it, a forked run took 0.3 s
+  longer than the same run in a process that had run one before. The warm-up run is the same in
+  every worker (the base, not a sample's draws, and the default seed), so every sample starts
+  from the same state wherever it runs. Without one (a rover drive's campaign), every cached
+  kernel of the package is loaded instead;
+- it freezes all of it for the collector.
+
+Each sample then runs in a child forked from it (:func:`run_forked`): its own process, so a
+sample that crashes, leaks or diverges cannot touch the next, which starts again from the same
+warm parent; but one that starts in milliseconds instead of a fresh interpreter's second.
 
 The child runs :func:`eels_gz.sweep.execute.run_job` (which writes the sample's row.json) and
 leaves with ``os._exit``: nothing of the parent's (Ray's connections, its exit handlers) runs
 twice. It dies with its parent (``PR_SET_PDEATHSIG``), so a worker killed by Ray (a cancelled
 sample past its grace) leaves no orphan. A SIGINT the parent receives while it waits (Ray's
-cancel of a running task calls SIGINT's handler in the task's thread) is passed on to the child, whose run ends ``interrupted`` as
-``eels-gz run`` does on a signal. A child that dies without its row is recorded ``crashed``.
+cancel of a running task calls SIGINT's handler in the task's thread) is passed on to the
+child, whose run ends ``interrupted`` as ``eels-gz run`` does on a signal (Ray's workers block
+SIGINT; the child unblocks it). A child that dies without its row is recorded ``crashed``.
 
 Linux only (fork, prctl); elsewhere a sample runs in the worker itself (:func:`fork_supported`).
 """
@@ -102,8 +108,10 @@ def warm(job=None) -> dict:
     from eels_gz.ros.messages import typestore
 
     typestore()
-    kernels, _ = load_cached_kernels()
     ran = _warm_run(job) if job is not None else False
+    # the warm-up run loaded the kernels the base calls (a sample of another kind loads its own before
+    # its loop, eels_gz.host.numba_compile.KernelManifest); without it, every cached kernel
+    kernels = 0 if ran else load_cached_kernels()[0]
     gc.collect()
     gc.freeze()  # the warm state stays shared with the children (the collector does not touch its pages)
     _warm = {"seconds": time.perf_counter() - t0, "kernels": kernels, "run": ran}

@@ -399,8 +399,11 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
     # session or cluster not started here, `workers` itself caps the samples in flight.
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     capacity = 2 * cpus if local or workers is None else workers
-    # a worker runs sample after sample (each in its own forked process): max_calls=0, no limit
-    task = ray.remote(max_calls=0, max_retries=0, num_cpus=1)(sample_task)
+    from eels_gz.sweep.forked import fork_supported
+
+    # a worker runs sample after sample, each in its own forked process (max_calls=0: no limit); where
+    # fork is not available, a fresh worker process per sample (max_calls=1)
+    task = ray.remote(max_calls=0 if fork_supported() else 1, max_retries=0, num_cpus=1)(sample_task)
     queue, pending = deque(todo), {}
     started = time.time()
     cancelled_at = last_cancel = None

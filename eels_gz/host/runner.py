@@ -380,7 +380,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
 def _freeze_at_exit() -> None:
     """Once per process: at the interpreter's exit, freeze every object for the collector first.
     Python's finalization runs full collections over everything alive, a run's model, numba's and
-    DART's objects (0.4-1.4 s of a short run's wall time, measured); the process is ending, so
+    DART's objects (1.2 s of a 1 s run's command in one trial under load); the process is ending, so
     nothing needs collecting. Objects are still released as their modules are torn down."""
     global _FREEZE_REGISTERED
     if not _FREEZE_REGISTERED:

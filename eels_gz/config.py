@@ -44,7 +44,7 @@ _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 def load_yaml(path: str | Path) -> Any:
     """Read a YAML file, turning I/O and syntax errors, a binary file and a duplicate key into
-    ConfigError naming the file (eels_gz.yamlio)."""
+    ConfigError naming the file (eels_gz.yamlio, which keeps each file's parse for the process)."""
     return yamlio.load(path)
 
 

@@ -6,6 +6,10 @@ its timed loop (a few seconds; the run's summary.json says what it compiled,
 ``numba``). Each case is a run of a tenth of a second (long enough for every
 default sensor to fire once) in a temporary folder: stock and screw contact on
 the ice plane, and the screw contact on a heightfield (the DEM world).
+Each run also records which kernels runs of its kind call (the user cache's
+``kernels/``, :class:`eels_gz.host.numba_compile.KernelManifest`), so that a
+user's first run of these kinds loads only those before its loop, and caches
+the robots' xacro output (``xacro/``, :mod:`eels_gz.description.xacro_cache`).
 Prints what was compiled.
 """
 

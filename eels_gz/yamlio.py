@@ -9,6 +9,7 @@ never a ``UnicodeDecodeError``.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -68,9 +69,18 @@ def load(path: str | Path, what: str = "config file") -> Any:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not a YAML text file (byte {exc.start} is not UTF-8 text); is it the file "
                           "you meant?") from None
+    if text in _parsed:  # a run reads the same files several times (defaults, scenario, contact set)
+        return copy.deepcopy(_parsed[text])
     try:
-        return loads(text, str(path))
+        data = loads(text, str(path))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         raise ConfigError(f"{where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if len(_parsed) >= 64:
+        _parsed.clear()
+    _parsed[text] = data
+    return copy.deepcopy(data)
+
+
+_parsed: dict[str, Any] = {}  # load's parses by file text (the text is the key: never stale)

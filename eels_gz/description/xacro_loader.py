@@ -95,5 +95,8 @@ def load_description(path: str | Path, args: dict[str, str] | None = None) -> De
         except OSError as exc:
             raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
     else:
-        text = process_xacro(path, args)
+        from eels_gz.description.xacro_cache import cached_xacro
+
+        text = cached_xacro(path, {str(k): str(v) for k, v in (args or {}).items()},
+                            lambda: process_xacro(path, args))
     return split_gazebo(text, str(path))

@@ -18,7 +18,8 @@ from typing import Any
 from eels_gz.errors import ConfigError, EelsError
 
 # the keys every run's summary.json may hold (eels_gz.host.runner._summary); others come from metrics.json
-RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "real_time_factor", "steps",
+RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "setup_wall_time", "finish_wall_time",
+                    "real_time_factor", "steps",
                     "final_base_pose", "settings", "files", "message", "error", "resets", "disabled_systems",
                     "unwritten", "ros")
 

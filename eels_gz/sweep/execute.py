@@ -5,11 +5,14 @@ Locally (the default) :func:`ray_session` starts Ray with ``workers`` CPUs on th
 one node, ``ray start --address HEAD:6379`` on the others). A Ray session already open in the
 calling process is used as it is (the tests start one per module).
 
-Each sample is one Ray task (``max_calls=1``: a fresh process per sample, so no state of one run
-reaches the next; ``max_retries=0``: a sample that kills its process is recorded ``crashed``, not
-rerun behind your back). The task runs the sample's command into ``DIR/samples/NNNNN`` and writes
-``row.json`` there: its index, seed, drawn inputs, status, message and metrics. A diverged or failed
-sample is such a row; the campaign goes on.
+Each sample is one Ray task, run in its own process forked from a warm worker
+(:mod:`eels_gz.sweep.forked`: the worker has imported the package and loaded the kernels once, and
+each sample's process starts from that state, so no state of one run reaches the next);
+``max_retries=0``: a sample that kills its process is recorded ``crashed``, not rerun behind your
+back. The task runs the sample's command into ``DIR/samples/NNNNN`` and writes ``row.json`` there:
+its index, seed, drawn inputs, status, message and metrics. A diverged or failed sample is such a
+row; the campaign goes on. sweep.json's ``overhead`` (and summary.md) says what a sample cost
+beyond its run.
 
 The output folder is written in place, so that ``--resume`` can finish it: ``sweep.json`` (the
 checked spec, its fingerprint and the campaign's status), ``spec.yaml`` (as given), ``samples/``,
@@ -67,6 +70,7 @@ class Job:
     case: int
     inputs: dict
     metrics: tuple
+    n_base: int = 0  # items[:n_base] are the campaign's base (the warm worker's warm-up run, forked.py)
 
 
 def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
@@ -83,7 +87,7 @@ def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
         if cmd.seed_key and cmd.seed_key not in given:
             items.append((cmd.seed_key, s.seed, f"sample {s.index}: seed"))
         made.append(Job(spec.command, items, str(out / SAMPLES_DIR / s.name), os.getcwd(), s.index, s.seed, s.case,
-                        dict(s.inputs), tuple(spec.metrics)))
+                        dict(s.inputs), tuple(spec.metrics), len(base)))
     return made
 
 
@@ -170,6 +174,63 @@ def crashed_row(job: Job, exc: BaseException) -> dict:
     text = str(exc).strip().splitlines()
     return make_row(job, "crashed", f"the sample's worker process died: {text[-1] if text else type(exc).__name__}",
                     None, [])
+
+
+def _child_died(job: Job, how: str) -> dict:
+    row = make_row(job, "crashed", f"the sample's process died without its row ({how})", None, [])
+    with contextlib.suppress(OSError):
+        write_row(Path(job.folder), row)
+    return row
+
+
+def _read_row(folder: Path) -> dict | None:
+    return read_json(folder / ROW_FILE)
+
+
+def _row_written_since(job: Job, since: float) -> dict | None:
+    """The row a sample's run wrote after ``since`` (time.time()), if any."""
+    path = Path(job.folder) / ROW_FILE
+    try:
+        if path.stat().st_mtime < since:
+            return None
+    except OSError:
+        return None
+    row = read_json(path)
+    return row if row is not None and row.get("sample") == job.index else None
+
+
+def sample_task(job: Job) -> dict:
+    """What a Ray worker runs for one sample: the sample in a process forked from this warm worker
+    (eels_gz.sweep.forked; in this process where fork is not available). Returns {"row": its row,
+    "sample_s": seconds from the fork to the sample's process's end, "warm_s": this worker's warm-up
+    when this sample paid it, else 0}."""
+    from eels_gz.sweep import forked
+
+    if not forked.fork_supported():
+        t = time.perf_counter()
+        row = run_job(job)
+        return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0}
+    cold = forked._warm is None
+    warm_s = forked.warm(job)["seconds"] if cold else 0.0
+    row, seconds = forked.run_forked(job, run_job, _read_row, _child_died)
+    return {"row": row, "sample_s": seconds, "warm_s": warm_s}
+
+
+def overhead(results: list[dict], dispatch_s: float | None, at_once: int) -> dict | None:
+    """sweep.json's ``overhead`` of the samples run now (module docstring): per sample, the seconds
+    in its worker beyond its run (the fork, the process's end, the row: ``in_worker_s``), and the
+    campaign's wall time from the first dispatch to the last row times the samples run at once, per
+    sample, less the runs' own (``per_sample_s``: Ray's scheduling and the workers' warm-up too)."""
+    timed = [r for r in results if r["row"].get("wall_time") is not None]
+    if not timed:
+        return None
+    run_s = sum(r["row"]["wall_time"] for r in timed) / len(timed)
+    out = {"samples": len(timed), "run_s": run_s,
+           "in_worker_s": sum(r["sample_s"] - r["row"]["wall_time"] for r in timed) / len(timed),
+           "warm_up_s": [r["warm_s"] for r in results if r["warm_s"] > 0], "at_once": at_once}
+    if dispatch_s is not None and len(timed) == len(results):
+        out["per_sample_s"] = dispatch_s * at_once / len(results) - run_s
+    return out
 
 
 class SweepFolder:
@@ -335,12 +396,14 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         if progress is not None:
             progress(len(rows), len(samples), statuses)
         ray_info: dict = {}
+        results: list[dict] = []
         if todo and not stop.requested:
             with ray_session(workers, address) as ray_info:
                 t = time.perf_counter()
-                _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
-                          local=ray_info["address"] == "local")
+                at_once = _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
+                                    local=ray_info["address"] == "local", results=results)
                 ray_info["dispatch_s"] = time.perf_counter() - t
+                state["overhead"] = overhead(results, ray_info["dispatch_s"], min(at_once, len(todo)))
         interrupted = stop.requested  # a sample interrupted on its own (its node stopped) is a row; --resume reruns it
         ordered = [rows[s.index] for s in samples if s.index in rows]
         state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),
@@ -358,9 +421,10 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
 
 
 def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int,
-              local: bool = False) -> None:
+              local: bool = False, results: list | None = None) -> int:
     """Submit the jobs to Ray, at most as many at once as there are CPUs (or ``workers``), and collect
-    their rows; on a signal cancel the queued ones and interrupt the running ones."""
+    their rows (and the tasks' whole results into ``results``); on a signal cancel the queued ones and
+    interrupt the running ones. Returns how many samples could run at once."""
     import ray
     from ray.exceptions import RayError, TaskCancelledError
 
@@ -369,8 +433,13 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
     # session or cluster not started here, `workers` itself caps the samples in flight.
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
     capacity = 2 * cpus if local or workers is None else workers
-    task = ray.remote(max_calls=1, max_retries=0, num_cpus=1)(run_job)
+    from eels_gz.sweep.forked import fork_supported
+
+    # a worker runs sample after sample, each in its own forked process (max_calls=0: no limit); where
+    # fork is not available, a fresh worker process per sample (max_calls=1)
+    task = ray.remote(max_calls=0 if fork_supported() else 1, max_retries=0, num_cpus=1)(sample_task)
     queue, pending = deque(todo), {}
+    started = time.time()
     cancelled_at = last_cancel = None
     while queue or pending:
         while queue and len(pending) < capacity and cancelled_at is None:
@@ -380,9 +449,15 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
         for ref in ready:
             job = pending.pop(ref)
             try:
-                row = ray.get(ref)
+                result = ray.get(ref)
+                row = result["row"]
+                if results is not None:
+                    results.append(result)
             except TaskCancelledError:
-                continue  # cancelled before it started: not run
+                # cancelled before it started: not run; or while it ran, to its end (its row written now)
+                row = _row_written_since(job, started)
+                if row is None:
+                    continue
             except RayError as exc:
                 row = crashed_row(job, exc)
                 with contextlib.suppress(OSError):
@@ -402,3 +477,4 @@ def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counte
             for ref in pending:
                 ray.cancel(ref, force=force)
             last_cancel = now
+    return cpus if local or workers is None else min(workers, cpus)

@@ -100,6 +100,21 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
+def _overhead_lines(o: dict | None) -> list[str]:
+    """What a sample cost beyond its run (sweep.json's ``overhead``, eels_gz.sweep.execute.overhead)."""
+    if not o:
+        return []
+    text = (f"Per-sample overhead over the {o['samples']} samples run now (a run {o['run_s']:.3f} s on average): "
+            f"{o['in_worker_s']:.3f} s in its worker (its process forked, ended and its row read)")
+    if o.get("per_sample_s") is not None:
+        text += (f"; {o['per_sample_s']:.3f} s in all (the campaign's wall time from the first dispatch to the "
+                 f"last row, times the {o['at_once']} samples run at once, per sample, less the run: Ray's "
+                 "scheduling and the workers' warm-up included)")
+    if o.get("warm_up_s"):
+        text += f". Workers warmed up once each in {', '.join(f'{w:.2f}' for w in o['warm_up_s'])} s"
+    return [text + ".", ""]
+
+
 def summary_markdown(spec: SweepSpec, rows: list[dict], state: dict, files: dict) -> str:
     cols = columns(spec, rows)
     ok = [r for r in rows if r.get("status") == "ok"]
@@ -107,6 +122,7 @@ def summary_markdown(spec: SweepSpec, rows: list[dict], state: dict, files: dict
              f"Command `{spec.command}`, seed {spec.seed}: {state.get('samples_done', len(rows))} of "
              f"{state.get('samples_planned', len(rows))} samples done, status **{state.get('status')}**"
              + (f", {state['wall_time']:.1f} s" if state.get("wall_time") is not None else "") + ".", ""]
+    lines += _overhead_lines(state.get("overhead"))
     lines += ["| status | samples | share |", "|---|---:|---:|"]
     counts: dict[str, int] = {}
     for r in rows:

@@ -46,14 +46,17 @@ import logging
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from lxml import etree
 
 from eels_gz.errors import TerrainError
 from eels_gz.paths import asset, resource_paths
-from eels_gz.terrain.dem import Dem
 from eels_gz.terrain.fields import HeightField, SdfGrid, load_field, save_field
+
+if TYPE_CHECKING:  # scipy's import (0.2 s) only for a run that reads a DEM
+    from eels_gz.terrain.dem import Dem
 
 log = logging.getLogger(__name__)
 

@@ -117,8 +117,8 @@ def test_the_timed_loop_runs_after_the_kernels_load_with_the_setup_frozen(tmp_pa
 
     events, step = [], simulation.Simulation.step
     load = runner.load_cached_kernels
-    monkeypatch.setattr(runner, "load_cached_kernels", lambda: (events.append(("load", gc.get_freeze_count())),
-                                                                load())[1])
+    monkeypatch.setattr(runner, "load_cached_kernels", lambda **kw: (events.append(("load", gc.get_freeze_count())),
+                                                                    load(**kw))[1])
     monkeypatch.setattr(simulation.Simulation, "step",
                         lambda self: (events.append(("step", gc.get_freeze_count())), step(self))[1])
     res = run_cli("--robot", ROBOT, "--duration", "0.05", "--out", str(tmp_path / "ok"), "--json", "--set", "log.plot=false")

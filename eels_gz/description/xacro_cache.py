@@ -1,0 +1,100 @@
+"""xacro's output cached by the hash of everything it read (a run's start-up: 0.3 s of xacro, a
+few milliseconds from the cache).
+
+An entry is found by a key over the xacro file as given (its name appears in the output's
+banner), its absolute path, the arguments, xacro's version and this cache's format. It holds the
+URDF and every file xacro read to make it (the file itself, its ``xacro:include`` files and the
+YAML files of ``xacro.load_yaml``), each with the SHA-256 of its bytes: an entry whose files no
+longer hash the same is stale, recomputed and replaced. A description that reads something the
+key cannot cover (``$(env)``, ``$(optenv)``, ``$(find)``, ``$(cwd)``, or an include by a glob
+pattern) is never cached, nor is an output whose files were modified while xacro read them.
+
+The cache lives in the user's cache folder (:mod:`eels_gz.usercache`), under ``xacro/``.
+Entries are written to a temporary file and renamed into place, so concurrent runs (a sweep's
+samples) never read half an entry; a cache that cannot be read or written is skipped (the
+description is then made by xacro, as without a cache).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Callable
+
+from eels_gz.usercache import cache_dir, module_stamp, write_atomic
+
+
+FORMAT = 1  # bump when an entry's layout or meaning changes
+SETTLED_S = 2.0  # a file modified less than this before xacro began may have changed under it: not cached
+UNCACHEABLE = re.compile(r"\$\((env|optenv|find|find-pkg-share|cwd)\b|<xacro:include[^>]*filename=\"[^\"]*[*?\[]")
+
+
+def _sha(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _key(path: Path, mappings: dict[str, str]) -> str:
+    text = json.dumps([FORMAT, module_stamp("xacro"), str(path), os.path.abspath(path), sorted(mappings.items())])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _read(entry: Path) -> str | None:
+    """The URDF of an entry whose every file still hashes as recorded, else None."""
+    try:
+        data = json.loads(entry.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+        return None
+    for name, digest in data["files"].items():
+        if _sha(name) != digest:
+            return None
+    urdf = data.get("urdf")
+    return urdf if isinstance(urdf, str) else None
+
+
+def _write(entry: Path, urdf: str, files: list[str], began: float) -> None:
+    digests = {}
+    for name in files:
+        try:
+            if os.stat(name).st_mtime >= began - SETTLED_S:
+                return  # edited while (or just before) xacro read it: what it read is unknown
+        except OSError:
+            return
+        digest = _sha(name)
+        if digest is None:
+            return  # a file xacro read is gone already: nothing safe to record
+        try:
+            if UNCACHEABLE.search(Path(name).read_text(errors="replace")):
+                return
+        except OSError:
+            return
+        digests[name] = digest
+    write_atomic(entry, json.dumps({"format": FORMAT, "files": digests, "urdf": urdf}))
+
+
+def cached_xacro(path: Path, mappings: dict[str, str], process: Callable[[], str]) -> str:
+    """xacro's output for ``path`` with ``mappings``: from the cache when an entry matches (module
+    docstring), else ``process()``, whose output is then stored with the files xacro read."""
+    folder = cache_dir()
+    if folder is None:
+        return process()
+    entry = folder / "xacro" / f"{_key(path, mappings)}.json"
+    urdf = _read(entry)
+    if urdf is not None:
+        return urdf
+    import xacro
+
+    xacro.all_includes = []  # xacro's own record of the files it read (includes and load_yaml)
+    began = time.time()
+    urdf = process()
+    files = [os.path.abspath(path)] + [os.path.abspath(f) for f in xacro.all_includes]
+    _write(entry, urdf, list(dict.fromkeys(files)), began)
+    return urdf

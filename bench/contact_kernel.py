@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from eels_gz.contact.kernel import contact_wrench_kernel, new_contact_state, screw_wrenches
+from eels_gz.contact.kernel import contact_wrench_kernel, new_contact_state, screw_wrenches, stick_wrench_kernel
 from eels_gz.contact.params import load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
-from eels_gz.contact.stick import stick_wrench_kernel
 from eels_gz.terrain import Plane
 
 N_SCREWS = 20

@@ -16,6 +16,11 @@ from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 
 DEFAULT = "ice"
+# The packed record the compiled wrench kernel reads (``ContactParams.packed``): float64 values at these
+# offsets. PACK_LAW holds the friction law, LAW_REGULATED (``kernel.py``) or LAW_BRISTLE (``stick.py``).
+PACK_MU, PACK_EV_A, PACK_EV_B, PACK_K, PACK_C, PACK_V_EPS, PACK_STICK_LENGTH, PACK_ROLL_ARM, PACK_LAW = range(9)
+PACK_SIZE = 9
+LAW_REGULATED, LAW_BRISTLE = 0.0, 1.0
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -63,6 +68,26 @@ class ContactParams:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def law(self) -> float:
+        """The friction law: LAW_BRISTLE when ``stick_length > 0``, else LAW_REGULATED."""
+        return LAW_BRISTLE if self.stick_length > 0.0 else LAW_REGULATED
+
+    def packed(self) -> np.ndarray:
+        """The parameters as one read-only float64 record, (PACK_SIZE,) at the ``PACK_*`` offsets, in
+        the units of the fields: what the compiled wrench kernel takes. Built once per set (the set is
+        frozen) and returned again on later calls."""
+        record = self.__dict__.get("_packed")
+        if record is None:
+            record = np.empty(PACK_SIZE)
+            record[PACK_MU], record[PACK_EV_A], record[PACK_EV_B] = self.mu, self.ev_a, self.ev_b
+            record[PACK_K], record[PACK_C], record[PACK_V_EPS] = self.k, self.c, self.v_eps
+            record[PACK_STICK_LENGTH], record[PACK_ROLL_ARM] = self.stick_length, self.roll_arm
+            record[PACK_LAW] = self.law
+            record.flags.writeable = False
+            object.__setattr__(self, "_packed", record)
+        return record
 
 
 # key -> (integer?, lower bound, lower bound inclusive?, meaning for the message)

@@ -33,6 +33,8 @@ from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
+from eels_gz.rotations import quat_rpy as _rpy
+from eels_gz.rotations import quat_yaw as _yaw
 
 if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
@@ -361,18 +363,6 @@ class Recorder:
     def close(self) -> None:
         if self.log:
             self.log.close()
-
-
-def _yaw(q: np.ndarray) -> float:
-    w, x, y, z = q
-    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
-
-
-def _rpy(q: np.ndarray) -> list[float]:
-    w, x, y, z = q
-    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1, 1))
-    return [float(roll), float(pitch), _yaw(q)]
 
 
 class HostRos:

@@ -196,9 +196,11 @@ def check_contact_value(key: str, value: object, source: str) -> None:
     _check(key, value, source, f"contact.{key}")
 
 
-def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None) -> ContactParams:
-    """The set ``path_or_name`` with the keys of ``overrides`` (e.g. ``{"mu": 0.12}``) replaced, checked."""
-    params = load_contact_params(path_or_name)
+def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None,
+                           base: ContactParams | None = None) -> ContactParams:
+    """The set ``path_or_name`` with the keys of ``overrides`` (e.g. ``{"mu": 0.12}``) replaced, checked.
+    ``base``: that set as already read from ``path_or_name`` (then the file is not read again)."""
+    params = base if base is not None else load_contact_params(path_or_name)
     if not overrides:
         return params
     for key, value in overrides.items():

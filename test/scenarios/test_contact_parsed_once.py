@@ -62,3 +62,24 @@ def test_outside_a_run_the_file_is_read(tmp_path, parses):
         assert load_contact_params("ice") == load_contact_params("ice_regulated")  # handed on, not read
     assert load_contact_params("ice").stick_length > 0.0  # read again: the block is over
     assert parses == ["ice.yaml", "ice_regulated.yaml", "ice_regulated.yaml", "ice.yaml"]
+
+
+def test_a_sweep_reads_the_set_once_per_sample_run(tmp_path, parses):
+    """A sweep's samples in one worker: each sample's settings are checked (the set read on the first
+    check only, while the file is unchanged) and its run resolves the set once. Before: a check and
+    three reads in each run, per sample."""
+    from eels_gz.sweep.commands import _CHECKED_CONTACT_SETS
+    from eels_gz.sweep.execute import Job, run_job
+
+    _CHECKED_CONTACT_SETS.clear()  # as in a fresh worker
+    base = [("robot.name", "eels_1_0_front_only", "base.robot"), ("robot.n_modules", 2, "base.robot.n_modules"),
+            ("duration", 0.01, "base.duration"), ("contact.model", "screw", "base.contact.model"),
+            ("contact.params", "ice_regulated", "base.contact.params"), ("log.mcap", False, "base.log.mcap"),
+            ("log.plot", False, "base.log.plot")]
+    mus = (0.1, 0.12, 0.14)
+    for i, mu in enumerate(mus):
+        items = base + [("contact.mu", mu, "dispersions.contact.mu")]
+        row = run_job(Job("run", items, str(tmp_path / "samples" / f"{i:05d}"), str(tmp_path), i, 7, 0,
+                          {"contact.mu": mu}, ("settings.resolved.contact_params.mu",)))
+        assert row["status"] == "ok" and row["settings.resolved.contact_params.mu"] == mu
+    assert parses == ["ice_regulated.yaml"] * (1 + len(mus))  # the first check, then one per run

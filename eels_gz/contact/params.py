@@ -81,7 +81,7 @@ class ContactParams:
         the units of the fields: what the compiled wrench kernel takes. Built once per set (the set is
         frozen) and returned again on later calls."""
         record = self.__dict__.get("_packed")
-        if record is None:
+        if record is None or record.flags.writeable:  # (an unpickled copy comes back writeable)
             record = np.empty(PACK_SIZE)
             record[PACK_MU], record[PACK_EV_A], record[PACK_EV_B] = self.mu, self.ev_a, self.ev_b
             record[PACK_K], record[PACK_C], record[PACK_V_EPS] = self.k, self.c, self.v_eps

@@ -1,9 +1,9 @@
 """Cost of the screw contact wrench kernels per contact point, and of one full
 ``screw_wrenches`` call (point placement + terrain query + kernel), for 20
 screws (EELS 1.0 alternating) with 8 to 32 points each, under the default
-ice (bristle law and rolling resistance, ``stick_wrench_kernel``) and the
-regulated law (``contact_wrench_kernel``, config/contact/ice_regulated.yaml),
-timed in the same run.
+ice (bristle law and rolling resistance) and the regulated law
+(config/contact/ice_regulated.yaml), both through the one loop
+``wrench_kernel`` with their packed parameters, timed in the same run.
 
 The screws lie on flat ground (``eels_gz.terrain.Plane``) at 1 mm
 penetration, spinning at 2 rad/s and drifting, so that on each screw the bottom
@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from eels_gz.contact.kernel import contact_wrench_kernel, new_contact_state, screw_wrenches
+from eels_gz.contact.kernel import new_contact_state, screw_wrenches, wrench_kernel
 from eels_gz.contact.params import load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
-from eels_gz.contact.stick import stick_wrench_kernel
 from eels_gz.terrain import Plane
 
 N_SCREWS = 20
@@ -81,15 +80,14 @@ def main() -> None:
 
         state = new_contact_state(points)
 
-        def kernel():
-            stick_wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, params.roll_arm, params.mu, params.ev_a,
-                                params.ev_b, params.k, params.c, params.stick_length, 1e-3, state,
-                                force, torque, fn_out, pf_out)
+        packed, packed_regulated, no_state = params.packed(), regulated.packed(), np.zeros((0, 0, state.shape[2]))
+
+        def kernel():  # the one wrench loop, as the plugin calls it: the packed record built once
+            wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed, 1e-3, state, force, torque, fn_out, pf_out)
 
         def kernel_regulated():
-            contact_wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, regulated.roll_arm, regulated.mu,
-                                  regulated.ev_a, regulated.ev_b, regulated.k, regulated.c, regulated.v_eps,
-                                  force, torque, fn_out, pf_out)
+            wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed_regulated, 0.0, no_state,
+                          force, torque, fn_out, pf_out)
 
         def full():
             screw_wrenches(points, params, pos, rot, lin, ang, ground.query, stick=state, dt=1e-3)

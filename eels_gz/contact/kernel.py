@@ -12,6 +12,14 @@ the load. The blades' rolling resistance (``point_terms.py``) adds a moment
 ``rho F_n``, ``|rho| <= roll_arm``, about each point's contact line. Each screw gets one world
 wrench: the force sum, and the torque about its link origin,
 ``sum r × F`` plus the rolling moments.
+
+One loop (``wrench_kernel``) computes this for both friction laws: the regulated law above and the
+bristle law of ``stick.py``. The law is the only thing that differs, per point: the friction
+direction ``u`` in Eq. 6 and the rolling moment, each a small numba function of its law
+(``regulated_direction``/``regulated_roll_moment`` here, ``bristle_direction``/``bristle_roll_moment``
+in ``stick.py``), chosen by the law flag of the packed parameters (``ContactParams.packed()``, one
+float64 record read at the ``PACK_*`` offsets of ``params.py``). ``contact_wrench_kernel`` and
+``stick_wrench_kernel`` keep the two kernels' signatures of old over that loop.
 """
 
 from __future__ import annotations
@@ -25,10 +33,11 @@ from numba import njit
 from numpy.typing import ArrayLike
 
 from eels_gz.contact.laws import EV_NORM_MIN
-from eels_gz.contact.params import ContactParams
+from eels_gz.contact.params import (LAW_BRISTLE, LAW_REGULATED, PACK_C, PACK_EV_A, PACK_EV_B, PACK_K, PACK_LAW,
+                                    PACK_MU, PACK_ROLL_ARM, PACK_SIZE, PACK_STICK_LENGTH, PACK_V_EPS, ContactParams)
 from eels_gz.contact.point_terms import point_patch_frame, point_slip_frame, screw_normal_forces
 from eels_gz.contact.screw_points import ScrewPointSet, place_points
-from eels_gz.contact.stick import STATE_WIDTH, stick_wrench_kernel
+from eels_gz.contact.stick import STATE_WIDTH, bristle_direction, bristle_roll_moment
 from eels_gz.errors import ContactError
 from eels_gz.terrain.primitives import plane_eval
 
@@ -36,22 +45,61 @@ TerrainQuery = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 @njit(cache=True)
-def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
-                          mu, ev_a, ev_b, k, c, v_eps,
-                          force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
-    """Wrenches of S screws with N points each; all vectors in the world frame.
+def regulated_direction(tx, ty, tz, eps2):  # pragma: no cover - compiled
+    """The regulated law's friction direction ``u = v_t / sqrt(|v_t|^2 + v_eps^2)`` for the slip
+    (tx, ty, tz) (m/s), ``eps2 = v_eps^2``; zero when both are zero (the unregulated law at rest)."""
+    speed2 = tx * tx + ty * ty + tz * tz
+    if speed2 + eps2 > 0.0:
+        inv = 1.0 / math.sqrt(speed2 + eps2)
+        return tx * inv, ty * inv, tz * inv
+    return 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def regulated_roll_moment(fn, roll_arm, v_side, eps2):  # pragma: no cover - compiled
+    """The regulated rolling moment ``F_n b v_side / sqrt(v_side^2 + v_eps^2)`` (N m); zero when the
+    patch does not travel sideways."""
+    if v_side != 0.0:
+        return fn * roll_arm * v_side / math.sqrt(v_side * v_side + eps2)
+    return 0.0
+
+
+@njit(cache=True)
+def wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, params, dt, state,
+                  force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
+    """Wrenches of S screws with N points each, by either friction law; all vectors in the world frame.
 
     lin_vel, ang_vel (S, 3): link origin velocity (m/s), angular velocity (rad/s).
     offsets (S, N, 3): point minus link origin (m). signed_distance (S, N):
     terrain distance (m, positive outside). normal (S, N, 3): unit outward
     terrain normal. ev_dir (S, N, 3): unit across-thread direction.
-    link_rot (S, 3, 3): link rotations (column 0: the screw axis). roll_arm
-    (m): the rolling resistance's arm b (0: none).
-    mu, ev_a, ev_b (1/N), k (N/m), c (N s/m), v_eps (m/s): ContactParams.
+    link_rot (S, 3, 3): link rotations (column 0: the screw axis).
+    params (PACK_SIZE,): ``ContactParams.packed()``; its PACK_LAW picks the law, the only thing that
+    differs between them: the friction direction ``u`` and the rolling moment of each point. The
+    loop is inlined into one branch per law (measured: a flag tested per point cost 3-15 % more per
+    point in bench/contact_kernel.py; one copy per law costs what the two kernels of old did).
+    dt (s) >= 0: the step the slip acts over, and state (S, N, STATE_WIDTH): per point the bristle
+    (m, world) and the patch travel (m), read and updated in place (bristle law only; the regulated
+    law is stateless and reads neither).
     Writes force_out (S, 3) N, torque_out (S, 3) N m about the link origin,
     normal_out (S, N) N and point_force_out (S, N, 3) N.
     """
+    if params[PACK_LAW] == LAW_BRISTLE:
+        _wrench_loop(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, params, dt, state,
+                     force_out, torque_out, normal_out, point_force_out, True)
+    else:
+        _wrench_loop(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, params, dt, state,
+                     force_out, torque_out, normal_out, point_force_out, False)
+
+
+@njit(cache=True, inline="always")
+def _wrench_loop(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, params, dt, state,
+                 force_out, torque_out, normal_out, point_force_out, bristle):  # pragma: no cover - compiled
+    """The loop of ``wrench_kernel`` for one law (``bristle``: a compile-time constant at each of
+    its two call sites, inlined there: one copy per law, whose other-law branches the compiler can drop)."""
     n_screws, n_points = signed_distance.shape
+    mu, ev_a, ev_b, k, c = params[PACK_MU], params[PACK_EV_A], params[PACK_EV_B], params[PACK_K], params[PACK_C]
+    v_eps, stick_length, roll_arm = params[PACK_V_EPS], params[PACK_STICK_LENGTH], params[PACK_ROLL_ARM]
     eps2 = v_eps * v_eps
     for s in range(n_screws):
         load = screw_normal_forces(s, lin_vel, ang_vel, offsets, signed_distance, normal, k, c, normal_out)
@@ -64,20 +112,22 @@ def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev
             fn = normal_out[s, p]
             if fn <= 0.0:
                 point_force_out[s, p, 0] = point_force_out[s, p, 1] = point_force_out[s, p, 2] = 0.0
+                if bristle:  # a point that leaves contact forgets its bristle and patch travel
+                    state[s, p, 0] = state[s, p, 1] = state[s, p, 2] = state[s, p, 3] = 0.0
                 continue
             rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
             nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
             tx, ty, tz, ex, ey, ez = point_slip_frame(s, p, lin_vel, ang_vel, offsets, normal, ev_dir)
-            speed2 = tx * tx + ty * ty + tz * tz
-            fx, fy, fz = fn * nx, fn * ny, fn * nz
-            if speed2 + eps2 > 0.0:
-                inv = 1.0 / math.sqrt(speed2 + eps2)
-                ux, uy, uz = tx * inv, ty * inv, tz * inv
-                skew = (ev_norm - 1.0) * (ux * ex + uy * ey + uz * ez)
-                scale = -fn * mu
-                fx += scale * (ux + skew * ex)
-                fy += scale * (uy + skew * ey)
-                fz += scale * (uz + skew * ez)
+            if bristle:
+                ux, uy, uz = bristle_direction(state, s, p, tx, ty, tz, nx, ny, nz, stick_length, dt)
+            else:
+                ux, uy, uz = regulated_direction(tx, ty, tz, eps2)
+            # Eq. 6 along u: F_t = -F_n mu (u + (|e_v| - 1)(u . e_v) e_v)
+            skew = (ev_norm - 1.0) * (ux * ex + uy * ey + uz * ez)
+            f_t = -fn * mu
+            fx = fn * nx + f_t * (ux + skew * ex)
+            fy = fn * ny + f_t * (uy + skew * ey)
+            fz = fn * nz + f_t * (uz + skew * ez)
             point_force_out[s, p, 0], point_force_out[s, p, 1], point_force_out[s, p, 2] = fx, fy, fz
             fx_s += fx
             fy_s += fy
@@ -86,15 +136,49 @@ def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev
             ty_s += rz * fx - rx * fz
             tz_s += rx * fy - ry * fx
             if roll_arm > 0.0:
-                # rolling resistance: the normal force's offset in the embedded chord, regulated
+                # rolling resistance: the normal force's offset in the embedded chord
                 v_side, mx, my, mz = point_patch_frame(s, p, lin_vel, ang_vel, offsets, normal, link_rot)
-                if v_side != 0.0:
-                    moment = fn * roll_arm * v_side / math.sqrt(v_side * v_side + eps2)
-                    tx_s += moment * mx
-                    ty_s += moment * my
-                    tz_s += moment * mz
+                if bristle:
+                    moment = bristle_roll_moment(state, s, p, fn, roll_arm, v_side, stick_length, dt)
+                else:
+                    moment = regulated_roll_moment(fn, roll_arm, v_side, eps2)
+                tx_s += moment * mx
+                ty_s += moment * my
+                tz_s += moment * mz
         force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
         torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s
+
+
+@njit(cache=True)
+def _pack(mu, ev_a, ev_b, k, c, v_eps, stick_length, roll_arm, law):  # pragma: no cover - compiled
+    """``ContactParams.packed`` from loose values, for the two kernels' signatures of old below."""
+    params = np.empty(PACK_SIZE)
+    params[PACK_MU], params[PACK_EV_A], params[PACK_EV_B], params[PACK_K], params[PACK_C] = mu, ev_a, ev_b, k, c
+    params[PACK_V_EPS], params[PACK_STICK_LENGTH], params[PACK_ROLL_ARM] = v_eps, stick_length, roll_arm
+    params[PACK_LAW] = law
+    return params
+
+
+@njit(cache=True)
+def contact_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
+                          mu, ev_a, ev_b, k, c, v_eps,
+                          force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
+    """``wrench_kernel`` with the regulated law, its parameters passed loose (v_eps in m/s, the rest as
+    in ``wrench_kernel``): the regulated kernel's signature of old, kept for callers of it."""
+    wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot,
+                  _pack(mu, ev_a, ev_b, k, c, v_eps, 0.0, roll_arm, LAW_REGULATED), 0.0,
+                  np.empty((0, 0, STATE_WIDTH)), force_out, torque_out, normal_out, point_force_out)
+
+
+@njit(cache=True)
+def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
+                        mu, ev_a, ev_b, k, c, stick_length, dt, stick,
+                        force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
+    """``wrench_kernel`` with the bristle law (``stick.py``), its parameters passed loose
+    (stick_length m > 0, dt s, stick the state): the bristle kernel's signature of old."""
+    wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot,
+                  _pack(mu, ev_a, ev_b, k, c, 0.0, stick_length, roll_arm, LAW_BRISTLE), dt, stick,
+                  force_out, torque_out, normal_out, point_force_out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -124,6 +208,9 @@ class ContactWorkspace:
         self.places = (np.empty((s, n, 3)), np.empty((s, n, 3)), np.empty((s, n, 3)))  # points, offsets, ev
         self.wrenches = ScrewWrenches(np.empty((s, 3)), np.empty((s, 3)), np.empty((s, n)), np.empty((s, n, 3)),
                                       self.places[0])
+
+
+_NO_STATE = np.zeros((0, 0, STATE_WIDTH))  # the state argument of the stateless regulated law
 
 
 def new_contact_state(point_set: ScrewPointSet) -> np.ndarray:
@@ -200,40 +287,31 @@ def screw_wrenches(
                                f"{None if stick is None else (stick.shape, stick.dtype)}")
         if not (dt >= 0.0 and math.isfinite(dt)):
             raise ContactError(f"screw_wrenches: 'dt' must be a finite step >= 0 s, got {dt!r}")
-        stick_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
-                            np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
-                            params.mu, params.ev_a, params.ev_b, params.k, params.c, params.stick_length,
-                            float(dt), stick, force, torque, normal_force, point_force)
-        return workspace.wrenches if workspace is not None else ScrewWrenches(force, torque, normal_force,
-                                                                               point_force, points)
-    contact_wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
-                          np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.roll_arm,
-                          params.mu, params.ev_a, params.ev_b, params.k, params.c, params.v_eps,
-                          force, torque, normal_force, point_force)
+    else:
+        stick, dt = _NO_STATE, 0.0  # the regulated law reads neither
+    wrench_kernel(lin, ang, offsets, np.ascontiguousarray(dist.reshape(s, n)),
+                  np.ascontiguousarray(nrm.reshape(s, n, 3)), ev, rot, params.packed(), float(dt), stick,
+                  force, torque, normal_force, point_force)
     return workspace.wrenches if workspace is not None else ScrewWrenches(force, torque, normal_force, point_force,
                                                                            points)
 
 
 @njit(cache=True)
 def half_space_wrenches(link_pos, link_rot, lin_vel, ang_vel, stations, radius, lead_angle, handedness,
-                        ring_angles, n, offset, roll_arm, mu, ev_a, ev_b, k, c, v_eps, stick_length, dt, stick,
-                        points, offsets, ev, down, dist, normal, force_out, torque_out, normal_out,
-                        point_force_out):  # pragma: no cover - compiled
+                        ring_angles, n, offset, params, dt, stick, points, offsets, ev, down, dist, normal,
+                        force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
     """``screw_wrenches`` on a half-space terrain (signed distance ``p . n - offset``) in one call: the
-    rings anchored on ``-n``, the points placed, the plane queried and the wrenches computed (by the
-    bristle law when ``stick_length > 0``). False, with nothing computed, if a point is not finite."""
+    rings anchored on ``-n``, the points placed, the plane queried and the wrenches computed by
+    ``wrench_kernel`` (params: ``ContactParams.packed()``). False, with nothing computed, if a point
+    is not finite."""
     s, m = dist.shape
     down[0, 0], down[0, 1], down[0, 2] = -n[0], -n[1], -n[2]
     place_points(link_pos, link_rot, down, stations, radius, lead_angle, handedness, ring_angles,
                  points, offsets, ev)
     if not plane_eval(points.reshape(s * m, 3), n, offset, dist.reshape(s * m), normal.reshape(s * m, 3)):
         return False
-    if stick_length > 0.0:
-        stick_wrench_kernel(lin_vel, ang_vel, offsets, dist, normal, ev, link_rot, roll_arm, mu, ev_a, ev_b, k, c,
-                            stick_length, dt, stick, force_out, torque_out, normal_out, point_force_out)
-    else:
-        contact_wrench_kernel(lin_vel, ang_vel, offsets, dist, normal, ev, link_rot, roll_arm, mu, ev_a, ev_b, k,
-                              c, v_eps, force_out, torque_out, normal_out, point_force_out)
+    wrench_kernel(lin_vel, ang_vel, offsets, dist, normal, ev, link_rot, params, dt, stick,
+                  force_out, torque_out, normal_out, point_force_out)
     return True
 
 
@@ -247,6 +325,7 @@ class ScrewContactStep:
     def __init__(self, point_set: ScrewPointSet, params: ContactParams, terrain):
         self.point_set, self.params, self.terrain = point_set, params, terrain
         self.work = ContactWorkspace(point_set)
+        self._packed = params.packed()  # the parameters as the compiled kernel reads them, built once
         self.stick = new_contact_state(point_set)  # bristles and rolling seats, per point
         half_space = getattr(terrain, "half_space", None)
         self.half_space = half_space() if half_space is not None else None
@@ -274,13 +353,12 @@ class ScrewContactStep:
                                    f" for screws {', '.join(self.point_set.names)}; got {value.shape} {value.dtype}")
         if not (dt >= 0.0 and math.isfinite(dt)):
             raise ContactError(f"ScrewContactStep: 'dt' must be a finite step >= 0 s, got {dt!r}")
-        ps, p, (n, offset), out = self.point_set, self.params, self.half_space, self.work.wrenches
+        ps, (n, offset), out = self.point_set, self.half_space, self.work.wrenches
         points, offsets, ev = self.work.places
         if not half_space_wrenches(link_pos, link_rot, lin_vel, ang_vel, ps.stations, ps.radius, ps.lead_angle,
-                                   ps.handedness, ps.ring_angles, n, offset, p.roll_arm, p.mu, p.ev_a, p.ev_b, p.k,
-                                   p.c, p.v_eps, p.stick_length, float(dt), self.stick, points, offsets, ev,
-                                   self._down, self._dist, self._normal, out.force, out.torque, out.normal_force,
-                                   out.point_force):
+                                   ps.handedness, ps.ring_angles, n, offset, self._packed, float(dt), self.stick,
+                                   points, offsets, ev, self._down, self._dist, self._normal, out.force, out.torque,
+                                   out.normal_force, out.point_force):
             self.terrain.query(points.reshape(-1, 3))  # raises the terrain's error naming the point
             raise ContactError(f"ScrewContactStep: a contact point of {', '.join(ps.names)} is not finite")
         return out

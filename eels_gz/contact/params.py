@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -16,6 +18,11 @@ from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 
 DEFAULT = "ice"
+# The packed record the compiled wrench kernel reads (``ContactParams.packed``): float64 values at these
+# offsets. PACK_LAW holds the friction law, LAW_REGULATED (``kernel.py``) or LAW_BRISTLE (``stick.py``).
+PACK_MU, PACK_EV_A, PACK_EV_B, PACK_K, PACK_C, PACK_V_EPS, PACK_STICK_LENGTH, PACK_ROLL_ARM, PACK_LAW = range(9)
+PACK_SIZE = 9
+LAW_REGULATED, LAW_BRISTLE = 0.0, 1.0
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
@@ -64,6 +71,26 @@ class ContactParams:
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def law(self) -> float:
+        """The friction law: LAW_BRISTLE when ``stick_length > 0``, else LAW_REGULATED."""
+        return LAW_BRISTLE if self.stick_length > 0.0 else LAW_REGULATED
+
+    def packed(self) -> np.ndarray:
+        """The parameters as one read-only float64 record, (PACK_SIZE,) at the ``PACK_*`` offsets, in
+        the units of the fields: what the compiled wrench kernel takes. Built once per set (the set is
+        frozen) and returned again on later calls."""
+        record = self.__dict__.get("_packed")
+        if record is None or record.flags.writeable:  # (an unpickled copy comes back writeable)
+            record = np.empty(PACK_SIZE)
+            record[PACK_MU], record[PACK_EV_A], record[PACK_EV_B] = self.mu, self.ev_a, self.ev_b
+            record[PACK_K], record[PACK_C], record[PACK_V_EPS] = self.k, self.c, self.v_eps
+            record[PACK_STICK_LENGTH], record[PACK_ROLL_ARM] = self.stick_length, self.roll_arm
+            record[PACK_LAW] = self.law
+            record.flags.writeable = False
+            object.__setattr__(self, "_packed", record)
+        return record
+
 
 # key -> (integer?, lower bound, lower bound inclusive?, meaning for the message)
 _RANGES: dict[str, tuple[bool, float, bool, str]] = {
@@ -105,13 +132,41 @@ def contact_config_path(path_or_name: str | Path = DEFAULT) -> Path:
     return path
 
 
+# Sets a run has resolved, by their file's absolute path, while the run builds its systems
+# (``resolved_contact_sets``): ``load_contact_params`` hands these on instead of reading the file again.
+_RESOLVED: dict[str, ContactParams] = {}
+
+
+@contextmanager
+def resolved_contact_sets(sets: dict[str | Path, ContactParams]) -> Iterator[None]:
+    """Within the block, ``load_contact_params`` of one of these files (a path, or a name under
+    config/contact/) returns the given, already resolved set without reading the file: a run resolves
+    its contact parameters once (file and ``contact.*`` overrides) and its screw contact system, which
+    reads ``<contact_params>`` in ``configure`` as it must under Gazebo, gets that set. Outside the
+    block (and under Gazebo) the file is read."""
+    keys = [str(contact_config_path(k).resolve()) for k in sets]
+    saved = {k: _RESOLVED[k] for k in keys if k in _RESOLVED}
+    _RESOLVED.update(zip(keys, sets.values()))
+    try:
+        yield
+    finally:
+        for k in keys:
+            _RESOLVED.pop(k, None)
+        _RESOLVED.update(saved)
+
+
 def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
     """Read and check a contact parameter file (a path, or a name under config/contact/).
 
     Every key of ``ContactParams`` is required; unknown keys and out-of-range
     values raise ConfigError naming the file, the key and the allowed range.
+    A set the current run has resolved (``resolved_contact_sets``) is returned as it is.
     """
     path = contact_config_path(path_or_name)
+    if _RESOLVED:
+        resolved = _RESOLVED.get(str(path.resolve()))
+        if resolved is not None:
+            return resolved
     data = load_yaml(path)
     source = str(path)
     if not isinstance(data, dict):
@@ -141,9 +196,11 @@ def check_contact_value(key: str, value: object, source: str) -> None:
     _check(key, value, source, f"contact.{key}")
 
 
-def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None) -> ContactParams:
-    """The set ``path_or_name`` with the keys of ``overrides`` (e.g. ``{"mu": 0.12}``) replaced, checked."""
-    params = load_contact_params(path_or_name)
+def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None,
+                           base: ContactParams | None = None) -> ContactParams:
+    """The set ``path_or_name`` with the keys of ``overrides`` (e.g. ``{"mu": 0.12}``) replaced, checked.
+    ``base``: that set as already read from ``path_or_name`` (then the file is not read again)."""
+    params = base if base is not None else load_contact_params(path_or_name)
     if not overrides:
         return params
     for key, value in overrides.items():

@@ -1,9 +1,9 @@
-"""Per-point terms shared by the screw contact kernels (``kernel.py``, the
-regulated law, and ``stick.py``, the bristle law): the penalty normal force
+"""Per-point terms of the screw contact's one wrench loop (``kernel.py``,
+shared by its two laws: regulated, and the bristle law of ``stick.py``): the penalty normal force
 of each point, the point's slip velocity and across-thread direction in the
 contact tangent plane, and the sideways travel of its contact patch, which
 the blades' rolling resistance acts on. numba functions, inlined into the
-kernels.
+loop.
 
 Rolling resistance of embedded blades. A screw resting on ice touches it
 along a line, and for a line contact rolling is a neutral mode: the contact

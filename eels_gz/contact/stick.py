@@ -38,6 +38,9 @@ Rolling stiffness about the contact line per point: ``F_n b r / z0``
 (N m/rad), r the blade-tip radius; tau_r = ``ROLL_DAMPING_TIME``.
 
 A point that leaves contact forgets its bristle and its patch travel.
+
+The law is two per-point numba functions (``bristle_direction``, ``bristle_roll_moment``) that the
+one wrench loop of ``kernel.py`` calls when the packed parameters say LAW_BRISTLE.
 """
 
 from __future__ import annotations
@@ -46,8 +49,6 @@ import math
 
 from numba import njit
 
-from eels_gz.contact.point_terms import point_patch_frame, point_slip_frame, screw_normal_forces
-from eels_gz.contact.laws import EV_NORM_MIN
 
 # Damping time of the bristle (s): u = (z + tau v) / z0, a damper tau k_t beside the
 # stick spring k_t, so that a held load does not ring on it for ever. With tau = 2 ms
@@ -69,78 +70,55 @@ STATE_WIDTH = 4
 
 
 @njit(cache=True)
-def stick_wrench_kernel(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, link_rot, roll_arm,
-                        mu, ev_a, ev_b, k, c, stick_length, dt, stick,
-                        force_out, torque_out, normal_out, point_force_out):  # pragma: no cover - compiled
-    """As ``kernel.contact_wrench_kernel`` with the bristle law (module docstring).
+def bristle_direction(stick, s, p, tx, ty, tz, nx, ny, nz, stick_length, dt):  # pragma: no cover - compiled
+    """The bristle law's friction direction ``u`` (|u| <= 1) at point p of screw s, slip (tx, ty, tz)
+    (m/s) in the tangent plane of unit normal (nx, ny, nz), bristle length ``stick_length`` (m) and
+    step ``dt`` (s): the bristle stick[s, p, :3] (m, world) carried into the tangent plane, advanced
+    by the slip and saturated at z0, updated in place; then ``u = (z + tau v_t) / z0``."""
+    # bristle: into the tangent plane, advanced by the slip, saturated at z0
+    zx, zy, zz = stick[s, p, 0], stick[s, p, 1], stick[s, p, 2]
+    zn = zx * nx + zy * ny + zz * nz
+    zx, zy, zz = zx - zn * nx + tx * dt, zy - zn * ny + ty * dt, zz - zn * nz + tz * dt
+    z_len = math.sqrt(zx * zx + zy * zy + zz * zz)
+    if z_len > stick_length:
+        scale = stick_length / z_len
+        zx, zy, zz = zx * scale, zy * scale, zz * scale
+    stick[s, p, 0], stick[s, p, 1], stick[s, p, 2] = zx, zy, zz
+    # the bristle's damper: u = (z + tau v_t) / z0, never past |u| = 1 (Eq. 6's bound)
+    ux = (zx + STICK_DAMPING_TIME * tx) / stick_length
+    uy = (zy + STICK_DAMPING_TIME * ty) / stick_length
+    uz = (zz + STICK_DAMPING_TIME * tz) / stick_length
+    u_len = math.sqrt(ux * ux + uy * uy + uz * uz)
+    if u_len > 1.0:
+        ux, uy, uz = ux / u_len, uy / u_len, uz / u_len
+    return ux, uy, uz
 
-    stick_length (m) > 0: bristle length z0; dt (s) >= 0: the step the
-    slip acts over; stick (S, N, STATE_WIDTH): per point the bristle
-    displacement (m, world) and the patch travel zeta (m), read and updated
-    in place.
-    """
-    n_screws, n_points = signed_distance.shape
-    for s in range(n_screws):
-        load = screw_normal_forces(s, lin_vel, ang_vel, offsets, signed_distance, normal, k, c, normal_out)
-        ev_norm = ev_a + ev_b * load
-        if ev_norm < EV_NORM_MIN:
-            ev_norm = EV_NORM_MIN
-        fx_s = fy_s = fz_s = 0.0
-        tx_s = ty_s = tz_s = 0.0
-        for p in range(n_points):
-            fn = normal_out[s, p]
-            if fn <= 0.0:
-                point_force_out[s, p, 0] = point_force_out[s, p, 1] = point_force_out[s, p, 2] = 0.0
-                stick[s, p, 0] = stick[s, p, 1] = stick[s, p, 2] = stick[s, p, 3] = 0.0
-                continue
-            rx, ry, rz = offsets[s, p, 0], offsets[s, p, 1], offsets[s, p, 2]
-            nx, ny, nz = normal[s, p, 0], normal[s, p, 1], normal[s, p, 2]
-            tx, ty, tz, ex, ey, ez = point_slip_frame(s, p, lin_vel, ang_vel, offsets, normal, ev_dir)
-            # bristle: into the tangent plane, advanced by the slip, saturated at z0
-            zx, zy, zz = stick[s, p, 0], stick[s, p, 1], stick[s, p, 2]
-            zn = zx * nx + zy * ny + zz * nz
-            zx, zy, zz = zx - zn * nx + tx * dt, zy - zn * ny + ty * dt, zz - zn * nz + tz * dt
-            z_len = math.sqrt(zx * zx + zy * zy + zz * zz)
-            if z_len > stick_length:
-                scale = stick_length / z_len
-                zx, zy, zz = zx * scale, zy * scale, zz * scale
-            stick[s, p, 0], stick[s, p, 1], stick[s, p, 2] = zx, zy, zz
-            # the bristle's damper: u = (z + tau v_t) / z0, never past |u| = 1 (Eq. 6's bound)
-            ux = (zx + STICK_DAMPING_TIME * tx) / stick_length
-            uy = (zy + STICK_DAMPING_TIME * ty) / stick_length
-            uz = (zz + STICK_DAMPING_TIME * tz) / stick_length
-            u_len = math.sqrt(ux * ux + uy * uy + uz * uz)
-            if u_len > 1.0:
-                ux, uy, uz = ux / u_len, uy / u_len, uz / u_len
-            skew = (ev_norm - 1.0) * (ux * ex + uy * ey + uz * ez)
-            f_t = -fn * mu
-            fx = fn * nx + f_t * (ux + skew * ex)
-            fy = fn * ny + f_t * (uy + skew * ey)
-            fz = fn * nz + f_t * (uz + skew * ez)
-            point_force_out[s, p, 0], point_force_out[s, p, 1], point_force_out[s, p, 2] = fx, fy, fz
-            fx_s += fx
-            fy_s += fy
-            fz_s += fz
-            tx_s += ry * fz - rz * fy
-            ty_s += rz * fx - rx * fz
-            tz_s += rx * fy - ry * fx
-            if roll_arm > 0.0:
-                # rolling resistance: the normal force's offset in the embedded chord, elastic-plastic
-                v_side, mx, my, mz = point_patch_frame(s, p, lin_vel, ang_vel, offsets, normal, link_rot)
-                zeta = stick[s, p, 3] + v_side * dt
-                if zeta > stick_length:
-                    zeta = stick_length
-                elif zeta < -stick_length:
-                    zeta = -stick_length
-                stick[s, p, 3] = zeta
-                u = (zeta + ROLL_DAMPING_TIME * v_side) / stick_length
-                if u > 1.0:
-                    u = 1.0
-                elif u < -1.0:
-                    u = -1.0
-                moment = fn * roll_arm * u
-                tx_s += moment * mx
-                ty_s += moment * my
-                tz_s += moment * mz
-        force_out[s, 0], force_out[s, 1], force_out[s, 2] = fx_s, fy_s, fz_s
-        torque_out[s, 0], torque_out[s, 1], torque_out[s, 2] = tx_s, ty_s, tz_s
+
+@njit(cache=True)
+def bristle_roll_moment(stick, s, p, fn, roll_arm, v_side, stick_length, dt):  # pragma: no cover - compiled
+    """The rolling seat's moment (N m, along the patch frame's moment direction) at point p of screw
+    s, normal force fn (N), arm ``roll_arm`` (m), patch speed ``v_side`` (m/s): the patch travel
+    stick[s, p, 3] (m) advanced and saturated at z0, updated in place; ``rho = b clip((zeta + tau_r
+    v_side) / z0)``; the moment ``rho F_n``."""
+    zeta = stick[s, p, 3] + v_side * dt
+    if zeta > stick_length:
+        zeta = stick_length
+    elif zeta < -stick_length:
+        zeta = -stick_length
+    stick[s, p, 3] = zeta
+    u = (zeta + ROLL_DAMPING_TIME * v_side) / stick_length
+    if u > 1.0:
+        u = 1.0
+    elif u < -1.0:
+        u = -1.0
+    return fn * roll_arm * u
+
+
+def __getattr__(name: str):
+    """``stick_wrench_kernel``, the bristle law's kernel of old, now ``kernel.stick_wrench_kernel`` over
+    the one wrench loop (imported on use: ``kernel.py`` imports this module)."""
+    if name == "stick_wrench_kernel":
+        from eels_gz.contact.kernel import stick_wrench_kernel
+
+        return stick_wrench_kernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

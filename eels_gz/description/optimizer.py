@@ -47,6 +47,7 @@ from lxml import etree
 from eels_gz.description.similarity import UrdfTree, parse_tree, parse_xml
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError
+from eels_gz.rotations import matrix_rpy, rpy_matrix
 
 log = logging.getLogger(__name__)
 
@@ -99,24 +100,6 @@ class OptimizedModel:
 
 
 # --- poses ----------------------------------------------------------------------------------
-def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """URDF/SDF fixed-axis roll-pitch-yaw (rad) as a rotation matrix: Rz(yaw) Ry(pitch) Rx(roll)."""
-    cr, sr, cp, sp, cy, sy = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch), np.cos(yaw), np.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ])
-
-
-def matrix_rpy(R: np.ndarray) -> tuple[float, float, float]:
-    """Inverse of :func:`rpy_matrix` (rad); at pitch = ±pi/2 the roll is set to 0."""
-    pitch = float(np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0])))
-    if np.hypot(R[2, 1], R[2, 2]) < 1e-12:  # gimbal lock: only yaw - roll (or yaw + roll) is defined
-        return 0.0, pitch, float(np.arctan2(-R[0, 1], R[1, 1]))
-    return float(np.arctan2(R[2, 1], R[2, 2])), pitch, float(np.arctan2(R[1, 0], R[0, 0]))
-
-
 def pose_matrix(xyz: Iterable[float], rpy: Iterable[float]) -> np.ndarray:
     T = np.eye(4)
     T[:3, :3] = rpy_matrix(*rpy)

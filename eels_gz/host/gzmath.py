@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from eels_gz.contact.frames import quat_from_matrix
+from eels_gz.rotations import matrix_to_quat, quat_to_matrix
+from eels_gz.rotations import quat_from_rpy as _quat_from_rpy
 
 
 class Vector3d:
@@ -79,35 +80,6 @@ class Vector3d:
 
     def __repr__(self) -> str:
         return f"Vector3d({self.x():g}, {self.y():g}, {self.z():g})"
-
-
-def _quat_from_rpy(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    return np.array((
-        cr * cp * cy + sr * sp * sy,
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-    ))
-
-
-def quat_to_matrix(q) -> np.ndarray:
-    """Rotation matrix of a unit quaternion (w, x, y, z)."""
-    w, x, y, z = q
-    return np.array((
-        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
-    ))
-
-
-def matrix_to_quat(R: np.ndarray) -> np.ndarray:
-    """Unit quaternion (w, x, y, z), w >= 0, of a rotation matrix."""
-    out = np.empty(4)
-    quat_from_matrix(np.asarray(R, dtype=float), out, 0)
-    return out
 
 
 class Quaterniond:

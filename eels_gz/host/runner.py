@@ -13,7 +13,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 import yaml
@@ -33,6 +33,11 @@ from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
+from eels_gz.rotations import quat_rpy as _rpy
+from eels_gz.rotations import quat_yaw as _yaw
+
+if TYPE_CHECKING:
+    from eels_gz.contact.params import ContactParams
 
 log = logging.getLogger(__name__)
 DEFAULT_DURATION = 10.0
@@ -101,7 +106,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     contact = cfg["contact"]
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
-    contact_params = _contact_params_file(contact, work_dir)
+    contact_set, contact_params = _resolve_contact(contact, work_dir)  # the one parse of the run's set
     user_args = dict(rcfg.get("xacro_args") or {})
     check_xacro_args(entry, user_args, "robot.xacro_args")
     xacro_args = dict(user_args)
@@ -117,13 +122,17 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     host = cfg["sim"]
-    sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
-                     dt=dt, collision_detector=phys["collision_detector"],
-                     max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                     batch_api=bool(host["batch_api"]), solver=phys["solver"])
+    from eels_gz.contact.params import resolved_contact_sets
+
+    # the screw contact system reads <contact_params> in configure: it gets the set resolved above
+    with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
+        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
+                         dt=dt, collision_detector=phys["collision_detector"],
+                         max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
+                         batch_api=bool(host["batch_api"]), solver=phys["solver"])
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
-    if contact["model"] == "screw":
-        _check_contact_step(sim, entry, int(n_modules), contact_params)
+    if contact_set is not None:
+        _check_contact_step(sim, entry, int(n_modules), contact_set, contact_params)
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
@@ -159,37 +168,39 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     soil_set = check_soil(cfg["soil"], entry)
     if soil_set is not None:  # the numbers the soil contact runs with (summary.json)
         settings["resolved"]["soil_params"] = soil_set.to_dict()
-    if contact["model"] == "screw":  # the numbers the screw contact runs with (summary.json)
-        from eels_gz.contact.params import load_contact_params
-
-        settings["resolved"]["contact_params"] = load_contact_params(contact_params).to_dict()
+    if contact_set is not None:  # the numbers the screw contact runs with (summary.json)
+        settings["resolved"]["contact_params"] = contact_set.to_dict()
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
 
 
-def _contact_params_file(contact: dict, work_dir: Path | None) -> str:
-    """The screw contact's parameter set as the plugin reads it (``<contact_params>``): ``contact.params``
-    as named, or, when keys are set on their own (``contact.mu``...), that set with them replaced, written
-    resolved to ``work_dir/contact.yaml`` (a temporary folder without one) so the run records what it used."""
+def _resolve_contact(contact: dict, work_dir: Path | None) -> tuple[ContactParams | None, str]:
+    """The run's screw contact parameters, resolved once (the file ``contact.params`` names with the keys
+    set on their own, ``contact.mu``..., replaced), and the parameter set as the plugin reads it
+    (``<contact_params>``): ``contact.params`` as named, or, with such keys, the resolved set written to
+    ``work_dir/contact.yaml`` (a temporary folder without one) so the run records what it used.
+    ``(None, contact.params)`` under the engine's own contact, which reads no set."""
     from eels_gz.config import contact_overrides
     from eels_gz.contact.params import contact_config_path, resolve_contact_params, write_contact_params
 
     overrides = contact_overrides(contact)
-    if not overrides:
-        return contact["params"]
-    keys = ", ".join(f"contact.{k}" for k in overrides)
-    if contact["model"] != "screw":
+    if overrides and contact["model"] != "screw":
+        keys = ", ".join(f"contact.{k}" for k in overrides)
         raise ConfigError(f"{keys} set parameters of the screw contact, but contact.model is '{contact['model']}' "
                           "(the engine's own contact reads no parameter set); set contact.model=screw "
                           "(--contact screw) or leave them out")
+    if contact["model"] != "screw":
+        return None, contact["params"]
     params = resolve_contact_params(contact["params"], overrides)
+    if not overrides:
+        return params, contact["params"]
     folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_contact_"))
     folder.mkdir(parents=True, exist_ok=True)
     source = contact_config_path(contact["params"])
     header = (f"{contact['params']} ({source}) with "
               + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
-    return str(write_contact_params(params, folder / "contact.yaml", header).resolve())
+    return params, str(write_contact_params(params, folder / "contact.yaml", header).resolve())
 
 
 def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
@@ -243,10 +254,12 @@ def _soil_params_file(soil: dict, entry, work_dir: Path | None) -> str:
     return str(write_soil_params(params, folder / "soil.yaml", header).resolve())
 
 
-def _check_contact_step(sim: Simulation, entry, n_modules: int, params_name: str) -> None:
-    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability), with
-    the screw's static share of the robot's weight as its load."""
-    from eels_gz.contact.params import contact_config_path, load_contact_params
+def _check_contact_step(sim: Simulation, entry, n_modules: int, params: ContactParams,
+                        params_name: str) -> None:
+    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
+    resolved set ``params`` (read from ``params_name``), with the screw's static share of the robot's
+    weight as its load."""
+    from eels_gz.contact.params import contact_config_path
     from eels_gz.contact.stability import ScrewLoad, step_bounds
 
     variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
@@ -256,7 +269,7 @@ def _check_contact_step(sim: Simulation, entry, n_modules: int, params_name: str
     screw = variant["screw"]
     weight = sim.robot_skeleton.getMass() * float(np.linalg.norm(sim.spec.gravity))
     load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
-    bounds = step_bounds(load_contact_params(params_name), load)
+    bounds = step_bounds(params, load)
     name, bound = min(bounds.items(), key=lambda kv: kv[1])
     if sim.dt > bound:
         raise ConfigError(
@@ -350,18 +363,6 @@ class Recorder:
     def close(self) -> None:
         if self.log:
             self.log.close()
-
-
-def _yaw(q: np.ndarray) -> float:
-    w, x, y, z = q
-    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
-
-
-def _rpy(q: np.ndarray) -> list[float]:
-    w, x, y, z = q
-    roll = np.arctan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = np.arcsin(np.clip(2 * (w * y - z * x), -1, 1))
-    return [float(roll), float(pitch), _yaw(q)]
 
 
 class HostRos:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from eels_gz.contact.frames import quat_from_matrix
+from eels_gz.rotations import quat_from_matrix
 
 
 @numba.njit(cache=True)

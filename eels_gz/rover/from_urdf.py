@@ -19,19 +19,11 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import DescriptionError
+from eels_gz.rotations import rpy_matrix
 from eels_gz.rover.wheels import Wheel
 
 WHEEL_SUFFIX = "_wheel_joint"
 STEER_SUFFIX = "_steer_joint"
-
-
-def rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
-    """URDF fixed-axis roll-pitch-yaw: R = Rz(yaw) Ry(pitch) Rx(roll)."""
-    cr, sr, cp, sp, cy, sy = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch),
-                              math.cos(yaw), math.sin(yaw))
-    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                     [-sp, cp * sr, cp * cr]])
 
 
 def _floats(text: str | None, n: int, default: float = 0.0) -> list[float]:

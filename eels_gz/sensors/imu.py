@@ -10,7 +10,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from eels_gz.contact.frames import quat_from_matrix
+from eels_gz.rotations import quat_from_matrix
 
 
 def imu_reading(R_world_sensor: np.ndarray, omega_world: np.ndarray, a_world: np.ndarray,
@@ -24,7 +24,7 @@ def imu_reading(R_world_sensor: np.ndarray, omega_world: np.ndarray, a_world: np
 def imu_values(T_world_body, T_body_sensor, omega_world, a_world, g_world, out):
     """One IMU sample into ``out`` (10,): angular velocity (rad/s) and specific force (m/s^2) in the
     sensor frame, then the sensor frame's orientation in the world as a unit quaternion w, x, y, z
-    (w >= 0): ``imu_reading`` and ``frames.quat_from_matrix`` of R = R_world_body R_body_sensor, compiled."""
+    (w >= 0): ``imu_reading`` and ``rotations.quat_from_matrix`` of R = R_world_body R_body_sensor, compiled."""
     R = np.empty((3, 3))
     for i in range(3):
         for j in range(3):

@@ -79,6 +79,30 @@ def _prefixed(exc: EelsError, where: str | None) -> ConfigError:
     return ConfigError(text if where is None or text.startswith(where) else f"{where}: {text}")
 
 
+_CHECKED_CONTACT_SETS: dict[tuple, object] = {}  # (name, file, its mtime and size) -> the set read from it
+
+
+def _check_contact_set(name: str, overrides: dict) -> None:
+    """Check the contact set ``name`` with ``overrides`` replaced (ConfigError naming the file or the key),
+    reading the file once per process while it is unchanged: a sweep checks every sample's settings
+    (before the campaign and again in the sample's worker) and the sample's run then resolves the set
+    itself, once (eels_gz.host.runner), so this check need not read it again for every sample."""
+    from eels_gz.contact.params import contact_config_path, load_contact_params, resolve_contact_params
+
+    path = contact_config_path(name)  # an unknown set name raises here
+    try:
+        stat = path.stat()
+        key = (str(name), str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:  # unreadable: reading it names the problem
+        key = None
+    base = _CHECKED_CONTACT_SETS.get(key) if key is not None else None
+    if base is None:
+        base = load_contact_params(name)
+        if key is not None:
+            _CHECKED_CONTACT_SETS[key] = base
+    resolve_contact_params(name, overrides, base=base)
+
+
 class RunCommand:
     """``eels-gz run``: the settings are a run configuration (config/run_defaults.yaml)."""
 
@@ -116,7 +140,6 @@ class RunCommand:
     def _checks(cfg: dict) -> dict | None:
         from eels_gz import registry
         from eels_gz.config import contact_overrides
-        from eels_gz.contact.params import resolve_contact_params
         from eels_gz.control.setpoints import load_scenario
         from eels_gz.host.runner import CONTACT_MODELS, check_soil, scenario_defaults
 
@@ -144,7 +167,7 @@ class RunCommand:
             if overrides and contact["model"] != "screw":
                 raise ConfigError(f"contact.{next(iter(overrides))} sets a parameter of the screw contact, but "
                                   f"contact.model is '{contact['model']}'")
-            resolve_contact_params(contact["params"], overrides)
+            _check_contact_set(contact["params"], overrides)
         with _about("soil"):
             check_soil(resolved["soil"], entry)
         return scenario

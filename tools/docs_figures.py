@@ -54,6 +54,20 @@ class Figure:
     page: str
     render: Callable[[dict], str]
     pattern: str | None = None  # a regex of the quoted sentence; None: the page's marker block
+    quotes: tuple["Quote", ...] = ()  # numbers quoted one by one in the page's prose (then pattern is unused)
+    program: str = "eels-gz"  # or "python": a bench/ script run with this interpreter
+
+
+@dataclass(frozen=True)
+class Quote:
+    """One number quoted in a sentence: ``pattern`` matches exactly one place of the page and holds
+    one group ``(?P<n>...)``, the number, which ``text`` renders from the figure's values."""
+
+    pattern: str
+    text: Callable[[dict], str]
+
+
+NUM = r"(?P<n>\u2212?[0-9][0-9.]*)"  # a quoted number (with the docs' minus sign)
 
 
 def _rover_campaign(out: Path, stdout: str) -> dict:
@@ -146,6 +160,67 @@ TUBE_DANGLE_PATTERN = (r"three tethers \(1e5 N/m\) carry [0-9.]+ N vertically = 
 
 SIDEWIND_PATTERN = (r"default ice: [0-9.]+ cm/s, [0-9]+ deg from the body axis; mars_dem: [0-9.]+ cm/s, [0-9]+ deg")
 
+def _bench(out: Path, stdout: str) -> dict:
+    """A bench/ script's JSON (written to ``{out}/bench.json``), whole; status ok unless it says otherwise."""
+    values = json.loads((out / "bench.json").read_text())
+    values.setdefault("status", "ok" if values.get("same_bytes", True) else "bytes differ")
+    return values
+
+
+def _metrics(out: Path, stdout: str) -> dict:
+    """A scenario run's metrics.json, whole."""
+    return json.loads((out / "metrics.json").read_text())
+
+
+def _shares(v: dict) -> list[float]:
+    return list(v["hold_statics"]["along_thread_share"].values())
+
+
+WALL_CLIMB_QUOTES = (
+    Quote(r"screws locked: (?P<n>[0-9.]+) kN mean total screw load", lambda v: f"{v['mean_screw_load_n'] / 1e3:.1f}"),
+    Quote(r"the robot holds for (?P<n>[0-9]+) s with [0-9.]+ mm drift", lambda v: f"{v['hold_time_s']:.0f}"),
+    Quote(r"the robot holds for [0-9]+ s with (?P<n>[0-9.]+) mm drift", lambda v: f"{1e3 * v['hold_drift_m']:.1f}"),
+    Quote(r"\*\*Climb\*\* \(20 s at 0.02 m/s commanded\): (?P<n>[0-9.]+) m", lambda v: f"{v['climbed_m']:.2f}"),
+    Quote(r"`climb_ratio` (?P<n>[0-9.]+), in spurts", lambda v: f"{v['climb_ratio']:.2f}"),
+    Quote(r"the tail axis tilting up to (?P<n>[0-9]+) deg", lambda v: f"{v['max_axis_gravity_angle_deg']:.0f}"),
+)
+
+MOULIN_QUOTES = (
+    Quote(r"the slot measures (?P<n>[0-9.]+) m there", lambda v: f"{v['gap_m']:.3f}"),
+    Quote(r"under the placement springs at (?P<n>[0-9.]+) s simulated", lambda v: f"{v['placement']['time']:.1f}"),
+    Quote(r"deepest sample point (?P<n>[0-9.]+) mm in", lambda v: f"{1e3 * v['placement']['penetration_m']:.1f}"),
+    Quote(r"(?P<n>[0-9]+) screws touch, ", lambda v: f"{v['hold_statics']['screws_in_contact']}"),
+    Quote(r"screws touch, (?P<n>[0-9.]+)-[0-9.]+ of the weight", lambda v: f"{min(_shares(v)):.2f}"),
+    Quote(r"screws touch, [0-9.]+-(?P<n>[0-9.]+) of the weight", lambda v: f"{max(_shares(v)):.2f}"),
+    Quote(r"squeeze balance (?P<n>[0-9.]+) \(facing walls", lambda v: f"{v['hold_statics']['squeeze_balance']:.3f}"),
+    Quote(r"rope at (?P<n>[0-9]+) N by the end of the push", lambda v: f"{v['rope_force_n']:.0f}"),
+    Quote(r"held: (?P<n>[0-9.]+) kN of screw load", lambda v: f"{v['hold_statics']['normal_force_n'] / 1e3:.2f}"),
+    Quote(r"of screw load against the (?P<n>[0-9.]+) kN friction along",
+          lambda v: f"{v['hold_statics']['holding_normal_force_n'] / 1e3:.2f}"),
+    Quote(r"(?P<n>[0-9.]+) mm drift over the [0-9]+ s hold", lambda v: f"{1e3 * v['hold_drift_m']:.2f}"),
+    Quote(r"mm drift over the (?P<n>[0-9]+) s hold", lambda v: f"{v['hold_time_s']:.0f}"),
+    Quote(r"Then (?P<n>[0-9.]+) m down in [0-9]+ s", lambda v: f"{v['descended_m']:.2f}"),
+    Quote(r"m down in (?P<n>[0-9]+) s at", lambda v: f"{v['climb_time_s']:.0f}"),
+    Quote(r"a steady (?P<n>[0-9]+) mm/s \(ratio", lambda v: f"{1e3 * v['descent_rate_m_s']:.0f}"),
+    Quote(r"\(ratio (?P<n>[0-9.]+): it slips a little", lambda v: f"{v['climb_ratio']:.2f}"),
+    Quote(r"tail axis within (?P<n>[0-9.]+) deg of vertical", lambda v: f"{v['max_axis_gravity_angle_deg']:.1f}"),
+)
+
+MCAP_ROW = r"chunked as the log is \| "
+MCAP_QUOTES = (
+    Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
+    Quote(MCAP_ROW + r"(?P<n>[0-9.]+) against", lambda v: f"{v['chunk_writer_us_per_message']:.1f}"),
+    Quote(MCAP_ROW + r"[0-9.]+ against (?P<n>[0-9.]+) µs", lambda v: f"{v['mcap_writer_us_per_message']:.1f}"),
+    Quote(MCAP_ROW + r"[0-9.]+ against [0-9.]+ µs a message \((?P<n>[0-9.]+)×\)", lambda v: f"{v['speedup']:.1f}"),
+    Quote(r"(?P<n>[0-9.]+) against [0-9.]+ µs a message without the lidar",
+          lambda v: f"{v['without_lidar']['chunk_writer_us_per_message']:.1f}"),
+    Quote(r"[0-9.]+ against (?P<n>[0-9.]+) µs a message without the lidar",
+          lambda v: f"{v['without_lidar']['mcap_writer_us_per_message']:.1f}"),
+    Quote(r"without the lidar clouds \((?P<n>[0-9.]+)×\)", lambda v: f"{v['without_lidar']['speedup']:.1f}"),
+    Quote(r"without the lidar clouds \([0-9.]+×\), load average (?P<n>[0-9.]+) when measured",
+          lambda v: f"{v['machine']['load_average'][0]:.1f}"),
+)
+
 FIGURES = {
     "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
                              _rover_campaign, "docs/robots.md", _render_campaign),
@@ -162,6 +237,12 @@ FIGURES = {
     "compare_demo": Figure("compare_demo", ("compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane",
                                             "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
                            _compare, "docs/contact.md", _render_compare),
+    "wall_climb": Figure("wall_climb", ("run", "--scenario", "wall_climb", "--out", "{out}"), _metrics,
+                         "docs/scenarios.md", lambda v: "", quotes=WALL_CLIMB_QUOTES),
+    "moulin_descent": Figure("moulin_descent", ("run", "--scenario", "moulin_descent", "--out", "{out}"), _metrics,
+                             "docs/scenarios.md", lambda v: "", quotes=MOULIN_QUOTES),
+    "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
+                                "docs/benchmarks.md", lambda v: "", quotes=MCAP_QUOTES, program="python"),
 }
 
 
@@ -180,13 +261,14 @@ def run_figure(fig: Figure, root: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     argv = [a.replace("{out}", str(out)) for a in fig.command]
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "eels_gz.cli", *argv], cwd=REPO, capture_output=True, text=True)
+    program = [sys.executable, "-m", "eels_gz.cli"] if fig.program == "eels-gz" else [sys.executable]
+    done = subprocess.run([*program, *argv], cwd=REPO, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
-        raise SystemExit(f"docs figure '{fig.name}': eels-gz {' '.join(argv)} exited {done.returncode}:\n"
+        raise SystemExit(f"docs figure '{fig.name}': {fig.program} {' '.join(argv)} exited {done.returncode}:\n"
                          f"{done.stderr[-3000:]}")
     values = fig.read(REPO / out, done.stdout)
-    command = "eels-gz " + " ".join(argv)
+    command = fig.program + " " + " ".join(argv)
     return {"command": command, "wall_time_s": round(wall, 1), "machine": machine(), "values": values}
 
 
@@ -194,7 +276,7 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
     """What each marker block and pattern of ``page`` must hold: {block name or pattern: text}."""
     out = {}
     for name, fig in FIGURES.items():
-        if fig.page != page or name not in figures:
+        if fig.page != page or name not in figures or fig.quotes:
             continue
         if fig.pattern is None:
             out[name] = fig.render(figures[name]["values"])
@@ -206,8 +288,24 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
     return out
 
 
+def apply_quotes(text: str, page: str, figures: dict) -> str:
+    """``text`` with the number of every :class:`Quote` of ``page``'s figures rewritten from ``figures``."""
+    for name, fig in FIGURES.items():
+        if fig.page != page or name not in figures:
+            continue
+        for q in fig.quotes:
+            found = list(re.finditer(q.pattern, text))
+            if len(found) != 1:
+                raise SystemExit(f"{page}: figure {name}: {len(found)} places match {q.pattern!r} (want one)")
+            m = found[0]
+            value = q.text({**figures[name]["values"], "machine": figures[name]["machine"]})
+            text = text[:m.start("n")] + value + text[m.end("n"):]
+    return text
+
+
 def apply(text: str, page: str, figures: dict) -> str:
     """``text`` of ``page`` with every figure's quote rewritten from ``figures``."""
+    text = apply_quotes(text, page, figures)
     for key, value in rendered(page, figures).items():
         if key in FIGURES:
             text, n = BLOCK.subn(lambda m: m.group(1) + value + m.group(4) if m.group("name") == key else m.group(0),
@@ -225,17 +323,44 @@ def pages(figures: dict) -> set[str]:
     return {FIGURES[n].page for n in figures if n in FIGURES}
 
 
+def reread_figure(fig: Figure, root: Path) -> dict:
+    """Read the figure's numbers from what its command wrote last into ``root/<name>`` (no run): for a
+    renderer or a quote changed without a physics change. The wall time is the run's own
+    (summary.json: setup, loop and finish), or None."""
+    out = root / fig.name
+    argv = [a.replace("{out}", str(out)) for a in fig.command]
+    summary = out / "summary.json"
+    wall = None
+    if summary.exists():
+        s = json.loads(summary.read_text())
+        parts = [s.get(k) for k in ("setup_wall_time", "wall_time", "finish_wall_time")]
+        wall = round(sum(parts), 1) if all(isinstance(p, (int, float)) for p in parts) else None
+    return {"command": fig.program + " " + " ".join(argv), "wall_time_s": wall,
+            "machine": machine(), "values": fig.read(REPO / out, "")}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(FIGURES), help="run only this figure (repeatable)")
+    parser.add_argument("--page", action="append", choices=sorted({f.page for f in FIGURES.values()}),
+                        help="run only the figures this page quotes (repeatable)")
     parser.add_argument("--docs-only", action="store_true", help="rewrite the docs from docs/figures.json, run nothing")
+    parser.add_argument("--reread", action="store_true",
+                        help="read the chosen figures from their last output folders instead of running them")
+    parser.add_argument("--list", action="store_true", help="list the figures, their pages and commands, and exit")
     parser.add_argument("--out", type=Path, default=OUT, help="where the commands write (default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.list:
+        for name, fig in FIGURES.items():
+            print(f"{name:28s} {fig.page:20s} {fig.program} {' '.join(fig.command)}")
+        return
     figures = json.loads(FIGURES_FILE.read_text())["figures"] if FIGURES_FILE.exists() else {}
+    chosen = [*(args.only or []), *(n for n, f in FIGURES.items() if f.page in (args.page or []))]
     if not args.docs_only:
-        for name in args.only or FIGURES:
-            print(f"docs figure {name}: eels-gz {' '.join(FIGURES[name].command)}", flush=True)
-            figures[name] = run_figure(FIGURES[name], args.out)
+        for name in dict.fromkeys(chosen or FIGURES):
+            fig = FIGURES[name]
+            print(f"docs figure {name}: {fig.program} {' '.join(fig.command)}", flush=True)
+            figures[name] = reread_figure(fig, args.out) if args.reread else run_figure(fig, args.out)
             print(f"  {figures[name]['wall_time_s']} s, load {figures[name]['machine']['load_average']}", flush=True)
         FIGURES_FILE.write_text(json.dumps({"about": "written by tools/docs_figures.py (make docs-figures); "
                                                      "test/faults/test_docs_figures.py checks docs/ against it",
@@ -244,7 +369,6 @@ def main(argv: list[str] | None = None) -> None:
         path = REPO / page
         path.write_text(apply(path.read_text(), page, figures))
         print(f"rewrote the figures of {page}")
-
 
 if __name__ == "__main__":
     main()

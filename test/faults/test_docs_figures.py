@@ -39,7 +39,14 @@ def test_every_figure_was_run_to_completion(figures):
     assert campaign["runs_done"] == campaign["runs_planned"] == 54
 
 
-@pytest.mark.parametrize("page", ["docs/robots.md", "docs/scenarios.md", "docs/contact.md"])
+PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md"]
+
+
+def test_every_page_with_figures_is_checked():
+    assert {f.page for f in tool().FIGURES.values()} == set(PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_the_docs_quote_the_figures_file(figures, page):
     t = tool()
     text = (REPO / page).read_text()
@@ -67,5 +74,27 @@ def test_the_docs_show_the_command_that_produced_each_figure(figures):
     for name, fig in t.FIGURES.items():
         wanted = _argv_without_out([a for a in fig.command])
         shown = [_argv_without_out(shlex.split(line, comments=True)[1:])
-                 for line in (REPO / fig.page).read_text().splitlines() if line.startswith("eels-gz ")]
-        assert wanted in shown, f"{fig.page} shows no `eels-gz {' '.join(wanted)}` (figure {name})"
+                 for line in (REPO / fig.page).read_text().splitlines() if line.startswith(fig.program + " ")]
+        assert wanted in shown, f"{fig.page} shows no `{fig.program} {' '.join(wanted)}` (figure {name})"
+
+
+def _quotes():
+    t = tool()
+    return [pytest.param(name, k, id=f"{name}-{k}") for name, fig in t.FIGURES.items() for k in range(len(fig.quotes))]
+
+
+@pytest.mark.parametrize("name,k", _quotes())
+def test_a_hand_edited_number_fails_the_check(figures, name, k):
+    """Each number quoted one by one (Quote) is pinned: change one digit of it in the page and the
+    check above sees a difference, and the tool puts the figures file's number back."""
+    t = tool()
+    fig = t.FIGURES[name]
+    text = (REPO / fig.page).read_text()
+    m = next(t.re.finditer(fig.quotes[k].pattern, text))
+    number = m.group("n")
+    last = max(i for i, c in enumerate(number) if c.isdigit())
+    edited_number = number[:last] + str((int(number[last]) + 1) % 10) + number[last + 1:]
+    edited = text[:m.start("n")] + edited_number + text[m.end("n"):]
+    assert edited != text
+    assert t.apply(edited, fig.page, figures) != edited, f"{fig.page}: {number} -> {edited_number} not caught"
+    assert t.apply(edited, fig.page, figures) == text

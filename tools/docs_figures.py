@@ -56,6 +56,7 @@ class Figure:
     pattern: str | None = None  # a regex of the quoted sentence; None: the page's marker block
     quotes: tuple["Quote", ...] = ()  # numbers quoted one by one in the page's prose (then pattern is unused)
     program: str = "eels-gz"  # or "python": a bench/ script run with this interpreter
+    status: str = "ok"  # the status the docs describe (the helix falls: slip_failure)
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,42 @@ MOULIN_QUOTES = (
     Quote(r"tail axis within (?P<n>[0-9.]+) deg of vertical", lambda v: f"{v['max_axis_gravity_angle_deg']:.1f}"),
 )
 
+def _moulin_helix(out: Path, stdout: str) -> dict:
+    """The helix's metrics, with the weight's share along the threads split by screw hand (the
+    variant's, eels_gz.registry.screw_handedness)."""
+    from eels_gz import registry
+
+    values = _metrics(out, stdout)
+    robot = json.loads((out / "summary.json").read_text())["settings"]["config"]["robot"]["name"]
+    record = registry.eels_variants()[robot]
+    shares = values["hold_analysis"]["along_thread_share"]
+    values["along_thread_share_by_hand"] = {
+        hand: sorted(v for k, v in shares.items() if registry.screw_handedness(record, k) == sign)
+        for hand, sign in (("right", 1), ("left", -1))}
+    return values
+
+
+HELIX_QUOTES = (
+    Quote(r"touching the wall \((?P<n>[0-9]+) screws, [0-9]+ N in all\)",
+          lambda v: f"{v['hold_analysis']['screws_in_contact']}"),
+    Quote(r"touching the wall \([0-9]+ screws, (?P<n>[0-9]+) N in all\)",
+          lambda v: f"{v['hold_analysis']['normal_force_n']:.0f}"),
+    Quote(r"the tail drops (?P<n>[0-9]+) cm in [0-9.]+ s", lambda v: f"{100 * v['descended_m']:.0f}"),
+    Quote(r"the tail drops [0-9]+ cm in (?P<n>[0-9.]+) s", lambda v: f"{v['duration_s']:.2f}"),
+    Quote(r"(?P<n>[0-9.]+)-[0-9.]+ of the weight runs along the threads",
+          lambda v: f"{min(v['along_thread_share_by_hand']['right']):.2f}"),
+    Quote(r"[0-9.]+-(?P<n>[0-9.]+) of the weight runs along the threads",
+          lambda v: f"{max(v['along_thread_share_by_hand']['right']):.2f}"),
+    Quote(r"right-handed screws and (?P<n>[0-9.]+)-[0-9.]+ along its left-handed",
+          lambda v: f"{min(v['along_thread_share_by_hand']['left']):.2f}"),
+    Quote(r"right-handed screws and [0-9.]+-(?P<n>[0-9.]+) along its left-handed",
+          lambda v: f"{max(v['along_thread_share_by_hand']['left']):.2f}"),
+    Quote(r"friction along the threads would need (?P<n>[0-9.]+) kN",
+          lambda v: f"{v['hold_analysis']['holding_normal_force_n'] / 1e3:.1f}"),
+    Quote(r"not self-balanced \(`squeeze_balance` (?P<n>[0-9.]+)\)",
+          lambda v: f"{v['hold_analysis']['squeeze_balance']:.2f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -241,6 +278,10 @@ FIGURES = {
                          "docs/scenarios.md", lambda v: "", quotes=WALL_CLIMB_QUOTES),
     "moulin_descent": Figure("moulin_descent", ("run", "--scenario", "moulin_descent", "--out", "{out}"), _metrics,
                              "docs/scenarios.md", lambda v: "", quotes=MOULIN_QUOTES),
+    "moulin_helix": Figure("moulin_helix", ("run", "--scenario", "moulin_descent", "--set", "scenario.helix=1", "--set",
+                                            "scenario.z_start=-2", "--set", "scenario.mobility_threshold=1.396",
+                                            "--out", "{out}"), _moulin_helix, "docs/scenarios.md", lambda v: "",
+                           quotes=HELIX_QUOTES, status="slip_failure"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", lambda v: "", quotes=MCAP_QUOTES, program="python"),
 }

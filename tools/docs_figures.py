@@ -243,6 +243,16 @@ HELIX_QUOTES = (
           lambda v: f"{v['hold_analysis']['squeeze_balance']:.2f}"),
 )
 
+LF = r"the robot falls behind the path: "
+LEADER_FOLLOWER_QUOTES = (
+    Quote(LF + r"(?P<n>[0-9.]+) m of the 5 m", lambda v: f"{v['travelled_m']:.2f}"),
+    Quote(r"commanded \((?P<n>[0-9.]+) cm/s\), mean [0-9.]+ cm", lambda v: f"{100 * v['average_speed_m_s']:.2f}"),
+    Quote(r"cm/s\), mean (?P<n>[0-9.]+) cm, std", lambda v: f"{100 * v['tracking_error']['mean_m']:.1f}"),
+    Quote(r"cm/s\), mean [0-9.]+ cm, std (?P<n>[0-9.]+) cm", lambda v: f"{100 * v['tracking_error']['std_m']:.1f}"),
+    Quote(r"cm/s\), mean [0-9.]+ cm, std [0-9.]+ cm, max (?P<n>[0-9.]+) cm \(while the first S",
+          lambda v: f"{100 * v['tracking_error']['max_m']:.0f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -282,6 +292,8 @@ FIGURES = {
                                             "scenario.z_start=-2", "--set", "scenario.mobility_threshold=1.396",
                                             "--out", "{out}"), _moulin_helix, "docs/scenarios.md", lambda v: "",
                            quotes=HELIX_QUOTES, status="slip_failure"),
+    "leader_follower": Figure("leader_follower", ("run", "--scenario", "leader_follower", "--out", "{out}"), _metrics,
+                              "docs/scenarios.md", lambda v: "", quotes=LEADER_FOLLOWER_QUOTES),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", lambda v: "", quotes=MCAP_QUOTES, program="python"),
 }

@@ -52,7 +52,7 @@ class Figure:
     command: tuple[str, ...]
     read: Callable[[Path, str], dict]
     page: str
-    render: Callable[[dict], str]
+    render: Callable[[dict], str] | None  # None: the figure is quoted only through ``quotes``
     pattern: str | None = None  # a regex of the quoted sentence; None: the page's marker block
     quotes: tuple["Quote", ...] = ()  # numbers quoted one by one in the page's prose (then pattern is unused)
     program: str = "eels-gz"  # or "python": a bench/ script run with this interpreter
@@ -253,6 +253,12 @@ LEADER_FOLLOWER_QUOTES = (
           lambda v: f"{100 * v['tracking_error']['max_m']:.0f}"),
 )
 
+CAMPAIGN_QUOTES = (
+    Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['wall_time_s'] / 60:.1f}"),
+    Quote(r"min on this 2-core machine under a load average of (?P<n>[0-9.]+) \(the last",
+          lambda v: f"{v['machine']['load_average'][0]:.1f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -270,7 +276,7 @@ MCAP_QUOTES = (
 
 FIGURES = {
     "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
-                             _rover_campaign, "docs/robots.md", _render_campaign),
+                             _rover_campaign, "docs/robots.md", _render_campaign, quotes=CAMPAIGN_QUOTES),
     "sidewind_ice": Figure("sidewind_ice", ("run", "--scenario", "sidewind", "--contact", "screw", "--out", "{out}"),
                            _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
     "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",
@@ -285,17 +291,17 @@ FIGURES = {
                                             "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
                            _compare, "docs/contact.md", _render_compare),
     "wall_climb": Figure("wall_climb", ("run", "--scenario", "wall_climb", "--out", "{out}"), _metrics,
-                         "docs/scenarios.md", lambda v: "", quotes=WALL_CLIMB_QUOTES),
+                         "docs/scenarios.md", None, quotes=WALL_CLIMB_QUOTES),
     "moulin_descent": Figure("moulin_descent", ("run", "--scenario", "moulin_descent", "--out", "{out}"), _metrics,
-                             "docs/scenarios.md", lambda v: "", quotes=MOULIN_QUOTES),
+                             "docs/scenarios.md", None, quotes=MOULIN_QUOTES),
     "moulin_helix": Figure("moulin_helix", ("run", "--scenario", "moulin_descent", "--set", "scenario.helix=1", "--set",
                                             "scenario.z_start=-2", "--set", "scenario.mobility_threshold=1.396",
-                                            "--out", "{out}"), _moulin_helix, "docs/scenarios.md", lambda v: "",
+                                            "--out", "{out}"), _moulin_helix, "docs/scenarios.md", None,
                            quotes=HELIX_QUOTES, status="slip_failure"),
     "leader_follower": Figure("leader_follower", ("run", "--scenario", "leader_follower", "--out", "{out}"), _metrics,
-                              "docs/scenarios.md", lambda v: "", quotes=LEADER_FOLLOWER_QUOTES),
+                              "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_QUOTES),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
-                                "docs/benchmarks.md", lambda v: "", quotes=MCAP_QUOTES, program="python"),
+                                "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }
 
 
@@ -329,7 +335,7 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
     """What each marker block and pattern of ``page`` must hold: {block name or pattern: text}."""
     out = {}
     for name, fig in FIGURES.items():
-        if fig.page != page or name not in figures or fig.quotes:
+        if fig.page != page or name not in figures or fig.render is None:
             continue
         if fig.pattern is None:
             out[name] = fig.render(figures[name]["values"])
@@ -351,7 +357,8 @@ def apply_quotes(text: str, page: str, figures: dict) -> str:
             if len(found) != 1:
                 raise SystemExit(f"{page}: figure {name}: {len(found)} places match {q.pattern!r} (want one)")
             m = found[0]
-            value = q.text({**figures[name]["values"], "machine": figures[name]["machine"]})
+            entry = figures[name]
+            value = q.text({**entry["values"], "machine": entry["machine"], "wall_time_s": entry["wall_time_s"]})
             text = text[:m.start("n")] + value + text[m.end("n"):]
     return text
 

@@ -66,6 +66,7 @@ class Quote:
 
     pattern: str
     text: Callable[[dict], str]
+    page: str | None = None  # where it is quoted, if not on the figure's page
 
 
 NUM = r"(?P<n>\u2212?[0-9][0-9.]*)"  # a quoted number (with the docs' minus sign)
@@ -184,6 +185,8 @@ WALL_CLIMB_QUOTES = (
     Quote(r"\*\*Climb\*\* \(20 s at 0.02 m/s commanded\): (?P<n>[0-9.]+) m", lambda v: f"{v['climbed_m']:.2f}"),
     Quote(r"`climb_ratio` (?P<n>[0-9.]+), in spurts", lambda v: f"{v['climb_ratio']:.2f}"),
     Quote(r"the tail axis tilting up to (?P<n>[0-9]+) deg", lambda v: f"{v['max_axis_gravity_angle_deg']:.0f}"),
+    Quote(r"\(held (?P<n>[0-9]+) s with [0-9.]+ mm drift\)", lambda v: f"{v['hold_time_s']:.0f}"),
+    Quote(r"\(held [0-9]+ s with (?P<n>[0-9.]+) mm drift\)", lambda v: f"{1e3 * v['hold_drift_m']:.1f}"),
 )
 
 MOULIN_QUOTES = (
@@ -244,6 +247,7 @@ HELIX_QUOTES = (
 )
 
 LF = r"the robot falls behind the path: "
+LF_YAML = "config/scenarios/leader_follower.yaml"
 LEADER_FOLLOWER_QUOTES = (
     Quote(LF + r"(?P<n>[0-9.]+) m of the 5 m", lambda v: f"{v['travelled_m']:.2f}"),
     Quote(r"commanded \((?P<n>[0-9.]+) cm/s\), mean [0-9.]+ cm", lambda v: f"{100 * v['average_speed_m_s']:.2f}"),
@@ -251,6 +255,13 @@ LEADER_FOLLOWER_QUOTES = (
     Quote(r"cm/s\), mean [0-9.]+ cm, std (?P<n>[0-9.]+) cm", lambda v: f"{100 * v['tracking_error']['std_m']:.1f}"),
     Quote(r"cm/s\), mean [0-9.]+ cm, std [0-9.]+ cm, max (?P<n>[0-9.]+) cm \(while the first S",
           lambda v: f"{100 * v['tracking_error']['max_m']:.0f}"),
+    # the scenario's description (docs/scenarios.md's first table is made from it)
+    Quote(r"the robot falls behind the path \((?P<n>[0-9.]+) m of the 5 m", lambda v: f"{v['travelled_m']:.2f}",
+          LF_YAML),
+    Quote(r"m of the 5 m in (?P<n>[0-9]+) s, mean", lambda v: f"{v['duration_s']:.0f}", LF_YAML),
+    Quote(r"in [0-9]+ s, mean (?P<n>[0-9]+) cm,", lambda v: f"{100 * v['tracking_error']['mean_m']:.0f}", LF_YAML),
+    Quote(r"cm,\s+max (?P<n>[0-9]+) cm\); with the ratio", lambda v: f"{100 * v['tracking_error']['max_m']:.0f}",
+          LF_YAML),
 )
 
 CAMPAIGN_QUOTES = (
@@ -350,9 +361,11 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
 def apply_quotes(text: str, page: str, figures: dict) -> str:
     """``text`` with the number of every :class:`Quote` of ``page``'s figures rewritten from ``figures``."""
     for name, fig in FIGURES.items():
-        if fig.page != page or name not in figures:
+        if name not in figures:
             continue
         for q in fig.quotes:
+            if (q.page or fig.page) != page:
+                continue
             found = list(re.finditer(q.pattern, text))
             if len(found) != 1:
                 raise SystemExit(f"{page}: figure {name}: {len(found)} places match {q.pattern!r} (want one)")
@@ -380,7 +393,8 @@ def apply(text: str, page: str, figures: dict) -> str:
 
 
 def pages(figures: dict) -> set[str]:
-    return {FIGURES[n].page for n in figures if n in FIGURES}
+    """Every page (or file) quoting one of ``figures``."""
+    return {p for n in figures if n in FIGURES for p in (FIGURES[n].page, *(q.page for q in FIGURES[n].quotes)) if p}
 
 
 def reread_figure(fig: Figure, root: Path) -> dict:

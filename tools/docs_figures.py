@@ -270,6 +270,34 @@ CAMPAIGN_QUOTES = (
           lambda v: f"{v['machine']['load_average'][0]:.1f}"),
 )
 
+REST_NOTES = {("eels_1_5", "ice_regulated"): "(onto its cross bar)"}  # what the run's plot shows, by hand
+
+
+def _render_rest(v: dict) -> str:
+    """docs/contact.md's "At rest" table from bench/screw_rest.py's JSON."""
+    def cell(r: dict) -> str:
+        if r["drift_m"] < 1e-9 and r["roll_rad"] < 1e-9:  # below a nanometre and a nanoradian
+            moved = "0, 0"
+        else:
+            mm = 1e3 * r["drift_m"]
+            drift = f"{mm:.3f} mm" if mm < 1 else f"{mm:.0f} mm"
+            roll = (f"{r['roll_rad']:.0e}".replace("e-0", "e-") if r["roll_rad"] < 0.01 else f"{r['roll_rad']:.2f}")
+            moved = f"{drift}, {roll} rad"
+        pct = 100 * r["worst_flip_share"]
+        return f"{moved}, {pct:.1f} %" if pct < 10 or pct > 99 else f"{moved}, {pct:.0f} %"
+
+    lines = ["| variant | default `ice`: horizontal drift, roll, worst sign-flip share | `ice_regulated` |",
+             "|---|---|---|"]
+    for robot, sets in v["rest"].items():
+        ice, reg = cell(sets["ice"]), cell(sets["ice_regulated"])
+        note = REST_NOTES.get((robot, "ice_regulated"))
+        if note:
+            reg = reg.replace(" rad,", f" rad {note},", 1)
+        label = f"`{robot}`" + ("" if sets["ice"]["screw_contact"] else " (no screws, native contact)")
+        lines.append(f"| {label} | {ice} | {'same' if reg == ice else reg} |")
+    return "\n".join(lines) + "\n"
+
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -311,6 +339,8 @@ FIGURES = {
                            quotes=HELIX_QUOTES, status="slip_failure"),
     "leader_follower": Figure("leader_follower", ("run", "--scenario", "leader_follower", "--out", "{out}"), _metrics,
                               "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_QUOTES),
+    "bench_screw_rest": Figure("bench_screw_rest", ("bench/screw_rest.py", "--out", "{out}/bench.json"), _bench,
+                               "docs/contact.md", _render_rest, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }

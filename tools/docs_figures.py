@@ -298,6 +298,10 @@ def _render_rest(v: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+SCREW_SPIN_STOCK_QUOTES = (
+    Quote(r"\| roll within [0-9.]+ rad; yaws (?P<n>\u2212?[0-9.]+) rad \|", lambda v: _minus(v["yaw_change_rad"], 2)),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -326,6 +330,10 @@ FIGURES = {
     "screw_spin_alternating": Figure("screw_spin_alternating", ("run", "--robot", "eels_1_0_alternating", "--scenario",
                                                                 "screw_spin", "--contact", "screw", "--out", "{out}"),
                                      _screw_spin, "docs/contact.md", _render_screw_spin, SCREW_SPIN_PATTERN),
+    "screw_spin_alternating_stock": Figure("screw_spin_alternating_stock",
+                                           ("run", "--robot", "eels_1_0_alternating", "--scenario", "screw_spin",
+                                            "--contact", "stock", "--out", "{out}"),
+                                           _metrics, "docs/contact.md", None, quotes=SCREW_SPIN_STOCK_QUOTES),
     "compare_demo": Figure("compare_demo", ("compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane",
                                             "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
                            _compare, "docs/contact.md", _render_compare),

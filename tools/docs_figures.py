@@ -1,26 +1,43 @@
 """Regenerate the figures that docs/ quotes from a command's output (``make docs-figures``).
 
-Each figure runs the command the docs show, as a user would (``eels-gz ...`` in a subprocess, into
-``results/docs_figures/<figure>``), reads what it wrote, and records the numbers in one committed
-file, ``docs/figures.json``, with the machine, the load and the date. The docs' quoted text is then
-rewritten from that file: a block between ``<!-- docs-figures: NAME -->`` and ``<!-- /docs-figures -->``
-markers, or the figure's own pattern in a sentence. ``test/faults/test_docs_figures.py`` checks that
-the docs quote exactly what docs/figures.json holds, so a figure cannot drift from its command
-without a failing test; rerun this script after a change that moves a figure.
+Each figure runs the command the docs show, as a user would (``eels-gz ...``, or ``python bench/X.py``
+for a timing, in a subprocess, into ``results/docs_figures/<figure>``), reads what it wrote, and
+records the numbers in one committed file, ``docs/figures.json``, with the command, its wall time,
+the machine, the load and the date. The docs' quoted text is then rewritten from that file: a block
+between ``<!-- docs-figures: NAME -->`` and ``<!-- /docs-figures -->`` markers, the figure's own
+pattern in a sentence, or numbers quoted one by one (:class:`Quote`: a pattern matching exactly one
+place of its page, the number in its group ``n``). ``test/faults/test_docs_figures.py`` checks that
+the docs quote exactly what docs/figures.json holds, and that a hand edit of any quoted number is
+caught, so a figure cannot drift from its command without a failing test; rerun this script after a
+change that moves a figure. Physics figures come from the runs; timings from the bench/ script's
+JSON (kept whole in docs/figures.json), with the load average of the machine it ran on.
 
-Not yet regenerated (quoted from runs by hand; to move here one by one): the other rows of
-docs/scenarios.md's table (moulin_descent, wall_climb, leader_follower, the helix), docs/contact.md's
-rest and calibrate figures and screw_spin's other cells (front-only, rates, the regulated law), docs/worlds.md's scan table, docs/benchmarks.md and
-docs/sweeps.md's timings (bench/*.py write them to results/, uncommitted), and the campaign's wall
-time in docs/robots.md.
+Covered: the rover campaign table and wall time (docs/robots.md); sidewind on ice and mars_dem,
+tube_dangle, wall_climb, moulin_descent (slot and helix), leader_follower on the default ice
+(docs/scenarios.md, and the scenario's own description); screw_spin on EELS 1.0 alternating (screw and
+stock), the "At rest" table (bench/screw_rest.py) and the demo's compare table (docs/contact.md); the
+MCAP writer's row of docs/benchmarks.md (bench/mcap_writer.py).
 
-    python tools/docs_figures.py               # run every figure, rewrite docs/figures.json and the docs
+Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll (a run's
+maxima that metrics.json does not hold), the leader_follower variants (ice_grip, other |e_v|) and
+wall_climb's stock, down-climb and right-handed runs, calibrate's figures (checked by tests, not
+quoted from a run), docs/worlds.md's scan table, the other rows and sections of docs/benchmarks.md,
+docs/sweeps.md's and the README's timings (issue 36's bench/startup.py and bench/sweep.py, being
+re-measured by that work).
+
+    python tools/docs_figures.py                    # run every figure, rewrite docs/figures.json and the docs
     python tools/docs_figures.py --only sidewind_ice
-    python tools/docs_figures.py --docs-only   # rewrite the docs from docs/figures.json (no runs)
+    python tools/docs_figures.py --page docs/contact.md   # the figures one page quotes
+    python tools/docs_figures.py --only wall_climb --reread  # from its last output folder, no run
+    python tools/docs_figures.py --docs-only        # rewrite the docs from docs/figures.json (no runs)
+    python tools/docs_figures.py --list
 
-Run time on a 2-core machine: the rover campaign (54 drives, 915 s simulated, on 2 Ray workers)
-takes 2.5 min on a quiet machine (14.6 min under a load of 7-9 from other jobs), the demo's compare
-(2 x 45 s simulated) 1.5 min, the sidewind and tube_dangle runs under a minute together.
+Run time on this 2-core machine, shared (load average 2.4-3 from other jobs; each figure's own in
+docs/figures.json): the rover campaign (54 drives, 915 s simulated, on 2 Ray workers) 2.5 min on a
+quiet machine (14.6 min under a load of 7-9), the demo's compare (2 x 45 s simulated) 1.5 min,
+leader_follower (200 s simulated) 71 s, wall_climb and moulin_descent about a minute each, the helix
+35 s, the sidewind, tube_dangle and screw_spin runs under a minute together, bench/screw_rest.py
+(10 runs of 10 s) 46 s, bench/mcap_writer.py 5 s: about 11 minutes in all when the machine is quiet.
 """
 
 from __future__ import annotations

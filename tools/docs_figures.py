@@ -282,9 +282,9 @@ LEADER_FOLLOWER_QUOTES = (
 )
 
 CAMPAIGN_QUOTES = (
-    Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['wall_time_s'] / 60:.1f}"),
+    Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['_run']['wall_time_s'] / 60:.1f}"),
     Quote(r"min on this 2-core machine under a load average of (?P<n>[0-9.]+) \(the last",
-          lambda v: f"{v['machine']['load_average'][0]:.1f}"),
+          lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
 )
 
 REST_NOTES = {("eels_1_5", "ice_regulated"): "(onto its cross bar)"}  # what the run's plot shows, by hand
@@ -319,6 +319,88 @@ SCREW_SPIN_STOCK_QUOTES = (
     Quote(r"\| roll within [0-9.]+ rad; yaws (?P<n>\u2212?[0-9.]+) rad \|", lambda v: _minus(v["yaw_change_rad"], 2)),
 )
 
+def _mib(x: float) -> str:
+    return f"{x / 1024:.1f} GiB" if x >= 1024 else f"{x:.0f} MiB"
+
+
+WRONG_SIGN_PLACES = {"bore": "in the bore", "ice": "0.3 m into the ice", "behind_holes": "behind the holes",
+                     "above_top": "above the open top", "below_bottom": "below the open bottom"}
+
+
+def _render_scans(v: dict) -> str:
+    """docs/worlds.md's scale table from bench/terrain_scans.py's and bench/terrain_dem.py's JSON."""
+    lines = ["| input | time | peak memory | model folder | voxel | field error near the wall (max / p99) | "
+             "wrong signs | collision mesh to the true wall (max) |", "|---|---|---|---|---|---|---|---|"]
+    for k, scan in enumerate(v["scans"]):
+        d, a = scan["derived"], scan["accuracy"]
+        label = f"{scan['points'] / 1e6:g}M points" if scan["points"] >= 1e6 else f"{scan['points'] / 1e3:g}k points"
+        if d["points_used"] < d["points_read"]:
+            label += f" (downsampled {d['points_read'] / d['points_used']:.2f}x" + (", warned)" if scan["warnings"] else ")")
+        wrong = [f"{100 * share:.2f} % of the probes {WRONG_SIGN_PLACES.get(place, place)}"
+                 for place, share in a["wrong_sign_share"].items() if share > 0]
+        voxel = f"{100 * a['voxel']:.1f} cm" + (" (node budget)" if k == 0 else "")
+        lines.append(f"| {label} | {scan['seconds']:.0f} s | {_mib(scan['peak_rss_mib'])} | {scan['model_mb']:.1f} MB | "
+                     f"{voxel} | {a['field_error_max_voxels']:.2f} / {a['field_error_p99_voxels']:.2f} voxel | "
+                     f"{'; '.join(wrong) or '0'} | {a['mesh_error_max_voxels']:.2f} voxel |")
+    mesh = v["mesh"]
+    if mesh:
+        a = mesh["accuracy"]
+        wrong = a["wrong_sign_inside"] + a["wrong_sign_ice"]
+        lines.append(f"| `eels-gz world mesh`, glacier channel 60 m long, {mesh['faces'] / 1e6:.1f}M faces, 12 holes "
+                     f"0.3 m across | {mesh['seconds']:.0f} s | {_mib(mesh['peak_rss_mib'])} | {mesh['model_mb']:.1f} MB | "
+                     f"{100 * a['voxel']:.1f} cm | {a['wall']['max_voxels']:.2f} / {a['wall']['p99_voxels']:.2f} voxel "
+                     f"({a['across_holes']['max_voxels']:.2f} across the holes) | "
+                     f"{'0' if wrong == 0 else f'{100 * wrong:.2f} %'} | {a['mesh_error_max_voxels']:.2f} voxel |")
+    return "\n".join(lines) + "\n"
+
+
+def _bench_runs(out: Path, stdout: str) -> dict:
+    """A bench/ script's JSON whose runs each hold a ``returncode``: ok when every one is 0."""
+    values = json.loads((out / "bench.json").read_text())
+    runs = [*values.get("scans", []), *([values["mesh"]] if values.get("mesh") else []),
+            *([values["world"]] if "world" in values else [])]
+    for r in runs:
+        r.pop("output_tail", None)
+    values["status"] = "ok" if all(r["returncode"] == 0 for r in runs) else "a run failed"
+    return values
+
+
+def _scan(v: dict, points: int) -> dict:
+    return next(s for s in v["scans"] if s["points"] == points)
+
+
+BENCH = "docs/benchmarks.md"
+SCANS_QUOTES = (
+    Quote(r"1M points: (?P<n>[0-9.]+) s, [0-9]+ MiB", lambda v: f"{_scan(v, 10**6)['seconds']:.0f}", BENCH),
+    Quote(r"1M points: [0-9.]+ s, (?P<n>[0-9]+) MiB", lambda v: f"{_scan(v, 10**6)['peak_rss_mib']:.0f}", BENCH),
+    Quote(r"1M points: [0-9.]+ s, [0-9]+ MiB, (?P<n>[0-9.]+) MB", lambda v: f"{_scan(v, 10**6)['model_mb']:.1f}", BENCH),
+    Quote(r"field within (?P<n>[0-9.]+) voxel near the wall, no wrong sign",
+          lambda v: f"{_scan(v, 10**6)['accuracy']['field_error_max_voxels']:.2f}", BENCH),
+    Quote(r"no wrong sign; 10M: (?P<n>[0-9.]+) s", lambda v: f"{_scan(v, 10**7)['seconds']:.0f}", BENCH),
+    Quote(r"load average (?P<n>[0-9.]+) at the end of the\s+scans", lambda v: f"{v['machine']['load_avg_at_end'][0]:.1f}"),
+)
+
+DEM = r"A DEM, `eels-gz world dem` on "
+DEM_QUOTES = (
+    Quote(DEM + r"(?P<n>[0-9]+) x [0-9]+ posts", lambda v: f"{v['posts']}"),
+    Quote(DEM + r"[0-9]+ x (?P<n>[0-9]+) posts", lambda v: f"{v['posts']}"),
+    Quote(r"posts 1 m apart \(`bench/terrain_dem.py`\): (?P<n>[0-9.]+) s, [0-9]+ MiB",
+          lambda v: f"{v['world']['seconds']:.1f}"),
+    Quote(r"posts 1 m apart \(`bench/terrain_dem.py`\): [0-9.]+ s, (?P<n>[0-9]+) MiB",
+          lambda v: f"{v['world']['peak_rss_mib']:.0f}"),
+    Quote(r"MiB, a (?P<n>[0-9.]+) MB model folder \(the full raster\)", lambda v: f"{v['model_mb']:.1f}"),
+    Quote(r"placed at (?P<n>[0-9]+) spots and rested", lambda v: f"{len(v['rest']['spots'])}"),
+    Quote(r"every wheel within (?P<n>[0-9.]+) mm of the \*true\* surface",
+          lambda v: f"{1e3 * v['rest']['max_abs_gap_m']:.1f}"),
+    Quote(r"then a rover at 20 spots \| (?P<n>[0-9.]+) s, [0-9]+ MiB", lambda v: f"{v['world']['seconds']:.1f}", BENCH),
+    Quote(r"then a rover at 20 spots \| [0-9.]+ s, (?P<n>[0-9]+) MiB", lambda v: f"{v['world']['peak_rss_mib']:.0f}",
+          BENCH),
+    Quote(r"MiB; wheels within (?P<n>[0-9.]+) mm of the true surface", lambda v: f"{1e3 * v['rest']['max_abs_gap_m']:.1f}",
+          BENCH),
+    Quote(r"the \*true\* surface \(load average (?P<n>[0-9.]+) at its end\)",
+          lambda v: f"{v['machine']['load_avg_at_end'][0]:.1f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -331,7 +413,7 @@ MCAP_QUOTES = (
           lambda v: f"{v['without_lidar']['mcap_writer_us_per_message']:.1f}"),
     Quote(r"without the lidar clouds \((?P<n>[0-9.]+)×\)", lambda v: f"{v['without_lidar']['speedup']:.1f}"),
     Quote(r"without the lidar clouds \([0-9.]+×\), load average (?P<n>[0-9.]+) when measured",
-          lambda v: f"{v['machine']['load_average'][0]:.1f}"),
+          lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
 )
 
 FIGURES = {
@@ -366,6 +448,11 @@ FIGURES = {
                               "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_QUOTES),
     "bench_screw_rest": Figure("bench_screw_rest", ("bench/screw_rest.py", "--out", "{out}/bench.json"), _bench,
                                "docs/contact.md", _render_rest, program="python"),
+    "bench_terrain_scans": Figure("bench_terrain_scans", ("bench/terrain_scans.py", "--out", "{out}/bench.json"),
+                                  _bench_runs, "docs/worlds.md", _render_scans, quotes=SCANS_QUOTES,
+                                  program="python"),
+    "bench_terrain_dem": Figure("bench_terrain_dem", ("bench/terrain_dem.py", "--out", "{out}/bench.json"),
+                                _bench_runs, "docs/worlds.md", None, quotes=DEM_QUOTES, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }
@@ -426,7 +513,8 @@ def apply_quotes(text: str, page: str, figures: dict) -> str:
                 raise SystemExit(f"{page}: figure {name}: {len(found)} places match {q.pattern!r} (want one)")
             m = found[0]
             entry = figures[name]
-            value = q.text({**entry["values"], "machine": entry["machine"], "wall_time_s": entry["wall_time_s"]})
+            run = {"machine": entry["machine"], "wall_time_s": entry["wall_time_s"]}
+            value = q.text({**entry["values"], "_run": run})
             text = text[:m.start("n")] + value + text[m.end("n"):]
     return text
 

@@ -401,6 +401,20 @@ DEM_QUOTES = (
           lambda v: f"{v['machine']['load_avg_at_end'][0]:.1f}"),
 )
 
+OPT = r"EELS 1.0 alternating with head: "
+OPTIMIZER_QUOTES = (
+    Quote(r"with head \| (?P<n>[0-9]+) → [0-9]+ bodies", lambda v: f"{v['dart_bodies']['unoptimized']}", BENCH),
+    Quote(r"with head \| [0-9]+ → (?P<n>[0-9]+) bodies", lambda v: f"{v['dart_bodies']['optimized']}", BENCH),
+    Quote(r"→ [0-9]+ bodies; step (?P<n>[0-9.]+)× \(load", lambda v: f"{v['step_cost_ratio_optimized']:.2f}", BENCH),
+    Quote(r"bodies; step [0-9.]+× \(load average (?P<n>[0-9.]+)\)",
+          lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}", BENCH),
+    Quote(OPT + r"(?P<n>[0-9]+) -> [0-9]+ bodies", lambda v: f"{v['dart_bodies']['unoptimized']}"),
+    Quote(OPT + r"[0-9]+ -> (?P<n>[0-9]+) bodies", lambda v: f"{v['dart_bodies']['optimized']}"),
+    Quote(OPT + r"[0-9]+ -> [0-9]+ bodies, step (?P<n>[0-9.]+)x", lambda v: f"{v['step_cost_ratio_optimized']:.2f}"),
+    Quote(r"step [0-9.]+x\s+\(`bench/optimizer.py`, load average (?P<n>[0-9.]+)\)",
+          lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -453,6 +467,8 @@ FIGURES = {
                                   program="python"),
     "bench_terrain_dem": Figure("bench_terrain_dem", ("bench/terrain_dem.py", "--out", "{out}/bench.json"),
                                 _bench_runs, "docs/worlds.md", None, quotes=DEM_QUOTES, program="python"),
+    "bench_optimizer": Figure("bench_optimizer", ("bench/optimizer.py", "--out", "{out}/bench.json"), _bench,
+                              "docs/robots.md", None, quotes=OPTIMIZER_QUOTES, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }

@@ -74,8 +74,9 @@ def test_the_docs_show_the_command_that_produced_each_figure(figures):
     t = tool()
     for name, fig in t.FIGURES.items():
         wanted = _argv_without_out([a for a in fig.command])
+        lines = [line.strip() for line in (REPO / fig.page).read_text().splitlines()]
         shown = [_argv_without_out(shlex.split(line, comments=True)[1:])
-                 for line in (REPO / fig.page).read_text().splitlines() if line.startswith(fig.program + " ")]
+                 for line in lines if line.startswith(fig.program + " ")]
         assert wanted in shown, f"{fig.page} shows no `{fig.program} {' '.join(wanted)}` (figure {name})"
 
 

@@ -415,6 +415,21 @@ OPTIMIZER_QUOTES = (
           lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
 )
 
+def _worst(v: dict, key: str) -> float:
+    return max(shape[key]["max"] for shape in v["accuracy_voxels"].values())
+
+
+FIELDS_QUOTES = (
+    Quote(r"HeightField 1024²: (?P<n>[0-9.]+) M points/s",
+          lambda v: f"{v['queries']['heightfield']['best_points_per_s'] / 1e6:.1f}"),
+    Quote(r"SdfGrid 256³: (?P<n>[0-9.]+) M points/s", lambda v: f"{v['queries']['sdf_grid']['best_points_per_s'] / 1e6:.1f}"),
+    Quote(r"256³ grid from a (?P<n>[0-9]+)k-face mesh", lambda v: f"{v['build']['faces'] / 1e3:.0f}"),
+    Quote(r"k-face mesh in (?P<n>[0-9.]+) s", lambda v: f"{v['build']['seconds']:.1f}"),
+    Quote(r"error near the surface ≤ (?P<n>[0-9.]+) voxel", lambda v: f"{_worst(v, 'queries_near_surface'):.2f}"),
+    Quote(r"voxel \(≤ (?P<n>[0-9.]+) over the whole grid\)", lambda v: f"{_worst(v, 'queries_whole_grid'):.2f}"),
+    Quote(r"over the whole grid\), load average (?P<n>[0-9.]+) \|", lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
+)
+
 MCAP_ROW = r"chunked as the log is \| "
 MCAP_QUOTES = (
     Quote(r"\((?P<n>[0-9,]+) messages at their sizes", lambda v: f"{v['messages']:,}"),
@@ -469,6 +484,8 @@ FIGURES = {
                                 _bench_runs, "docs/worlds.md", None, quotes=DEM_QUOTES, program="python"),
     "bench_optimizer": Figure("bench_optimizer", ("bench/optimizer.py", "--out", "{out}/bench.json"), _bench,
                               "docs/robots.md", None, quotes=OPTIMIZER_QUOTES, program="python"),
+    "bench_terrain_fields": Figure("bench_terrain_fields", ("bench/terrain_fields.py", "--out", "{out}/bench.json"),
+                                   _bench, "docs/benchmarks.md", None, quotes=FIELDS_QUOTES, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }
@@ -559,7 +576,8 @@ def pages(figures: dict) -> set[str]:
 def reread_figure(fig: Figure, root: Path) -> dict:
     """Read the figure's numbers from what its command wrote last into ``root/<name>`` (no run): for a
     renderer or a quote changed without a physics change. The wall time is the run's own
-    (summary.json: setup, loop and finish), or None."""
+    (summary.json: setup, loop and finish), or None; the machine and load are the reread's, so a
+    figure that quotes the load of its run must be run, not reread."""
     out = root / fig.name
     argv = [a.replace("{out}", str(out)) for a in fig.command]
     summary = out / "summary.json"
@@ -568,8 +586,8 @@ def reread_figure(fig: Figure, root: Path) -> dict:
         s = json.loads(summary.read_text())
         parts = [s.get(k) for k in ("setup_wall_time", "wall_time", "finish_wall_time")]
         wall = round(sum(parts), 1) if all(isinstance(p, (int, float)) for p in parts) else None
-    return {"command": fig.program + " " + " ".join(argv), "wall_time_s": wall,
-            "machine": machine(), "values": fig.read(REPO / out, "")}
+    return {"command": fig.program + " " + " ".join(argv), "wall_time_s": wall, "reread": True,
+            "machine": machine(), "values": fig.read(REPO / out, "")}  # the machine now, not at the run
 
 
 def main(argv: list[str] | None = None) -> None:

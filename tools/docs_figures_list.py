@@ -153,6 +153,19 @@ WALL_CLIMB_QUOTES = (
     Quote(r"\(held [0-9]+ s with (?P<n>[0-9.]+) mm drift\)", lambda v: f"{1e3 * v['hold_drift_m']:.1f}"),
 )
 
+DOWN = r"\*\*down-climb\*\* \(`--set scenario.climb_speed=-0.02`, "
+WALL_CLIMB_DOWN_QUOTES = (
+    Quote(DOWN + r"(?P<n>[0-9]+) s\)", lambda v: f"{v['climb_time_s']:.0f}"),
+    Quote(DOWN + r"[0-9]+ s\): (?P<n>[0-9.]+) m at a steady", lambda v: f"{-v['climbed_m']:.2f}"),
+    Quote(r"m at a steady (?P<n>[0-9]+) mm/s, ratio", lambda v: f"{-1e3 * v['climbed_m'] / v['climb_time_s']:.0f}"),
+    Quote(r"mm/s, ratio (?P<n>[0-9.]+), axis within", lambda v: f"{v['climb_ratio']:.2f}"),
+    Quote(r"ratio [0-9.]+, axis within (?P<n>[0-9.]+) deg", lambda v: f"{v['max_axis_gravity_angle_deg']:.1f}"),
+)
+
+WALL_CLIMB_STOCK_QUOTES = (
+    Quote(r"same push: `slip_failure` (?P<n>[0-9.]+) s after the rope", lambda v: f"{v['held_s']:.2f}"),
+)
+
 MOULIN_QUOTES = (
     Quote(r"the slot measures (?P<n>[0-9.]+) m there", lambda v: f"{v['gap_m']:.3f}"),
     Quote(r"under the placement springs at (?P<n>[0-9.]+) s simulated", lambda v: f"{v['placement']['time']:.1f}"),
@@ -421,6 +434,12 @@ FIGURES = {
                            _compare, "docs/contact.md", _render_compare),
     "wall_climb": Figure("wall_climb", ("run", "--scenario", "wall_climb", "--out", "{out}"), _metrics,
                          "docs/scenarios.md", None, quotes=WALL_CLIMB_QUOTES),
+    "wall_climb_down": Figure("wall_climb_down", ("run", "--scenario", "wall_climb", "--set",
+                                                  "scenario.climb_speed=-0.02", "--out", "{out}"),
+                              _metrics, "docs/scenarios.md", None, quotes=WALL_CLIMB_DOWN_QUOTES),
+    "wall_climb_stock": Figure("wall_climb_stock", ("run", "--scenario", "wall_climb", "--contact", "stock", "--out",
+                                                    "{out}"), _metrics, "docs/scenarios.md", None,
+                               quotes=WALL_CLIMB_STOCK_QUOTES, status="slip_failure"),
     "moulin_descent": Figure("moulin_descent", ("run", "--scenario", "moulin_descent", "--out", "{out}"), _metrics,
                              "docs/scenarios.md", None, quotes=MOULIN_QUOTES),
     "moulin_helix": Figure("moulin_helix", ("run", "--scenario", "moulin_descent", "--set", "scenario.helix=1", "--set",

@@ -12,18 +12,23 @@ caught, so a figure cannot drift from its command without a failing test; rerun 
 change that moves a figure. Physics figures come from the runs; timings from the bench/ script's
 JSON (kept whole in docs/figures.json), with the load average of the machine it ran on.
 
-Covered: the rover campaign table and wall time (docs/robots.md); sidewind on ice and mars_dem,
-tube_dangle, wall_climb, moulin_descent (slot and helix), leader_follower on the default ice
-(docs/scenarios.md, and the scenario's own description); screw_spin on EELS 1.0 alternating (screw and
-stock), the "At rest" table (bench/screw_rest.py) and the demo's compare table (docs/contact.md); the
-MCAP writer's row of docs/benchmarks.md (bench/mcap_writer.py).
+Covered (the list: ``--list``; the definitions: tools/docs_figures_list.py): the rover campaign table,
+wall time and load, and the multibody optimizer's bodies and step ratio (docs/robots.md); sidewind on
+ice and mars_dem, tube_dangle, wall_climb (default ice, down-climb, stock), moulin_descent (slot and
+helix), leader_follower (default ice, ice_grip, regulated) in docs/scenarios.md and the scenario's
+own description; screw_spin on EELS 1.0 alternating (screw and stock), the "At rest" table
+(bench/screw_rest.py) and the demo's compare table (docs/contact.md); the scan and DEM scale figures
+(docs/worlds.md, bench/terrain_scans.py and bench/terrain_dem.py); the rows of docs/benchmarks.md of
+bench/terrain_fields.py, bench/terrain_scans.py, bench/terrain_dem.py, bench/optimizer.py and
+bench/mcap_writer.py.
 
-Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll (a run's
-maxima that metrics.json does not hold), the leader_follower variants (ice_grip, other |e_v|) and
-wall_climb's stock, down-climb and right-handed runs, calibrate's figures (checked by tests, not
-quoted from a run), docs/worlds.md's scan table, the other rows and sections of docs/benchmarks.md,
-docs/sweeps.md's and the README's timings (issue 36's bench/startup.py and bench/sweep.py, being
-re-measured by that work).
+Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll bound (a run's
+maxima that metrics.json does not hold), leader_follower at |e_v| 30 and 100 and at 0.1 and 0.2 m/s,
+wall_climb's right-handed and regulated runs, calibrate's figures (checked by tests, not quoted from a
+run), the other rows and sections of docs/benchmarks.md (bench/speed.py, startup.py, snake_scenarios.py,
+sweep.py, camera.py, contact_kernel.py, screw_contact_step.py: issue 36's, 35's and 32's work, being
+re-measured by it), docs/sweeps.md's, docs/soil.md's, docs/ros.md's, docs/viewer.md's and the README's
+timings.
 
     python tools/docs_figures.py                    # run every figure, rewrite docs/figures.json and the docs
     python tools/docs_figures.py --only sidewind_ice
@@ -32,12 +37,15 @@ re-measured by that work).
     python tools/docs_figures.py --docs-only        # rewrite the docs from docs/figures.json (no runs)
     python tools/docs_figures.py --list
 
-Run time on this 2-core machine, shared (load average 2.4-3 from other jobs; each figure's own in
+Run time on this 2-core machine, shared (load average 1.7-3.6 from other jobs; each figure's own in
 docs/figures.json): the rover campaign (54 drives, 915 s simulated, on 2 Ray workers) 2.5 min on a
-quiet machine (14.6 min under a load of 7-9), the demo's compare (2 x 45 s simulated) 1.5 min,
-leader_follower (200 s simulated) 71 s, wall_climb and moulin_descent about a minute each, the helix
-35 s, the sidewind, tube_dangle and screw_spin runs under a minute together, bench/screw_rest.py
-(10 runs of 10 s) 46 s, bench/mcap_writer.py 5 s: about 11 minutes in all when the machine is quiet.
+quiet machine (14.6 min under a load of 7-9), bench/terrain_scans.py 110 s, the demo's compare (2 x 45 s
+simulated) 1.5 min, leader_follower (200 s simulated) 71 s and its two variants about as long,
+wall_climb and moulin_descent about a minute each, bench/terrain_fields.py 40-47 s,
+bench/screw_rest.py (10 runs of 10 s) 46 s, the helix 35 s, the down-climb 30 s, the sidewind,
+tube_dangle and screw_spin runs under a minute together, bench/terrain_dem.py 17 s, bench/optimizer.py
+9 s, the stock wall_climb 8 s, bench/mcap_writer.py 2-5 s: about 17 minutes in all when the machine is
+quiet; ``--page`` or ``--only`` runs a part.
 """
 
 from __future__ import annotations

@@ -241,6 +241,30 @@ LEADER_FOLLOWER_QUOTES = (
           LF_YAML),
 )
 
+GRIP = r"runs it\): 0\.05 m/s: mean "
+LEADER_FOLLOWER_GRIP_QUOTES = (
+    Quote(GRIP + r"(?P<n>[0-9.]+) cm, std", lambda v: f"{100 * v['tracking_error']['mean_m']:.2f}"),
+    Quote(GRIP + r"[0-9.]+ cm, std (?P<n>[0-9.]+) cm", lambda v: f"{100 * v['tracking_error']['std_m']:.2f}"),
+    Quote(GRIP + r"[0-9.]+ cm, std [0-9.]+ cm, max (?P<n>[0-9.]+) cm \(tail",
+          lambda v: f"{100 * v['tracking_error']['max_m']:.1f}"),
+    Quote(r"\(tail; head (?P<n>[0-9.]+) / [0-9.]+ cm\)",
+          lambda v: f"{100 * v['tracking_error_per_point']['head']['mean_m']:.1f}"),
+    Quote(r"\(tail; head [0-9.]+ / (?P<n>[0-9.]+) cm\)",
+          lambda v: f"{100 * v['tracking_error_per_point']['head']['max_m']:.1f}"),
+    Quote(r"head [0-9.]+ / [0-9.]+ cm\), (?P<n>[0-9.]+) cm/s achieved",
+          lambda v: f"{100 * v['average_speed_m_s']:.2f}"),
+)
+
+CREEP = r"which lets the body creep: "
+LEADER_FOLLOWER_REGULATED_QUOTES = (
+    Quote(CREEP + r"(?P<n>[0-9.]+) cm/s", lambda v: f"{100 * v['average_speed_m_s']:.1f}"),
+    Quote(CREEP + r"[0-9.]+ cm/s, mean (?P<n>[0-9]+) cm", lambda v: f"{100 * v['tracking_error']['mean_m']:.0f}"),
+    Quote(CREEP + r"[0-9.]+ cm/s, mean [0-9]+ cm, max (?P<n>[0-9]+) cm",
+          lambda v: f"{100 * v['tracking_error']['max_m']:.0f}"),
+    Quote(CREEP + r"[0-9.]+ cm/s, mean [0-9]+ cm, max [0-9]+ cm over (?P<n>[0-9]+) s",
+          lambda v: f"{v['duration_s']:.0f}"),
+)
+
 CAMPAIGN_QUOTES = (
     Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['_run']['wall_time_s'] / 60:.1f}"),
     Quote(r"min on this 2-core machine under a load average of (?P<n>[0-9.]+) \(the last",
@@ -448,6 +472,13 @@ FIGURES = {
                            quotes=HELIX_QUOTES, status="slip_failure"),
     "leader_follower": Figure("leader_follower", ("run", "--scenario", "leader_follower", "--out", "{out}"), _metrics,
                               "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_QUOTES),
+    "leader_follower_grip": Figure("leader_follower_grip", ("run", "--scenario", "leader_follower", "--set",
+                                                            "contact.params=ice_grip", "--out", "{out}"),
+                                   _metrics, "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_GRIP_QUOTES),
+    "leader_follower_regulated": Figure("leader_follower_regulated",
+                                        ("run", "--scenario", "leader_follower", "--set",
+                                         "contact.params=ice_regulated", "--duration", "60", "--out", "{out}"),
+                                        _metrics, "docs/scenarios.md", None, quotes=LEADER_FOLLOWER_REGULATED_QUOTES),
     "bench_screw_rest": Figure("bench_screw_rest", ("bench/screw_rest.py", "--out", "{out}/bench.json"), _bench,
                                "docs/contact.md", _render_rest, program="python"),
     "bench_terrain_scans": Figure("bench_terrain_scans", ("bench/terrain_scans.py", "--out", "{out}/bench.json"),

@@ -265,6 +265,23 @@ LEADER_FOLLOWER_REGULATED_QUOTES = (
           lambda v: f"{v['duration_s']:.0f}"),
 )
 
+def _ws(pattern: str) -> str:
+    """``pattern`` with each space matching any run of white space (a quote wrapped over lines)."""
+    return pattern.replace(" ", r"\s+")
+
+
+SOIL_QUOTES = (
+    Quote(_ws(r"At a load average of (?P<n>[0-9.]+) on this 2-core machine"),
+          lambda v: f"{v['load_average_1_5_15'][0]:.1f}"),
+    Quote(_ws(r"the system takes (?P<n>[0-9]+) µs of a"), lambda v: f"{v['soil_system_us_per_step']:.0f}"),
+    Quote(_ws(r"µs of a (?P<n>[0-9]+) µs step: a median"), lambda v: f"{v['step_us_with_soil']:.0f}"),
+    Quote(_ws(r"a median share of (?P<n>[0-9.]+) %"), lambda v: f"{100 * v['soil_share_of_step']:.1f}"),
+    Quote(_ws(r"\(rounds (?P<n>[0-9.]+)–[0-9.]+ %\)"), lambda v: f"{100 * min(v['soil_share_of_step_rounds']):.1f}"),
+    Quote(_ws(r"\(rounds [0-9.]+–(?P<n>[0-9.]+) %\)"), lambda v: f"{100 * max(v['soil_share_of_step_rounds']):.1f}"),
+    Quote(_ws(r"rover's on ice: (?P<n>[0-9]+) vs [0-9]+ µs"), lambda v: f"{v['step_us_with_soil']:.0f}"),
+    Quote(_ws(r"rover's on ice: [0-9]+ vs (?P<n>[0-9]+) µs"), lambda v: f"{v['step_us_stock']:.0f}"),
+)
+
 CAMPAIGN_QUOTES = (
     Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['_run']['wall_time_s'] / 60:.1f}"),
     Quote(r"min on this 2-core machine under a load average of (?P<n>[0-9.]+) \(the last",
@@ -490,6 +507,8 @@ FIGURES = {
                               "docs/robots.md", None, quotes=OPTIMIZER_QUOTES, program="python"),
     "bench_terrain_fields": Figure("bench_terrain_fields", ("bench/terrain_fields.py", "--out", "{out}/bench.json"),
                                    _bench, "docs/benchmarks.md", None, quotes=FIELDS_QUOTES, program="python"),
+    "bench_soil": Figure("bench_soil", ("bench/soil.py", "--out", "{out}/bench.json"), _bench, "docs/soil.md", None,
+                         quotes=SOIL_QUOTES, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }

@@ -39,7 +39,7 @@ def test_every_figure_was_run_to_completion(figures):
     assert campaign["runs_done"] == campaign["runs_planned"] == 54
 
 
-PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md",
+PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md", "docs/soil.md",
          "config/scenarios/leader_follower.yaml"]
 
 

@@ -20,14 +20,14 @@ own description; screw_spin on EELS 1.0 alternating (screw and stock), the "At r
 (bench/screw_rest.py) and the demo's compare table (docs/contact.md); the scan and DEM scale figures
 (docs/worlds.md, bench/terrain_scans.py and bench/terrain_dem.py); the rows of docs/benchmarks.md of
 bench/terrain_fields.py, bench/terrain_scans.py, bench/terrain_dem.py, bench/optimizer.py and
-bench/mcap_writer.py.
+bench/mcap_writer.py; the soil system's cost (docs/soil.md, bench/soil.py).
 
 Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll bound (a run's
 maxima that metrics.json does not hold), leader_follower at |e_v| 30 and 100 and at 0.1 and 0.2 m/s,
 wall_climb's right-handed and regulated runs, calibrate's figures (checked by tests, not quoted from a
 run), the other rows and sections of docs/benchmarks.md (bench/speed.py, startup.py, snake_scenarios.py,
 sweep.py, camera.py, contact_kernel.py, screw_contact_step.py: issue 36's, 35's and 32's work, being
-re-measured by it), docs/sweeps.md's, docs/soil.md's, docs/ros.md's, docs/viewer.md's and the README's
+re-measured by it), docs/sweeps.md's, docs/ros.md's, docs/viewer.md's and the README's
 timings.
 
     python tools/docs_figures.py                    # run every figure, rewrite docs/figures.json and the docs
@@ -44,7 +44,7 @@ simulated) 1.5 min, leader_follower (200 s simulated) 71 s and its two variants 
 wall_climb and moulin_descent about a minute each, bench/terrain_fields.py 40-47 s,
 bench/screw_rest.py (10 runs of 10 s) 46 s, the helix 35 s, the down-climb 30 s, the sidewind,
 tube_dangle and screw_spin runs under a minute together, bench/terrain_dem.py 17 s, bench/optimizer.py
-9 s, the stock wall_climb 8 s, bench/mcap_writer.py 2-5 s: about 17 minutes in all when the machine is
+9 s, the stock wall_climb 8 s, bench/soil.py 7-9 s, bench/mcap_writer.py 2-5 s: about 17 minutes in all when the machine is
 quiet; ``--page`` or ``--only`` runs a part.
 """
 

@@ -44,8 +44,8 @@ simulated) 1.5 min, leader_follower (200 s simulated) 71 s and its two variants 
 wall_climb and moulin_descent about a minute each, bench/terrain_fields.py 40-47 s,
 bench/screw_rest.py (10 runs of 10 s) 46 s, the helix 35 s, the down-climb 30 s, the sidewind,
 tube_dangle and screw_spin runs under a minute together, bench/terrain_dem.py 17 s, bench/optimizer.py
-9 s, the stock wall_climb 8 s, bench/soil.py 7-9 s, bench/mcap_writer.py 2-5 s: about 17 minutes in all when the machine is
-quiet; ``--page`` or ``--only`` runs a part.
+9 s, the stock wall_climb 8 s, bench/soil.py 7-9 s, bench/mcap_writer.py 2-5 s: about 17 minutes in
+all when the machine is quiet; ``--page`` or ``--only`` runs a part.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Issue 31 §6: every figure docs/ quotes from a command's output is what that command wrote when
 ``make docs-figures`` (tools/docs_figures.py) last ran it, as recorded in the committed
-docs/figures.json; and the command the docs show for it is the command that produced it (the
-sidewind figure needed ``--contact screw``, which the page's command left out)."""
+docs/figures.json (timings: the bench/ script's JSON, with the machine's load); the command the docs
+show for it is the command that produced it (the sidewind figure needed ``--contact screw``, which the
+page's command left out); and a hand edit of any number quoted one by one is caught."""
 
 from __future__ import annotations
 
@@ -39,8 +40,8 @@ def test_every_figure_was_run_to_completion(figures):
     assert campaign["runs_done"] == campaign["runs_planned"] == 54
 
 
-PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md", "docs/soil.md",
-         "config/scenarios/leader_follower.yaml"]
+PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md",
+         "docs/soil.md", "config/scenarios/leader_follower.yaml"]
 
 
 def test_every_page_with_figures_is_checked(figures):

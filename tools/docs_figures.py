@@ -172,7 +172,7 @@ def reread_figure(fig: Figure, root: Path) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(FIGURES), help="run only this figure (repeatable)")
-    parser.add_argument("--page", action="append", choices=sorted({f.page for f in FIGURES.values()}),
+    parser.add_argument("--page", action="append", choices=sorted(pages(FIGURES)),
                         help="run only the figures this page quotes (repeatable)")
     parser.add_argument("--docs-only", action="store_true", help="rewrite the docs from docs/figures.json, run nothing")
     parser.add_argument("--reread", action="store_true",
@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{name:28s} {fig.page:20s} {fig.program} {' '.join(fig.command)}")
         return
     figures = json.loads(FIGURES_FILE.read_text())["figures"] if FIGURES_FILE.exists() else {}
-    chosen = [*(args.only or []), *(n for n, f in FIGURES.items() if f.page in (args.page or []))]
+    chosen = [*(args.only or []), *(n for n in FIGURES if pages({n: None}) & set(args.page or []))]
     if not args.docs_only:
         for name in dict.fromkeys(chosen or FIGURES):
             fig = FIGURES[name]

@@ -81,9 +81,10 @@ bench: venv
 	$(BIN)/python bench/mcap_writer.py --out results/bench_mcap_writer.json
 
 # rerun the commands whose figures docs/ quotes; writes docs/figures.json and rewrites the quotes
-# (test/faults/test_docs_figures.py checks them); 3-6 min on 2 cores
+# (test/faults/test_docs_figures.py checks them); about 17 min on 2 cores, the rover campaign the
+# longest; one page or figure: make docs-figures FIGURES="--page docs/contact.md" (or "--only NAME")
 docs-figures: venv
-	$(BIN)/python tools/docs_figures.py
+	$(BIN)/python tools/docs_figures.py $(FIGURES)
 
 clean:
 	rm -rf $(VENV) results $(STAMP)

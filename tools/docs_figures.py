@@ -1,26 +1,51 @@
 """Regenerate the figures that docs/ quotes from a command's output (``make docs-figures``).
 
-Each figure runs the command the docs show, as a user would (``eels-gz ...`` in a subprocess, into
-``results/docs_figures/<figure>``), reads what it wrote, and records the numbers in one committed
-file, ``docs/figures.json``, with the machine, the load and the date. The docs' quoted text is then
-rewritten from that file: a block between ``<!-- docs-figures: NAME -->`` and ``<!-- /docs-figures -->``
-markers, or the figure's own pattern in a sentence. ``test/faults/test_docs_figures.py`` checks that
-the docs quote exactly what docs/figures.json holds, so a figure cannot drift from its command
-without a failing test; rerun this script after a change that moves a figure.
+Each figure runs the command the docs show, as a user would (``eels-gz ...``, or ``python bench/X.py``
+for a timing, in a subprocess, into ``results/docs_figures/<figure>``), reads what it wrote, and
+records the numbers in one committed file, ``docs/figures.json``, with the command, its wall time,
+the machine, the load and the date. The docs' quoted text is then rewritten from that file: a block
+between ``<!-- docs-figures: NAME -->`` and ``<!-- /docs-figures -->`` markers, the figure's own
+pattern in a sentence, or numbers quoted one by one (:class:`Quote`: a pattern matching exactly one
+place of its page, the number in its group ``n``). ``test/faults/test_docs_figures.py`` checks that
+the docs quote exactly what docs/figures.json holds, and that a hand edit of any quoted number is
+caught, so a figure cannot drift from its command without a failing test; rerun this script after a
+change that moves a figure. Physics figures come from the runs; timings from the bench/ script's
+JSON (kept whole in docs/figures.json), with the load average of the machine it ran on.
 
-Not yet regenerated (quoted from runs by hand; to move here one by one): the other rows of
-docs/scenarios.md's table (moulin_descent, wall_climb, leader_follower, the helix), docs/contact.md's
-rest and calibrate figures and screw_spin's other cells (front-only, rates, the regulated law), docs/worlds.md's scan table, docs/benchmarks.md and
-docs/sweeps.md's timings (bench/*.py write them to results/, uncommitted), and the campaign's wall
-time in docs/robots.md.
+Covered (the list: ``--list``; the definitions: tools/docs_figures_list.py): the rover campaign table,
+wall time and load, and the multibody optimizer's bodies and step ratio (docs/robots.md); sidewind on
+ice and mars_dem, tube_dangle, wall_climb (default ice, down-climb, stock), moulin_descent (slot and
+helix), leader_follower (default ice, ice_grip, regulated) in docs/scenarios.md and the scenario's
+own description; screw_spin on EELS 1.0 alternating (screw and stock), the "At rest" table
+(bench/screw_rest.py) and the demo's compare table (docs/contact.md); the scan and DEM scale figures
+(docs/worlds.md, bench/terrain_scans.py and bench/terrain_dem.py); the rows of docs/benchmarks.md of
+bench/terrain_fields.py, bench/terrain_scans.py, bench/terrain_dem.py, bench/optimizer.py and
+bench/mcap_writer.py; the soil system's cost (docs/soil.md, bench/soil.py).
 
-    python tools/docs_figures.py               # run every figure, rewrite docs/figures.json and the docs
+Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll bound (a run's
+maxima that metrics.json does not hold), leader_follower at |e_v| 30 and 100 and at 0.1 and 0.2 m/s,
+wall_climb's right-handed and regulated runs, calibrate's figures (checked by tests, not quoted from a
+run), the other rows and sections of docs/benchmarks.md (bench/speed.py, startup.py, snake_scenarios.py,
+sweep.py, camera.py, contact_kernel.py, screw_contact_step.py: issue 36's, 35's and 32's work, being
+re-measured by it), docs/sweeps.md's, docs/ros.md's, docs/viewer.md's and the README's
+timings.
+
+    python tools/docs_figures.py                    # run every figure, rewrite docs/figures.json and the docs
     python tools/docs_figures.py --only sidewind_ice
-    python tools/docs_figures.py --docs-only   # rewrite the docs from docs/figures.json (no runs)
+    python tools/docs_figures.py --page docs/contact.md   # the figures one page quotes
+    python tools/docs_figures.py --only wall_climb --reread  # from its last output folder, no run
+    python tools/docs_figures.py --docs-only        # rewrite the docs from docs/figures.json (no runs)
+    python tools/docs_figures.py --list
 
-Run time on a 2-core machine: the rover campaign (54 drives, 915 s simulated, on 2 Ray workers)
-takes 2.5 min on a quiet machine (14.6 min under a load of 7-9 from other jobs), the demo's compare
-(2 x 45 s simulated) 1.5 min, the sidewind and tube_dangle runs under a minute together.
+Run time on this 2-core machine, shared (load average 1.7-3.6 from other jobs; each figure's own in
+docs/figures.json): the rover campaign (54 drives, 915 s simulated, on 2 Ray workers) 2.5 min on a
+quiet machine (14.6 min under a load of 7-9), bench/terrain_scans.py 110 s, the demo's compare (2 x 45 s
+simulated) 1.5 min, leader_follower (200 s simulated) 71 s and its two variants about as long,
+wall_climb and moulin_descent about a minute each, bench/terrain_fields.py 40-47 s,
+bench/screw_rest.py (10 runs of 10 s) 46 s, the helix 35 s, the down-climb 30 s, the sidewind,
+tube_dangle and screw_spin runs under a minute together, bench/terrain_dem.py 17 s, bench/optimizer.py
+9 s, the stock wall_climb 8 s, bench/soil.py 7-9 s, bench/mcap_writer.py 2-5 s: about 17 minutes in
+all when the machine is quiet; ``--page`` or ``--only`` runs a part.
 """
 
 from __future__ import annotations
@@ -33,9 +58,7 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 FIGURES_FILE = REPO / "docs" / "figures.json"
@@ -43,126 +66,8 @@ OUT = Path("results") / "docs_figures"
 BLOCK = re.compile(r"(<!-- docs-figures: (?P<name>[a-z0-9_]+) -->\n)(?P<body>.*?)(<!-- /docs-figures -->)", re.S)
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure: the command (argv after ``eels-gz``, ``{out}`` its output folder), how its numbers are
-    read from the output folder (and the command's stdout), and where the docs quote them."""
-
-    name: str
-    command: tuple[str, ...]
-    read: Callable[[Path, str], dict]
-    page: str
-    render: Callable[[dict], str]
-    pattern: str | None = None  # a regex of the quoted sentence; None: the page's marker block
-
-
-def _rover_campaign(out: Path, stdout: str) -> dict:
-    summary = json.loads((out / "campaign.json").read_text())
-    flat = [r["end_error_relative"] for r in summary["flat"] if r["end_error_relative"] is not None]
-    slips = [c["median"] for e in summary["slopes"] for k, c in e.items()
-             if k != "slope_deg" and c["median"] is not None]
-    return {"campaign_md": (out / "campaign.md").read_text(), "status": summary["status"],
-            "runs_done": summary["runs_done"], "runs_planned": summary["runs_planned"],
-            "flat_error_percent": [100 * min(flat), 100 * max(flat)],
-            "slope_slip_median_percent": [100 * min(slips), 100 * max(slips)]}
-
-
-def _render_campaign(values: dict) -> str:
-    return values["campaign_md"]
-
-
-def _sidewind(out: Path, stdout: str) -> dict:
-    import math
-
-    m = json.loads((out / "metrics.json").read_text())
-    return {"status": m["status"], "average_speed_cm_s": 100 * m["average_speed_m_s"],
-            "direction_from_body_axis_deg": math.degrees(abs(m["direction_from_body_axis_rad"]))}
-
-
-def _render_sidewind_pair(ice: dict, dem: dict) -> str:
-    return (f"default ice: {ice['average_speed_cm_s']:.1f} cm/s, {ice['direction_from_body_axis_deg']:.0f} deg from "
-            f"the body axis; mars_dem: {dem['average_speed_cm_s']:.1f} cm/s, "
-            f"{dem['direction_from_body_axis_deg']:.0f} deg")
-
-
-def _compare(out: Path, stdout: str) -> dict:
-    c = json.loads((out / "compare.json").read_text())
-    models = c["models"]
-    return {"status": "ok" if all(m["status"] == "ok" for m in models.values()) else "not ok",
-            "models": {k: {"final_pose": m["final_pose"], "path_length": m["path_length"],
-                           "real_time_factor": m["real_time_factor"]} for k, m in models.items()},
-            "difference": {k: v for k, v in c["difference"].items() if k != "of"}}
-
-
-def _render_compare(values: dict) -> str:
-    def row(label: str, m: dict) -> str:
-        p = m["final_pose"]
-        return (f"  | {label} | {p['x']:.3f}, {p['y']:.3f}, {p['yaw']:.3f} | {m['path_length']:.2f} | "
-                f"{m['real_time_factor']:.1f} |").replace("-", "\u2212")
-
-    d = values["difference"]
-    lines = ["  | | final tail x, y (m), yaw (rad) | path (m) | run RTF (machine loaded) |", "  |---|---|---|---|",
-             row("stock", values["models"]["stock"]), row("screw (default ice)", values["models"]["screw"]),
-             f"  | screw \u2212 stock | max {d['x']['max']:.2f} / {d['y']['max']:.2f} m, {d['yaw']['max']:.2f} rad; "
-             f"RMS {d['x']['rms']:.2f} / {d['y']['rms']:.2f} m, {d['yaw']['rms']:.2f} rad | | |"]
-    return "\n".join(lines) + "\n  "
-
-
-def _tube_dangle(out: Path, stdout: str) -> dict:
-    m = json.loads((out / "metrics.json").read_text())
-    return {"status": m["status"], "robot_mass_kg": m["robot_mass_kg"], "weight_n": m["weight_n"],
-            "tether_force_vertical_n": m["tether_force_vertical_n"], "tether_tension_n": m["tether_tension_n"],
-            "min_clearance_settled_m": m["min_clearance_settled_m"]}
-
-
-def _render_tube_dangle(v: dict) -> str:
-    off = abs(v["tether_force_vertical_n"] / v["weight_n"] - 1.0) * 100.0
-    within = "< 0.1 %" if off < 0.1 else f"{off:.1f} %"
-    tensions = " / ".join(f"{t:.0f}" for t in v["tether_tension_n"])
-    return (f"three tethers (1e5 N/m) carry {v['tether_force_vertical_n']:.1f} N vertically = m g of the "
-            f"{v['robot_mass_kg']:.2f} kg model to {within} ({tensions} N from tail to head); hangs "
-            f"{v['min_clearance_settled_m']:.2f} m clear of the ice")
-
-
-def _screw_spin(out: Path, stdout: str) -> dict:
-    m = json.loads((out / "metrics.json").read_text())
-    return {k: m[k] for k in ("status", "roll_change_rad", "yaw_change_rad", "displacement_m")}
-
-
-def _minus(x: float, digits: int) -> str:
-    return f"{x:.{digits}f}".replace("-", "\u2212")
-
-
-def _render_screw_spin(v: dict) -> str:
-    # the rates between (\\1) are read off the run's plot by hand: not regenerated
-    return (f"rolls {_minus(v['roll_change_rad'], 2)} rad, \\1; yaws {_minus(v['yaw_change_rad'], 2)} rad, "
-            f"{v['displacement_m']:.1f} m travelled")
-
-
-SCREW_SPIN_PATTERN = r"rolls \u2212?[0-9.]+ rad, ([^;|]*); yaws \u2212?[0-9.]+ rad, [0-9.]+ m travelled"
-
-TUBE_DANGLE_PATTERN = (r"three tethers \(1e5 N/m\) carry [0-9.]+ N vertically = m g of the [0-9.]+ kg model to "
-                       r"[<0-9. ]+ % \([0-9 /]+ N from tail to head\); hangs [0-9.]+ m clear of the ice")
-
-SIDEWIND_PATTERN = (r"default ice: [0-9.]+ cm/s, [0-9]+ deg from the body axis; mars_dem: [0-9.]+ cm/s, [0-9]+ deg")
-
-FIGURES = {
-    "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
-                             _rover_campaign, "docs/robots.md", _render_campaign),
-    "sidewind_ice": Figure("sidewind_ice", ("run", "--scenario", "sidewind", "--contact", "screw", "--out", "{out}"),
-                           _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
-    "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",
-                                                      "--world", "mars_dem", "--out", "{out}"),
-                                _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
-    "tube_dangle": Figure("tube_dangle", ("run", "--scenario", "tube_dangle", "--out", "{out}"), _tube_dangle,
-                          "docs/scenarios.md", _render_tube_dangle, TUBE_DANGLE_PATTERN),
-    "screw_spin_alternating": Figure("screw_spin_alternating", ("run", "--robot", "eels_1_0_alternating", "--scenario",
-                                                                "screw_spin", "--contact", "screw", "--out", "{out}"),
-                                     _screw_spin, "docs/contact.md", _render_screw_spin, SCREW_SPIN_PATTERN),
-    "compare_demo": Figure("compare_demo", ("compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane",
-                                            "--scenario", "surface_traverse", "--duration", "45", "--out", "{out}"),
-                           _compare, "docs/contact.md", _render_compare),
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docs_figures_list import FIGURES, SIDEWIND_PATTERN, Figure, _render_sidewind_pair  # noqa: E402
 
 
 def machine() -> dict:
@@ -180,13 +85,14 @@ def run_figure(fig: Figure, root: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     argv = [a.replace("{out}", str(out)) for a in fig.command]
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "eels_gz.cli", *argv], cwd=REPO, capture_output=True, text=True)
+    program = [sys.executable, "-m", "eels_gz.cli"] if fig.program == "eels-gz" else [sys.executable]
+    done = subprocess.run([*program, *argv], cwd=REPO, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if done.returncode != 0:
-        raise SystemExit(f"docs figure '{fig.name}': eels-gz {' '.join(argv)} exited {done.returncode}:\n"
+        raise SystemExit(f"docs figure '{fig.name}': {fig.program} {' '.join(argv)} exited {done.returncode}:\n"
                          f"{done.stderr[-3000:]}")
     values = fig.read(REPO / out, done.stdout)
-    command = "eels-gz " + " ".join(argv)
+    command = fig.program + " " + " ".join(argv)
     return {"command": command, "wall_time_s": round(wall, 1), "machine": machine(), "values": values}
 
 
@@ -194,7 +100,7 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
     """What each marker block and pattern of ``page`` must hold: {block name or pattern: text}."""
     out = {}
     for name, fig in FIGURES.items():
-        if fig.page != page or name not in figures:
+        if fig.page != page or name not in figures or fig.render is None:
             continue
         if fig.pattern is None:
             out[name] = fig.render(figures[name]["values"])
@@ -206,8 +112,28 @@ def rendered(page: str, figures: dict) -> dict[str, str]:
     return out
 
 
+def apply_quotes(text: str, page: str, figures: dict) -> str:
+    """``text`` with the number of every :class:`Quote` of ``page``'s figures rewritten from ``figures``."""
+    for name, fig in FIGURES.items():
+        if name not in figures:
+            continue
+        for q in fig.quotes:
+            if (q.page or fig.page) != page:
+                continue
+            found = list(re.finditer(q.pattern, text))
+            if len(found) != 1:
+                raise SystemExit(f"{page}: figure {name}: {len(found)} places match {q.pattern!r} (want one)")
+            m = found[0]
+            entry = figures[name]
+            run = {"machine": entry["machine"], "wall_time_s": entry["wall_time_s"]}
+            value = q.text({**entry["values"], "_run": run})
+            text = text[:m.start("n")] + value + text[m.end("n"):]
+    return text
+
+
 def apply(text: str, page: str, figures: dict) -> str:
     """``text`` of ``page`` with every figure's quote rewritten from ``figures``."""
+    text = apply_quotes(text, page, figures)
     for key, value in rendered(page, figures).items():
         if key in FIGURES:
             text, n = BLOCK.subn(lambda m: m.group(1) + value + m.group(4) if m.group("name") == key else m.group(0),
@@ -222,20 +148,49 @@ def apply(text: str, page: str, figures: dict) -> str:
 
 
 def pages(figures: dict) -> set[str]:
-    return {FIGURES[n].page for n in figures if n in FIGURES}
+    """Every page (or file) quoting one of ``figures``."""
+    return {p for n in figures if n in FIGURES for p in (FIGURES[n].page, *(q.page for q in FIGURES[n].quotes)) if p}
+
+
+def reread_figure(fig: Figure, root: Path) -> dict:
+    """Read the figure's numbers from what its command wrote last into ``root/<name>`` (no run): for a
+    renderer or a quote changed without a physics change. The wall time is the run's own
+    (summary.json: setup, loop and finish), or None; the machine and load are the reread's, so a
+    figure that quotes the load of its run must be run, not reread."""
+    out = root / fig.name
+    argv = [a.replace("{out}", str(out)) for a in fig.command]
+    summary = out / "summary.json"
+    wall = None
+    if summary.exists():
+        s = json.loads(summary.read_text())
+        parts = [s.get(k) for k in ("setup_wall_time", "wall_time", "finish_wall_time")]
+        wall = round(sum(parts), 1) if all(isinstance(p, (int, float)) for p in parts) else None
+    return {"command": fig.program + " " + " ".join(argv), "wall_time_s": wall, "reread": True,
+            "machine": machine(), "values": fig.read(REPO / out, "")}  # the machine now, not at the run
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", action="append", choices=sorted(FIGURES), help="run only this figure (repeatable)")
+    parser.add_argument("--page", action="append", choices=sorted(pages(FIGURES)),
+                        help="run only the figures this page quotes (repeatable)")
     parser.add_argument("--docs-only", action="store_true", help="rewrite the docs from docs/figures.json, run nothing")
+    parser.add_argument("--reread", action="store_true",
+                        help="read the chosen figures from their last output folders instead of running them")
+    parser.add_argument("--list", action="store_true", help="list the figures, their pages and commands, and exit")
     parser.add_argument("--out", type=Path, default=OUT, help="where the commands write (default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.list:
+        for name, fig in FIGURES.items():
+            print(f"{name:28s} {fig.page:20s} {fig.program} {' '.join(fig.command)}")
+        return
     figures = json.loads(FIGURES_FILE.read_text())["figures"] if FIGURES_FILE.exists() else {}
+    chosen = [*(args.only or []), *(n for n in FIGURES if pages({n: None}) & set(args.page or []))]
     if not args.docs_only:
-        for name in args.only or FIGURES:
-            print(f"docs figure {name}: eels-gz {' '.join(FIGURES[name].command)}", flush=True)
-            figures[name] = run_figure(FIGURES[name], args.out)
+        for name in dict.fromkeys(chosen or FIGURES):
+            fig = FIGURES[name]
+            print(f"docs figure {name}: {fig.program} {' '.join(fig.command)}", flush=True)
+            figures[name] = reread_figure(fig, args.out) if args.reread else run_figure(fig, args.out)
             print(f"  {figures[name]['wall_time_s']} s, load {figures[name]['machine']['load_average']}", flush=True)
         FIGURES_FILE.write_text(json.dumps({"about": "written by tools/docs_figures.py (make docs-figures); "
                                                      "test/faults/test_docs_figures.py checks docs/ against it",
@@ -244,7 +199,6 @@ def main(argv: list[str] | None = None) -> None:
         path = REPO / page
         path.write_text(apply(path.read_text(), page, figures))
         print(f"rewrote the figures of {page}")
-
 
 if __name__ == "__main__":
     main()

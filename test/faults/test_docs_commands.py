@@ -114,7 +114,13 @@ def test_doc_command_parses_and_its_inputs_exist(page, number, words, env):
     if words[0] == "ray":  # Ray's own CLI (installed with eels_gz): `ray start`, `ray stop`, `ray status`
         assert words[1] in ("start", "stop", "status"), f"{where}: an unexpected ray command"
         return
-    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz, make or ray"
+    if words[0] == "python":  # a bench script (make docs-figures reruns them): it exists and takes these options
+        script = REPO / words[1]
+        assert words[1].startswith("bench/") and script.is_file(), f"{where}: not a script of bench/"
+        for option in (w for w in words[2:] if w.startswith("--")):
+            assert f'"{option}"' in script.read_text(), f"{where}: {words[1]} has no option {option}"
+        return
+    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz, make, ray or python bench/"
     try:
         path, params = parse(words[1:])
     except click.exceptions.Exit as exc:  # --help

@@ -1,7 +1,8 @@
 """Issue 31 §6: every figure docs/ quotes from a command's output is what that command wrote when
 ``make docs-figures`` (tools/docs_figures.py) last ran it, as recorded in the committed
-docs/figures.json; and the command the docs show for it is the command that produced it (the
-sidewind figure needed ``--contact screw``, which the page's command left out)."""
+docs/figures.json (timings: the bench/ script's JSON, with the machine's load); the command the docs
+show for it is the command that produced it (the sidewind figure needed ``--contact screw``, which the
+page's command left out); and a hand edit of any number quoted one by one is caught."""
 
 from __future__ import annotations
 
@@ -33,13 +34,21 @@ def test_every_figure_was_run_to_completion(figures):
     t = tool()
     assert set(figures) == set(t.FIGURES), "run `make docs-figures` (tools/docs_figures.py) for the missing ones"
     for name, fig in figures.items():
-        assert fig["values"]["status"] == "ok", f"{name}: {fig['values']['status']}"
+        assert fig["values"]["status"] == t.FIGURES[name].status, f"{name}: {fig['values']['status']}"
         assert fig["machine"]["date"] and fig["machine"]["cpus"], name
     campaign = figures["rover_campaign"]["values"]
     assert campaign["runs_done"] == campaign["runs_planned"] == 54
 
 
-@pytest.mark.parametrize("page", ["docs/robots.md", "docs/scenarios.md", "docs/contact.md"])
+PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md",
+         "docs/soil.md", "config/scenarios/leader_follower.yaml"]
+
+
+def test_every_page_with_figures_is_checked(figures):
+    assert tool().pages(figures) == set(PAGES)
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_the_docs_quote_the_figures_file(figures, page):
     t = tool()
     text = (REPO / page).read_text()
@@ -66,6 +75,30 @@ def test_the_docs_show_the_command_that_produced_each_figure(figures):
     t = tool()
     for name, fig in t.FIGURES.items():
         wanted = _argv_without_out([a for a in fig.command])
+        lines = [line.strip() for line in (REPO / fig.page).read_text().splitlines()]
         shown = [_argv_without_out(shlex.split(line, comments=True)[1:])
-                 for line in (REPO / fig.page).read_text().splitlines() if line.startswith("eels-gz ")]
-        assert wanted in shown, f"{fig.page} shows no `eels-gz {' '.join(wanted)}` (figure {name})"
+                 for line in lines if line.startswith(fig.program + " ")]
+        assert wanted in shown, f"{fig.page} shows no `{fig.program} {' '.join(wanted)}` (figure {name})"
+
+
+def _quotes():
+    t = tool()
+    return [pytest.param(name, k, id=f"{name}-{k}") for name, fig in t.FIGURES.items() for k in range(len(fig.quotes))]
+
+
+@pytest.mark.parametrize("name,k", _quotes())
+def test_a_hand_edited_number_fails_the_check(figures, name, k):
+    """Each number quoted one by one (Quote) is pinned: change one digit of it in the page and the
+    check above sees a difference, and the tool puts the figures file's number back."""
+    t = tool()
+    fig = t.FIGURES[name]
+    page = fig.quotes[k].page or fig.page
+    text = (REPO / page).read_text()
+    m = next(t.re.finditer(fig.quotes[k].pattern, text))
+    number = m.group("n")
+    last = max(i for i, c in enumerate(number) if c.isdigit())
+    edited_number = number[:last] + str((int(number[last]) + 1) % 10) + number[last + 1:]
+    edited = text[:m.start("n")] + edited_number + text[m.end("n"):]
+    assert edited != text
+    assert t.apply(edited, page, figures) != edited, f"{page}: {number} -> {edited_number} not caught"
+    assert t.apply(edited, page, figures) == text

@@ -80,21 +80,52 @@ def _write(entry: Path, urdf: str, files: list[str], began: float) -> None:
     write_atomic(entry, json.dumps({"format": FORMAT, "files": digests, "urdf": urdf}))
 
 
-def cached_xacro(path: Path, mappings: dict[str, str], process: Callable[[], str]) -> str:
+def text_only(text: str, name: str) -> bool:
+    """Whether xacro source ``text`` uses argument ``name`` only as text put into the output (no
+    ``${...}`` expression, ``load_yaml`` or condition on the line that names it)."""
+    ref = f"$(arg {name})"
+    return all(not any(w in line for w in ("${", "load_yaml", "xacro:if", "xacro:unless"))
+               for line in text.splitlines() if ref in line)
+
+
+def cached_xacro(path: Path, mappings: dict[str, str], process: Callable[[], str],
+                 stand_ins: dict[str, tuple[str, str]] | None = None) -> str | None:
     """xacro's output for ``path`` with ``mappings``: from the cache when an entry matches (module
-    docstring), else ``process()``, whose output is then stored with the files xacro read."""
+    docstring), else ``process()``, whose output is then stored with the files xacro read.
+
+    ``stand_ins`` (argument -> (stand-in, real value)): ``mappings`` and ``process`` hold the
+    stand-in of each such argument (e.g. a run's own scenario file, a different path in every
+    sample of a sweep, under one token), so that runs that differ only there share an entry; the
+    real value is put in place of the token in the output. Only when every file xacro read uses
+    the argument as text (:func:`text_only`) and the token is in the output: else None is
+    returned, nothing stored, and the caller runs xacro with the real values."""
+    stand_ins = stand_ins or {}
+
+    def real(urdf: str) -> str:
+        for token, value in stand_ins.values():
+            urdf = urdf.replace(token, value)
+        return urdf
+
     folder = cache_dir()
     if folder is None:
-        return process()
+        return None if stand_ins else process()
     entry = folder / "xacro" / f"{_key(path, mappings)}.json"
     urdf = _read(entry)
     if urdf is not None:
-        return urdf
+        return real(urdf)
     import xacro
 
     xacro.all_includes = []  # xacro's own record of the files it read (includes and load_yaml)
     began = time.time()
     urdf = process()
-    files = [os.path.abspath(path)] + [os.path.abspath(f) for f in xacro.all_includes]
-    _write(entry, urdf, list(dict.fromkeys(files)), began)
-    return urdf
+    files = list(dict.fromkeys([os.path.abspath(path)] + [os.path.abspath(f) for f in xacro.all_includes]))
+    if stand_ins:
+        try:
+            texts = [Path(f).read_text(errors="replace") for f in files]
+        except OSError:
+            return None
+        if not all(token in urdf for token, _ in stand_ins.values()) or not all(
+                text_only(t, name) for t in texts for name in stand_ins):
+            return None
+    _write(entry, urdf, files, began)
+    return real(urdf)

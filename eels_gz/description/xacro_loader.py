@@ -86,6 +86,27 @@ def split_gazebo(urdf: str, source: str) -> Description:
     )
 
 
+STAND_IN_ARGS = ("scenario",)  # a run's own file (a path in its folder): one cache entry for all of them
+
+
+def _cached(path: Path, mappings: dict[str, str]) -> str:
+    """xacro's output through the cache (eels_gz.description.xacro_cache); an argument of
+    STAND_IN_ARGS that the description only copies as text is keyed by a token, not its value."""
+    from eels_gz.description.xacro_cache import cached_xacro, text_only
+
+    names = [n for n in STAND_IN_ARGS if mappings.get(n)]
+    if names and path.is_file() and all(text_only(path.read_text(errors="replace"), n) for n in names):
+        stand_ins = {n: (f"@eels_gz_arg_{n}@", mappings[n]) for n in names}
+        tokens = {**mappings, **{n: token for n, (token, _) in stand_ins.items()}}
+        try:
+            text = cached_xacro(path, tokens, lambda: process_xacro(path, tokens), stand_ins)
+        except DescriptionError:
+            text = None
+        if text is not None:
+            return text
+    return cached_xacro(path, mappings, lambda: process_xacro(path, mappings))
+
+
 def load_description(path: str | Path, args: dict[str, str] | None = None) -> Description:
     """xacro -> URDF, with the ``<gazebo>`` blocks split off; plain .urdf files skip xacro."""
     path = Path(path)
@@ -95,8 +116,5 @@ def load_description(path: str | Path, args: dict[str, str] | None = None) -> De
         except OSError as exc:
             raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
     else:
-        from eels_gz.description.xacro_cache import cached_xacro
-
-        text = cached_xacro(path, {str(k): str(v) for k, v in (args or {}).items()},
-                            lambda: process_xacro(path, args))
+        text = _cached(path, {str(k): str(v) for k, v in (args or {}).items()})
     return split_gazebo(text, str(path))

@@ -8,7 +8,6 @@ from functools import lru_cache
 
 import numba
 import numpy as np
-from rosbags.typesys import Stores, get_typestore
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 CLOCK = "rosgraph_msgs/msg/Clock"
@@ -17,7 +16,12 @@ ODOMETRY = "nav_msgs/msg/Odometry"
 
 @lru_cache(maxsize=1)
 def typestore():
-    return get_typestore(Stores.ROS2_JAZZY)
+    """rosbags' ROS 2 Jazzy type store, the types eels_gz names registered first and the rest on
+    demand (eels_gz.ros.small_store: the same definitions and bytes, without importing every
+    release's generated types at a run's start)."""
+    from eels_gz.ros.small_store import SmallStore
+
+    return SmallStore()
 
 
 def msgdef(typename: str) -> str:

@@ -124,3 +124,43 @@ def test_concurrent_writers_leave_whole_entries(robot, tmp_path):
     entries = list((tmp_path / "cache" / "xacro").iterdir())
     assert len(entries) == 1 and entries[0].suffix == ".json"  # no temporary file left behind
     assert 'mass value="2.5"' in load_description(src / "robot.urdf.xacro", {"width": "1"}).urdf
+
+
+def test_runs_that_differ_only_in_their_own_scenario_file_share_one_entry(tmp_path, monkeypatch):
+    """A run's scenario file is in its own folder (a different path in every sample of a sweep): the
+    robots that copy the path as text share one entry for all of them, and each gets exactly
+    xacro's output for its own path; a robot that reads the file (wheel_rig, xacro.load_yaml) is
+    made from the real path."""
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.host.runner import _scenario_file
+
+    monkeypatch.setenv("EELS_GZ_CACHE_DIR", str(tmp_path / "cache"))
+    runs = []
+    for k in range(3):
+        runs.append(_scenario_file({"name": "screw_spin"}, tmp_path / f"sample_{k}" / "run.partial")[0])
+    calls = []
+    real = xacro_loader.process_xacro
+    monkeypatch.setattr(xacro_loader, "process_xacro", lambda *a, **k: (calls.append(a), real(*a, **k))[1])
+    entry = registry.robot("eels_1_0_front_only")
+    for scenario in runs:
+        got = robot_description(entry, scenario=scenario).gazebo_urdf()
+        args = {**entry.args(None), "gazebo": "true", "scenario": scenario}
+        want = xacro_loader.split_gazebo(real(entry.path, args), str(entry.path)).gazebo_urdf()
+        assert got == want and scenario in got
+    assert len(calls) == 1  # xacro ran for the first run only
+    assert len(list((tmp_path / "cache" / "xacro").iterdir())) == 1
+
+    # a description that reads the file (as wheel_rig does, xacro.load_yaml): made from the real path
+    reads = tmp_path / "reads.urdf.xacro"
+    _write(reads, """\
+        <robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">
+          <xacro:arg name="scenario" default=""/>
+          <link name="${xacro.load_yaml('$(arg scenario)')['link']}"/>
+        </robot>
+        """)
+    for k, name in enumerate(("left", "right")):
+        own = tmp_path / f"own_{k}" / "scenario.yaml"
+        own.parent.mkdir()
+        _write(own, f"link: {name}\n")
+        assert f'name="{name}"' in load_description(reads, {"scenario": str(own)}).urdf

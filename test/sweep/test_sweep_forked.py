@@ -60,3 +60,19 @@ def test_a_real_run_forked_gives_the_row_of_the_same_run_in_this_process(tmp_pat
     strip = lambda r: {k: v for k, v in r.items() if k != "wall_time"}  # noqa: E731
     assert forked_row["status"] == "ok" and forked_row["steps"] == 20
     assert strip(forked_row) == strip(here)
+
+
+def test_the_worker_sees_a_sample_end_when_it_ends_not_at_its_next_poll(tmp_path, monkeypatch):
+    """A sample that ends at once is back in the worker well within one poll interval (the worker
+    waits on the child's end, not in sleeps of POLL_S): the interval made 1 s here, so that a
+    fork's own cost on a busy machine cannot decide; median over a few forks."""
+    monkeypatch.setattr(forked, "warm", lambda *a, **k: {})
+    monkeypatch.setattr(forked, "POLL_S", 1.0)
+    job = two_jobs(tmp_path)[0]
+
+    def quick(j):
+        row = execute.make_row(j, "ok", None, 0.0, [{"steps": 1}])
+        execute.write_row(execute.Path(j.folder), row)
+
+    seconds = sorted(forked.run_forked(job, quick, execute._read_row, execute._child_died)[1] for _ in range(5))
+    assert seconds[2] < 0.5 * forked.POLL_S, seconds

@@ -102,7 +102,8 @@ def warm(job=None) -> dict:
             importlib.import_module(name)
         except ImportError as exc:  # an optional part (e.g. a missing extra): its runs import it themselves
             log.debug("warm worker: %s not imported: %s", name, exc)
-    from PIL import Image, ImageDraw, ImageFont  # noqa: F401  (the trajectory plot's, eels_gz.plotpng)
+    from matplotlib.backends import backend_agg  # noqa: F401  (the trajectory plot's)
+    from matplotlib import figure  # noqa: F401
 
     from eels_gz.host.numba_compile import load_cached_kernels
     from eels_gz.ros.messages import typestore

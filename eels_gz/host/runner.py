@@ -708,7 +708,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.log:
         files["log"] = str(final / "log.mcap")
     if cfg["log"]["plot"] and rec is not None and len(rec.t) > 1:
-        from eels_gz.plotpng import trajectory  # Pillow, not matplotlib (about 0.5 s of a short run)
+        from eels_gz.plots import trajectory  # matplotlib only for a run that plots (0.3 s of a process's start)
 
         png = out / "trajectory.png"
         t = np.array(rec.t)

@@ -19,9 +19,9 @@ def test_the_three_parts_add_up_to_the_run_and_each_holds_its_own_work(tmp_path,
     """The setup holds everything from run()'s call to the model built, the finish the trajectory
     plot, and together with the loop they are no longer than the run (timestamps taken around
     them here; nothing is assumed about how long any of it takes)."""
-    import eels_gz.plotpng
+    import eels_gz.plots
 
-    prepare, plot, spans = runner.prepare, eels_gz.plotpng.trajectory, {}
+    prepare, plot, spans = runner.prepare, eels_gz.plots.trajectory, {}
 
     def timed_prepare(*a, **kw):
         out = prepare(*a, **kw)
@@ -34,7 +34,7 @@ def test_the_three_parts_add_up_to_the_run_and_each_holds_its_own_work(tmp_path,
         spans["plot"] = time.perf_counter() - t
 
     monkeypatch.setattr(runner, "prepare", timed_prepare)
-    monkeypatch.setattr(eels_gz.plotpng, "trajectory", timed_plot)
+    monkeypatch.setattr(eels_gz.plots, "trajectory", timed_plot)
     t0 = time.perf_counter()
     summary = runner.run(config.resolve(overrides=CFG), tmp_path)
     whole = time.perf_counter() - t0

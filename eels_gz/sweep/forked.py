@@ -3,7 +3,7 @@
 A Ray worker that runs samples is warmed once (:func:`warm`):
 
 - it imports what a run imports (numpy, numba, dartpy, the host, the sensors, the log's message
-  types, the plot's Pillow);
+  types, the plot's matplotlib Agg canvas);
 - it runs the campaign's base configuration for a tenth of a second into a temporary folder, so
   that what a run does once per process (the numba kernels it calls loaded, its first log
   message, sensor reading and plot) is done in the parent: without it, a forked run took 0.3 s

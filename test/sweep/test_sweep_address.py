@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from eels_gz.sweep import parse_spec, run_sweep
+from eels_gz.sweep import parse_spec
 from eels_gz.sweep.spec import check_spec
 
 ray = pytest.importorskip("ray")
@@ -38,8 +38,6 @@ def _free_port() -> int:
 def cluster():
     """A head node of 2 CPUs on a free port, in its own temporary folder (short: Ray's socket paths
     must stay under the 107 bytes of a Unix socket's name); yields its address."""
-    if ray.is_initialized():
-        pytest.skip("a Ray session is open in this process")
     port = _free_port()
     folder = tempfile.mkdtemp(prefix="eels_ray_", dir="/tmp")
     ray_bin = Path(sys.executable).with_name("ray")
@@ -67,17 +65,27 @@ def cluster():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_a_campaign_runs_on_a_running_cluster_and_leaves_it_running(cluster, tmp_path, monkeypatch):
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    spec = parse_spec({"base": BASE, "dispersions": {"physics.max_velocity": {"grid": [100.0, 200.0]}},
-                       "metrics": ["steps"]}, "address.yaml")
-    check_spec(spec)
-    state = run_sweep(spec, tmp_path / "on_cluster", address=cluster)
+def _sweep_cli(spec_path: Path, out: Path, address: str) -> dict:
+    """``eels-gz sweep SPEC --address ADDR`` as a user runs it, in its own process: Ray keeps process-wide
+    state (its auth mode, its token) that a campaign run in the test process would leave behind for the
+    next test's local cluster."""
+    env = dict(os.environ, RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")  # the cluster's mode
+    done = subprocess.run([sys.executable, "-m", "eels_gz.cli", "sweep", str(spec_path), "--out", str(out),
+                           "--address", address, "--json"], capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads((out / "sweep.json").read_text())
+
+
+def test_a_campaign_runs_on_a_running_cluster_and_leaves_it_running(cluster, tmp_path):
+    spec = {"base": BASE, "dispersions": {"physics.max_velocity": {"grid": [100.0, 200.0]}}, "metrics": ["steps"]}
+    check_spec(parse_spec(spec, "address.yaml"))
+    spec_path = tmp_path / "address.yaml"
+    spec_path.write_text(json.dumps(spec))  # JSON is YAML
+    state = _sweep_cli(spec_path, tmp_path / "on_cluster", cluster)
     assert state["status"] == "ok" and state["statuses"] == {"ok": 2}
     assert state["ray"]["address"] == cluster and state["ray"]["cpus"] == 2
     rows = [json.loads((tmp_path / "on_cluster" / "samples" / f"0000{i}" / "row.json").read_text()) for i in (0, 1)]
     assert [r["steps"] for r in rows] == [30, 30]
     assert "Per-sample overhead" in (tmp_path / "on_cluster" / "summary.md").read_text()
-    assert not ray.is_initialized()
-    again = run_sweep(spec, tmp_path / "again", address=cluster)  # the cluster outlived the first campaign
+    again = _sweep_cli(spec_path, tmp_path / "again", cluster)  # the cluster outlived the first campaign
     assert again["statuses"] == {"ok": 2}

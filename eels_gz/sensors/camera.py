@@ -42,7 +42,7 @@ import numba
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.sensors.camera_models import LensEffects
+from eels_gz.sensors.camera_models import CameraMatrix, LensEffects, check_image
 from eels_gz.terrain._kernels import sdf_grid_point
 from eels_gz.sensors.lidar import MAX_TRACE_STEPS, TRACE_TOLERANCE, Shape, ray_shapes, sphere_trace
 
@@ -109,7 +109,7 @@ class Distortion:
 
 
 @dataclass(frozen=True)
-class PinholeCamera:
+class PinholeCamera(CameraMatrix):
     """An SDF ``<camera>``: image size (px), horizontal field of view (rad), clip planes (m), distortion."""
 
     width: int
@@ -124,36 +124,13 @@ class PinholeCamera:
     center = np.zeros(3)  # the projection centre in the optical frame (m)
 
     def __post_init__(self) -> None:
-        if int(self.width) != self.width or int(self.height) != self.height or self.width < 1 or self.height < 1:
-            raise ConfigError(f"camera image size must be positive integers, got {self.width} x {self.height}")
+        check_image(self.width, self.height, self.near, self.far)
         if not 0.0 < self.hfov < math.pi:
             raise ConfigError(f"a pinhole camera's horizontal_fov must be in (0, pi) rad, got {self.hfov}")
-        if not 0.0 <= self.near < self.far < math.inf:
-            raise ConfigError(f"camera clip planes must satisfy 0 <= near < far < inf, got {self.near}, {self.far}")
 
     @property
     def fx(self) -> float:
         return self.width / (2.0 * math.tan(0.5 * self.hfov))
-
-    @property
-    def fy(self) -> float:
-        return self.fx  # square pixels, as Gazebo's projection gives
-
-    @property
-    def cx(self) -> float:
-        return 0.5 * self.width
-
-    @property
-    def cy(self) -> float:
-        return 0.5 * self.height
-
-    @property
-    def K(self) -> np.ndarray:
-        return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
-
-    @property
-    def P(self) -> np.ndarray:
-        return np.hstack([self.K, np.zeros((3, 1))])
 
     @property
     def D(self) -> np.ndarray:

@@ -117,6 +117,14 @@ def _radial_inverse(chi_d: np.ndarray, r: np.ndarray) -> np.ndarray:
     return np.where(ok, chi, np.nan)
 
 
+def check_image(width: float, height: float, near: float, far: float) -> None:
+    """ConfigError unless the image size is positive integers and 0 <= near < far < inf (m)."""
+    if int(width) != width or int(height) != height or width < 1 or height < 1:
+        raise ConfigError(f"camera image size must be positive integers, got {width} x {height}")
+    if not 0.0 <= near < far < math.inf:
+        raise ConfigError(f"camera clip planes must satisfy 0 <= near < far < inf, got {near}, {far}")
+
+
 @dataclass(frozen=True)
 class CahvoreCamera:
     """Gennery's camera model (see the module docstring): ``kind`` cahv, cahvor or cahvore; vectors in the
@@ -138,12 +146,9 @@ class CahvoreCamera:
     effects: LensEffects = field(default_factory=LensEffects)
 
     def __post_init__(self) -> None:
-        if int(self.width) != self.width or int(self.height) != self.height or self.width < 1 or self.height < 1:
-            raise ConfigError(f"camera image size must be positive integers, got {self.width} x {self.height}")
+        check_image(self.width, self.height, self.near, self.far)
         if self.kind not in ("cahv", "cahvor", "cahvore"):
             raise ConfigError(f"camera model kind must be cahv, cahvor or cahvore, got '{self.kind}'")
-        if not 0.0 <= self.near < self.far < math.inf:
-            raise ConfigError(f"camera clip planes must satisfy 0 <= near < far < inf, got {self.near}, {self.far}")
         if not -1.0 <= self.linearity <= 1.0:
             raise ConfigError(f"CAHVORE linearity must be in [-1, 1], got {self.linearity}")
         A, H, V = _vec(self.a, "A", unit=True), _vec(self.h, "H"), _vec(self.v, "V")
@@ -298,38 +303,13 @@ class CahvoreCamera:
         return (o @ R_SENSOR_OPTICAL).reshape(self.height, self.width, 3)
 
 
-@dataclass(frozen=True)
-class FisheyeCamera:
-    """Equidistant fish-eye (see the module docstring): image size (px), horizontal field of view (rad, up to
-    2 pi), clip planes (m), OpenCV fish-eye coefficients k1..k4 (k = 0: the ideal equidistant lens), cutoff
-    angle (rad from the optical axis; pixels beyond it see nothing)."""
-
-    width: int
-    height: int
-    hfov: float
-    near: float = 0.1
-    far: float = 100.0
-    k: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
-    cutoff: float = math.pi
-    effects: LensEffects = field(default_factory=LensEffects)
-
-    def __post_init__(self) -> None:
-        if int(self.width) != self.width or int(self.height) != self.height or self.width < 1 or self.height < 1:
-            raise ConfigError(f"camera image size must be positive integers, got {self.width} x {self.height}")
-        if not 0.0 < self.hfov <= 2.0 * math.pi:
-            raise ConfigError(f"a fish-eye camera's horizontal_fov must be in (0, 2 pi] rad, got {self.hfov}")
-        if not 0.0 <= self.near < self.far < math.inf:
-            raise ConfigError(f"camera clip planes must satisfy 0 <= near < far < inf, got {self.near}, {self.far}")
-        if len(self.k) != 4 or not all(math.isfinite(x) for x in self.k):
-            raise ConfigError(f"fish-eye distortion needs 4 finite coefficients k1..k4, got {self.k}")
-        if not 0.0 < self.cutoff <= math.pi:
-            raise ConfigError(f"fish-eye cutoff_angle must be in (0, pi] rad, got {self.cutoff}")
+class CameraMatrix:
+    """The camera matrix of an image with square pixels and its principal point at the centre, for a
+    class that gives ``fx`` (px), ``width`` and ``height``: ``fy``, ``cx``, ``cy``, ``K`` and ``P``."""
 
     @property
-    def fx(self) -> float:
-        return 0.5 * self.width / (0.5 * self.hfov)
-
-    fy = fx
+    def fy(self) -> float:
+        return self.fx  # square pixels, as Gazebo's projection gives
 
     @property
     def cx(self) -> float:
@@ -346,6 +326,35 @@ class FisheyeCamera:
     @property
     def P(self) -> np.ndarray:
         return np.hstack([self.K, np.zeros((3, 1))])
+
+
+@dataclass(frozen=True)
+class FisheyeCamera(CameraMatrix):
+    """Equidistant fish-eye (see the module docstring): image size (px), horizontal field of view (rad, up to
+    2 pi), clip planes (m), OpenCV fish-eye coefficients k1..k4 (k = 0: the ideal equidistant lens), cutoff
+    angle (rad from the optical axis; pixels beyond it see nothing)."""
+
+    width: int
+    height: int
+    hfov: float
+    near: float = 0.1
+    far: float = 100.0
+    k: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
+    cutoff: float = math.pi
+    effects: LensEffects = field(default_factory=LensEffects)
+
+    def __post_init__(self) -> None:
+        check_image(self.width, self.height, self.near, self.far)
+        if not 0.0 < self.hfov <= 2.0 * math.pi:
+            raise ConfigError(f"a fish-eye camera's horizontal_fov must be in (0, 2 pi] rad, got {self.hfov}")
+        if len(self.k) != 4 or not all(math.isfinite(x) for x in self.k):
+            raise ConfigError(f"fish-eye distortion needs 4 finite coefficients k1..k4, got {self.k}")
+        if not 0.0 < self.cutoff <= math.pi:
+            raise ConfigError(f"fish-eye cutoff_angle must be in (0, pi] rad, got {self.cutoff}")
+
+    @property
+    def fx(self) -> float:
+        return 0.5 * self.width / (0.5 * self.hfov)
 
     @property
     def D(self) -> np.ndarray:

@@ -1,9 +1,9 @@
 """The host's camera renderers measured side by side, the cost of cameras in
-a run, and of logging the run's 3D scene (eels_gz.host.scene_log).
+a run, and of logging the run's 3D scene (eels_gz.dart.scene_log).
 
 Renderers (``renderers``): today's numba sphere tracer
 (eels_gz.sensors.camera.render), OpenGL rasterisation through EGL on Mesa
-(eels_gz.host.gl_render, moderngl; llvmpipe here) and Embree ray casting
+(eels_gz.dart.gl_render, moderngl; llvmpipe here) and Embree ray casting
 (embreex, ``pip install embreex``) and Open3D's RaycastingScene (Embree
 underneath; ``pip install open3d-cpu``, which needs Debian's libusb-1.0-0),
 each skipped when absent, ray casting only (no shading), on the same scenes: ``ice_plane`` (a plane), ``tube`` (its shipped
@@ -152,7 +152,7 @@ class _Open3D:
 
 
 def renderers(rounds: int, scenes: list[str]) -> dict:
-    from eels_gz.host.gl_render import CameraViews, gl_renderer
+    from eels_gz.dart.gl_render import CameraViews, gl_renderer
 
     gl, gl_name = gl_renderer()
     try:
@@ -196,7 +196,7 @@ def renderers(rounds: int, scenes: list[str]) -> dict:
             r["tracer_s"] = _median_time(lambda: render(cam, rays, T, field), rounds)
             if gl is not None:
                 views = CameraViews(cam, rays)
-                # what a run asks for: a plain camera's 8-bit image, a depth camera's depth (eels_gz.host.cameras)
+                # what a run asks for: a plain camera's 8-bit image, a depth camera's depth (eels_gz.dart.cameras)
                 want = "depth" if name == "depth" else "rgb8"
                 gl.render(views, T, field, [], ALBEDO, Lighting(), want)
                 r["gl_s"] = _median_time(lambda: gl.render(views, T, field, [], ALBEDO, Lighting(), want), rounds)
@@ -225,7 +225,7 @@ def run_cost(rounds: int, duration: float, robot: str = "eels_1_0_alternating", 
     """Real-time factors of one robot's run with its cameras off and on (GL), interleaved."""
     import tempfile
 
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     rtf: dict[str, list] = {"off": [], "on": []}
     share = []
@@ -258,8 +258,8 @@ def scene_log(rounds: int, steps: int) -> dict:
     """One /tf + forces sample of EELS 1.0 alternating with screw contact against one simulation step."""
     import tempfile
 
-    from eels_gz.host.runner import prepare
-    from eels_gz.host.scene_log import SceneLog
+    from eels_gz.run.runner import prepare
+    from eels_gz.dart.scene_log import SceneLog
     from eels_gz.ros.mcap_log import McapLog
 
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_alternating"}, "contact": {"model": "screw"}})

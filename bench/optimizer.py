@@ -26,7 +26,7 @@ from pathlib import Path
 from eels_gz import registry
 from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description, load_description
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 from rtf import time_loop  # bench/ is the script's directory, so its sibling imports
 

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from eels_gz import config
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 
 
 def main() -> None:

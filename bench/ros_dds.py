@@ -81,7 +81,7 @@ def loopback(n: int, rate_hz: float, joints: int) -> dict:
 
 def ros_cost(duration: float) -> dict:
     from eels_gz import config
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     def wall(ros: dict) -> float:
         cfg = config.resolve(overrides={"duration": duration, "log": {"mcap": False, "plot": False}, "ros": ros})

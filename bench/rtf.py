@@ -25,7 +25,7 @@ from pathlib import Path
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 ROBOT = "eels_1_0_front_only"
 WORLD = "ice_plane"

@@ -11,7 +11,7 @@ Both robots hold their shape with every screw spinning at 2 rad/s
 (scenario screw_spin), the regime the contact model exists for. The loops
 are interleaved over several rounds after a warm-up and the medians are
 reported, so that machine noise hits both alike. The head's sensors are not
-simulated by eels_gz.host.Simulation itself (the runner adds them), so this
+simulated by eels_gz.dart.simulation.Simulation itself (the runner adds them), so this
 measures physics, contact and control only.
 
 Writes JSON (``--out``) and prints it.
@@ -31,7 +31,7 @@ from eels_gz import registry
 from eels_gz.contact.params import load_contact_params
 from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import robot_description
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 ROBOT = "eels_1_0_alternating"
 WORLD = "ice_plane"

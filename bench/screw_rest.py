@@ -19,7 +19,7 @@ import numpy as np
 from rtf import emit
 
 from eels_gz import config, registry
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 
 
 def _roll(R0: np.ndarray, R: np.ndarray) -> float:

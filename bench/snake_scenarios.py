@@ -22,7 +22,7 @@ from rtf import emit
 
 from eels_gz import config, registry
 from eels_gz.config import load_yaml
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 
 
 def snake_scenarios() -> dict[str, dict]:

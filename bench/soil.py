@@ -24,8 +24,8 @@ from rtf import emit
 
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import msgs, transport
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 SOIL, WHEELS, SOIL_WORLD, STOCK_WORLD = "eac1a", "high_grousers", "soil_bin", "ice_plane"
 

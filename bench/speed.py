@@ -1,7 +1,7 @@
 """The speed targets of a user's run, measured in one run of this script.
 
 Each case is an ``eels-gz run`` as a user runs it (sensors and log at their
-defaults, no plot), through :func:`eels_gz.host.runner.run`; the cases are
+defaults, no plot), through :func:`eels_gz.run.runner.run`; the cases are
 interleaved over ``--rounds`` so that machine noise hits them alike, and the
 median of each figure is reported.
 
@@ -43,8 +43,8 @@ from rtf import emit, time_loop
 
 from eels_gz import config, registry
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.host.runner import run
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.run.runner import run
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 TARGETS = {"screw_real_time_factor_min": 8.0, "screw_step_cost_ratio_max": 2.4, "lidar_share_max": 0.10,
            "compile_time_in_run_max": 0.0, "stock_host_overhead_max": 0.25}

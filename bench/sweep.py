@@ -5,7 +5,7 @@ contact for ``--duration`` s on ice_plane, a grid over contact.mu; log, plot and
 defaults, as a user's campaign runs), measured in one process, interleaved over ``--rounds`` rounds so
 that the machine's load hits every mode alike:
 
-- ``direct``: the same runs one after the other in this process (eels_gz.host.runner.run, imports
+- ``direct``: the same runs one after the other in this process (eels_gz.run.runner.run, imports
   and numba kernels already loaded): the cost of the runs themselves (the serial throughput);
 - ``workers_1`` and ``workers_2``: ``run_sweep`` with 1 and 2 workers, every sample in its own
   process forked from a warm worker (eels_gz.sweep.forked); on a local Ray it starts and stops, or
@@ -49,7 +49,7 @@ def spec(samples: int, duration: float):
 
 def direct(s, work: Path) -> dict:
     """The campaign's runs one after the other in this process."""
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     walls = []
     t0 = time.perf_counter()

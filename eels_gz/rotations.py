@@ -10,7 +10,7 @@ Conventions, as URDF, SDF and gz-math use them:
   Rx(roll)`` (scipy's ``Rotation.from_euler("xyz", ...)``, lower case: extrinsic).
 
 The ROS messages' batched matrix-to-quaternion kernel (``eels_gz.ros.messages.quaternions_xyzw``,
-x, y, z, w order for the wire) and gz-math's ``Quaterniond.euler`` (``eels_gz.host.gzmath``, gz's own
+x, y, z, w order for the wire) and gz-math's ``Quaterniond.euler`` (``eels_gz.gzapi.gzmath``, gz's own
 formula) stay where they are.
 """
 

@@ -1,7 +1,7 @@
 """The robot's resting pose on a world's terrain, without an engine: ``robot.pose: auto``.
 
-The embedded host places a robot in two steps (:mod:`eels_gz.host.simulation`,
-:mod:`eels_gz.host.terrain_start`); this module holds the arithmetic of both,
+The embedded host places a robot in two steps (:mod:`eels_gz.dart.simulation`,
+:mod:`eels_gz.dart.terrain_start`); this module holds the arithmetic of both,
 on the description's own geometry, so that Gazebo's spawn (launch/sim.launch.py
 passes :func:`spawn_pose` to ``ros_gz_sim create -x -y -z -R -P -Y``) puts the
 robot where the host does:

@@ -7,7 +7,7 @@ its timed loop (a few seconds; the run's summary.json says what it compiled,
 default sensor to fire once) in a temporary folder: stock and screw contact on
 the ice plane, and the screw contact on a heightfield (the DEM world).
 Each run also records which kernels runs of its kind call (the user cache's
-``kernels/``, :class:`eels_gz.host.numba_compile.KernelManifest`), so that a
+``kernels/``, :class:`eels_gz.run.numba_compile.KernelManifest`), so that a
 user's first run of these kinds loads only those before its loop, and caches
 the robots' xacro output (``xacro/``, :mod:`eels_gz.description.xacro_cache`).
 Prints what was compiled.
@@ -33,7 +33,7 @@ DURATION = 0.1  # s simulated: the lidar (10 Hz) fires once
 def warm() -> dict:
     """Run the cases; returns {"compiled": [kernel names], "compile_time": s, "wall_time": s}."""
     from eels_gz import config
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     logging.getLogger("eels_gz").setLevel(logging.ERROR)  # the runs' own "numba compiled" warnings: expected here
     compiled, seconds, t0 = [], 0.0, time.perf_counter()

@@ -1,6 +1,6 @@
 """Pick the gz-sim and gz-math Python modules for the host running this plugin.
 
-- Under the embedded host (eels_gz.host), bind to its API, even on a machine
+- Under the embedded host (eels_gz.gzapi), bind to its API, even on a machine
   where Gazebo's bindings are installed too.
 - Under Gazebo: gz-sim 10 is ``gz.sim``/``gz.math``, 9 is ``gz.sim9``/
   ``gz.math8``, 8 is ``gz.sim8``/``gz.math7``. gz-sim's PythonSystemLoader
@@ -17,8 +17,8 @@ Pose3d, Quaterniond), ``HOST`` ("embedded" or the gz module name) and
 Also ``transport`` (``Node`` with ``advertise``/``subscribe`` as in
 gz.transport13's Python API) and ``msgs`` (``msgs.Twist``, ``msgs.Odometry``,
 ``msgs.Pose_V``, ...): in the embedded host its in-process bus
-(eels_gz.host.transport, delivery before the next step's pre_update) and
-plain-Python gz.msgs classes (eels_gz.host.msgs); under Gazebo the
+(eels_gz.gzapi.transport, delivery before the next step's pre_update) and
+plain-Python gz.msgs classes (eels_gz.gzapi.msgs); under Gazebo the
 gz-transport module and the gz-msgs ``*_pb2`` classes of the same release
 (gz-sim 8: transport13/msgs10, 9: transport14/msgs11, 10: transport/msgs).
 
@@ -47,14 +47,14 @@ _PB2_MODULES = {"PointCloudPacked": "pointcloud_packed_pb2"}
 
 
 def _embedded_host_running() -> bool:
-    host = sys.modules.get("eels_gz.host.gzsim")
+    host = sys.modules.get("eels_gz.gzapi.gzsim")
     return bool(host is not None and getattr(host, "HOST_ACTIVE", False))
 
 
 def _select():
     if _embedded_host_running():
-        from eels_gz.host import gzmath as math_module
-        from eels_gz.host import gzsim as sim_module
+        from eels_gz.gzapi import gzmath as math_module
+        from eels_gz.gzapi import gzsim as sim_module
 
         return sim_module, math_module, "embedded"
     loaded = [(sim_name, math_name) for sim_name, math_name in _CANDIDATES if sim_name in sys.modules]
@@ -95,8 +95,8 @@ class _GzMsgs:
 
 
 if HOST == "embedded":
-    from eels_gz.host import msgs as msgs  # noqa: E402
-    from eels_gz.host import transport as transport  # noqa: E402
+    from eels_gz.gzapi import msgs as msgs  # noqa: E402
+    from eels_gz.gzapi import transport as transport  # noqa: E402
 else:
     def __getattr__(name):
         # resolved on first use (PEP 562), so plugins that need no transport do not import it

@@ -18,7 +18,7 @@ What is read (each at a pinned branch, its commit recorded in the manifest):
 - gz-transport ``gz-transport13``: ``python/src/__init__.py`` (the Python
   Node/Publisher wrappers) over ``python/src/transport/_gz_transport_pybind11.cc``;
 - gz-msgs ``gz-msgs10``: ``proto/gz/msgs/*.proto`` for the messages the host
-  defines (``eels_gz.host.msgs.MESSAGES``).
+  defines (``eels_gz.gzapi.msgs.MESSAGES``).
 
 Python argument forms follow pybind11: a bound function without ``py::arg``
 takes its C++ parameters positionally (C++ default values are invisible to
@@ -638,7 +638,7 @@ def extract_msgs(src: Source, names: list[str]) -> dict:
 # --- main ---------------------------------------------------------------------------------------------
 def build(sources: dict[str, Source]) -> dict:
     sys.path.insert(0, str(REPO))
-    from eels_gz.host.msgs import MESSAGES
+    from eels_gz.gzapi.msgs import MESSAGES
 
     element, element_rules = extract_sdformat(sources["sdformat"])
     return {

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from eels_gz.config import load_yaml
+from eels_gz.yamlio import load as load_yaml
 from eels_gz.contact.laws import ev_norm_of_load
 from eels_gz.errors import ConfigError
 from eels_gz.paths import asset

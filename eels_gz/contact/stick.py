@@ -113,12 +113,3 @@ def bristle_roll_moment(stick, s, p, fn, roll_arm, v_side, stick_length, dt):  #
         u = -1.0
     return fn * roll_arm * u
 
-
-def __getattr__(name: str):
-    """``stick_wrench_kernel``, the bristle law's kernel of old, now ``kernel.stick_wrench_kernel`` over
-    the one wrench loop (imported on use: ``kernel.py`` imports this module)."""
-    if name == "stick_wrench_kernel":
-        from eels_gz.contact.kernel import stick_wrench_kernel
-
-        return stick_wrench_kernel
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,8 +23,8 @@ from pathlib import Path
 import yaml
 
 from eels_gz.errors import ConfigError
-from eels_gz.host import msgs as gz_msgs
-from eels_gz.host import transport
+from eels_gz.gzapi import msgs as gz_msgs
+from eels_gz.gzapi import transport
 from eels_gz.paths import asset
 from eels_gz.ros import convert
 from eels_gz.ros.qos import qos_for

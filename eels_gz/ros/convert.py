@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from eels_gz.host import msgs as gz
+from eels_gz.gzapi import msgs as gz
 from eels_gz.ros.messages import typestore
 
 _DTYPES = {gz.INT8: 1, gz.UINT8: 2, gz.INT16: 3, gz.UINT16: 4, gz.INT32: 5, gz.UINT32: 6,

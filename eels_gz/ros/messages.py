@@ -82,7 +82,7 @@ def odometry(t_ns: int, frame_id: str, child_frame_id: str, position, quat_wxyz,
     )
 
 
-# --- the 3D scene of a run (eels_gz.host.scene_log) and cameras ------------------------
+# --- the 3D scene of a run (eels_gz.dart.scene_log) and cameras ------------------------
 TF_MESSAGE = "tf2_msgs/msg/TFMessage"
 STRING = "std_msgs/msg/String"
 MARKER_ARRAY = "visualization_msgs/msg/MarkerArray"

@@ -3,10 +3,10 @@
 A scenario YAML may name a controller (``controller: leader_follower``); it
 is the module ``eels_gz.scenarios.<name>`` and provides
 ``make_controller(scenario: dict) -> ScenarioController``. The runner
-(:func:`eels_gz.host.runner.run`) calls, in this order:
+(:func:`eels_gz.run.runner.run`) calls, in this order:
 
 1. ``setup(sim, params)`` once, before the step loop: it may place the robot
-   (pose, joint angles, the placement loop of :mod:`eels_gz.host.placement`),
+   (pose, joint angles, the placement loop of :mod:`eels_gz.run.placement`),
    set up tethers, and step the simulation itself;
 2. ``pre_step(sim)`` before every step: commands (joint set points through the
    joint-control plugin);

@@ -58,7 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.config import load_yaml
-from eels_gz.host.placement import bore_center, settle
+from eels_gz.run.placement import bore_center, settle
 from eels_gz.registry import scenario_path
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from

@@ -1,6 +1,6 @@
 """An EELS robot in the embedded host, seen through the snake models.
 
-:class:`SnakeHost` ties a :class:`~eels_gz.host.simulation.Simulation` to the
+:class:`SnakeHost` ties a :class:`~eels_gz.dart.simulation.Simulation` to the
 robot's :class:`~eels_gz.snake.chain.SnakeChain` (read from the loaded
 description, so link and joint names are those of the xacro), the
 joint-control plugin (set points) and the screw contact plugin (which screws
@@ -16,7 +16,7 @@ import dartpy as dart
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.host.dart_build import isometry
+from eels_gz.dart.dart_build import isometry
 from eels_gz.snake.chain import SnakeChain, screw_geometries
 
 log = logging.getLogger(__name__)

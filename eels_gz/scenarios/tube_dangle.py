@@ -5,7 +5,7 @@ lays the robot straight and level (tail frame = world frame turned to the
 tether line) with the first tether's attachment point straight below its
 anchor at the tether's rest length, every joint at 0 and held. Each step
 the controller records the tethers' forces (the same law and anchors as the
-runner's, :class:`~eels_gz.host.tethers.TetherSet`), the base pose and the
+runner's, :class:`~eels_gz.run.tethers.TetherSet`), the base pose and the
 robot's clearance to the ice: the smallest signed distance (m) of the
 terrain field over the surface points of every collision cylinder facing
 the ice (:func:`~eels_gz.snake.placement.sample_points`).
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.host.tethers import TetherSet, parse_tethers
+from eels_gz.run.tethers import TetherSet, parse_tethers
 from eels_gz.scenarios import ScenarioController, param
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.placement import sample_points

@@ -65,7 +65,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.host.tethers import Tether, TetherSet
+from eels_gz.run.tethers import Tether, TetherSet
 from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost

@@ -1,6 +1,6 @@
 """Pinhole cameras with Brown-Conrady lens distortion, and the ray-casting
 renderer (the *tracer*) that draws any camera model: the host's fall-back
-when OpenGL cannot start (eels_gz.host.gl_render is its default renderer;
+when OpenGL cannot start (eels_gz.dart.gl_render is its default renderer;
 the other models are in eels_gz.sensors.camera_models).
 
 Frames (REP-103): the camera looks along +z of its *optical* frame, x to
@@ -228,7 +228,7 @@ class Lighting:
 class Frame:
     """One rendered frame: range (H, W) m along each ray (inf: nothing), planar depth (H, W) m, hit normals
     (H, W, 3), albedo index (H, W): -1 nothing, 0 terrain, 1 robot. A renderer that shades as it rasterizes
-    (eels_gz.host.gl_render) gives ``rgb`` (H, W, 3) linear colour instead of normals (then ``normal`` and
+    (eels_gz.dart.gl_render) gives ``rgb`` (H, W, 3) linear colour instead of normals (then ``normal`` and
     ``what`` may be None)."""
 
     range: np.ndarray

@@ -1,5 +1,5 @@
 """Triangles of what the cameras see, for a rasterising renderer
-(eels_gz.host.gl_render): the terrain's distance field and the robot's
+(eels_gz.dart.gl_render): the terrain's distance field and the robot's
 collision shapes, as (N, 3, 3) world vertices (m).
 
 - ``Plane`` / ``Slope``: a square of ``PLANE_HALF_SIZE`` about the foot of

@@ -20,7 +20,7 @@ import re
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from eels_gz.config import load_yaml
+from eels_gz.yamlio import load as load_yaml
 from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
 

@@ -17,14 +17,14 @@ from typing import Any
 
 from eels_gz.errors import ConfigError, EelsError
 
-# the keys every run's summary.json may hold (eels_gz.host.runner._summary); others come from metrics.json
+# the keys every run's summary.json may hold (eels_gz.run.runner._summary); others come from metrics.json
 RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "setup_wall_time", "finish_wall_time",
                     "real_time_factor", "steps",
                     "final_base_pose", "settings", "files", "message", "error", "resets", "disabled_systems",
                     "unwritten", "ros")
 
 
-# the keys every metrics.json holds besides its controller's METRICS (eels_gz.host.runner._scenario_outputs)
+# the keys every metrics.json holds besides its controller's METRICS (eels_gz.run.runner._scenario_outputs)
 METRICS_FILE_KEYS = ("scenario", "status")
 
 
@@ -86,7 +86,7 @@ def _check_contact_set(name: str, overrides: dict) -> None:
     """Check the contact set ``name`` with ``overrides`` replaced (ConfigError naming the file or the key),
     reading the file once per process while it is unchanged: a sweep checks every sample's settings
     (before the campaign and again in the sample's worker) and the sample's run then resolves the set
-    itself, once (eels_gz.host.runner), so this check need not read it again for every sample."""
+    itself, once (eels_gz.run.runner), so this check need not read it again for every sample."""
     from eels_gz.contact.params import contact_config_path, load_contact_params, resolve_contact_params
 
     path = contact_config_path(name)  # an unknown set name raises here
@@ -141,7 +141,7 @@ class RunCommand:
         from eels_gz import registry
         from eels_gz.config import contact_overrides
         from eels_gz.control.setpoints import load_scenario
-        from eels_gz.host.runner import CONTACT_MODELS, check_soil, scenario_defaults
+        from eels_gz.run.runner import CONTACT_MODELS, check_soil, scenario_defaults
 
         scfg = cfg["scenario"]
         scenario = None
@@ -172,18 +172,17 @@ class RunCommand:
             check_soil(resolved["soil"], entry)
         return scenario
 
-    def check_metrics(self, spec, base_items: list) -> None:
+    def check_metrics(self, spec, items_list: list[list]) -> None:
         """A metric that is not a key of summary.json must come from metrics.json, whose keys are what the
         scenario's controller declares it writes (``METRICS`` of eels_gz.scenarios.ScenarioController):
         refused, before any sample runs, when a scenario of the campaign (each value the campaign may
-        give, as :func:`eels_gz.sweep.spec.check_spec` tries them) does not write it."""
-        from eels_gz.sweep.spec import representative_items
-
+        give, as :func:`eels_gz.sweep.spec.check_spec` tries them: ``items_list``, its
+        ``representative_items``) does not write it."""
         others = [m for m in spec.metrics if m.split(".")[0] not in RUN_SUMMARY_KEYS]
         if not others:
             return
         seen: dict[tuple, tuple[str | None, tuple[str, ...]]] = {}
-        for items in representative_items(spec, base_items):
+        for items in items_list:
             scfg = self.settings(items)["scenario"]
             key = tuple(sorted((k, repr(v)) for k, v in scfg.items()))
             if key not in seen:
@@ -203,7 +202,7 @@ class RunCommand:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the
         run was refused before it began (nothing written)."""
         from eels_gz.errors import RunInterrupted
-        from eels_gz.host.runner import run
+        from eels_gz.run.runner import run
         from eels_gz.outputs import RunFolder
 
         try:
@@ -276,7 +275,7 @@ class RoverDriveCommand:
     @staticmethod
     def _check(s: dict) -> None:
         from eels_gz import registry
-        from eels_gz.host.rover_drive import path_segments, slope_angle
+        from eels_gz.run.rover_drive import path_segments, slope_angle
 
         entry = registry.robot(s["robot"])
         if entry.family != "rover":
@@ -289,14 +288,14 @@ class RoverDriveCommand:
         else:
             registry.world_path(s["world"])
 
-    def check_metrics(self, spec, base_items: list) -> None:
+    def check_metrics(self, spec, items_list: list[list]) -> None:
         bad = [m for m in spec.metrics if m.split(".")[0] not in ROVER_SUMMARY_KEYS]
         if bad:
             raise ConfigError(f"{spec.source}: metrics: '{bad[0]}' is not a key of a rover drive's summary "
                               f"(its keys: {', '.join(ROVER_SUMMARY_KEYS)})")
 
     def run(self, s: dict, folder: Path) -> tuple[str, str | None]:
-        from eels_gz.host.rover_drive import drive_sample
+        from eels_gz.run.rover_drive import drive_sample
         from eels_gz.outputs import RunFolder, begin_result, write_result
 
         with RunFolder(folder, overwrite=True, what="sweep sample") as out:

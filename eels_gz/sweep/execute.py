@@ -378,7 +378,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
     """Run a checked spec into ``out`` on Ray (module docstring); returns sweep.json's content after
     writing the results. Raises RunInterrupted (after writing them) on SIGINT or SIGTERM."""
     from eels_gz.interrupt import interrupts
-    from eels_gz.sweep.results import write_results
+    from eels_gz.sweep.report import write_results
 
     if workers is not None and workers < 1:
         raise OutputError(f"--workers must be 1 or more, got {workers}")

@@ -46,9 +46,9 @@ log = logging.getLogger(__name__)
 
 POLL_S = 0.02  # s at most between checks of the child: Ray's cancel reaches the parent between them
 PR_SET_PDEATHSIG = 1
-# what a run may import beyond eels_gz.host.runner, imported once by the warm parent
-RUN_MODULES = ("eels_gz.host.runner", "eels_gz.host.sensors", "eels_gz.host.scene_log", "eels_gz.host.topics",
-               "eels_gz.host.tethers", "eels_gz.contact.kernel", "eels_gz.contact.point_terms",
+# what a run may import beyond eels_gz.run.runner, imported once by the warm parent
+RUN_MODULES = ("eels_gz.run.runner", "eels_gz.dart.sensors", "eels_gz.dart.scene_log", "eels_gz.gzapi.topics",
+               "eels_gz.run.tethers", "eels_gz.contact.kernel", "eels_gz.contact.point_terms",
                "eels_gz.contact.screw_points", "eels_gz.contact.stick", "eels_gz.contact.params",
                "eels_gz.contact.stability", "eels_gz.control.pid", "eels_gz.control.joint_targets",
                "eels_gz.sensors.imu", "eels_gz.sensors.lidar", "eels_gz.snake.chain_kinematics",
@@ -105,13 +105,13 @@ def warm(job=None) -> dict:
     from matplotlib.backends import backend_agg  # noqa: F401  (the trajectory plot's)
     from matplotlib import figure  # noqa: F401
 
-    from eels_gz.host.numba_compile import load_cached_kernels
+    from eels_gz.run.numba_compile import load_cached_kernels
     from eels_gz.ros.messages import typestore
 
     typestore()
     ran = _warm_run(job) if job is not None else False
     # the warm-up run loaded the kernels the base calls (a sample of another kind loads its own before
-    # its loop, eels_gz.host.numba_compile.KernelManifest); without it, every cached kernel
+    # its loop, eels_gz.run.numba_compile.KernelManifest); without it, every cached kernel
     kernels = 0 if ran else load_cached_kernels()[0]
     gc.collect()
     gc.freeze()  # the warm state stays shared with the children (the collector does not touch its pages)

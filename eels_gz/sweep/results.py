@@ -76,24 +76,6 @@ def numeric(values: list) -> np.ndarray | None:
     return np.array([np.nan if v is None else float(v) for v in values])
 
 
-def write_results(out: Path, spec: SweepSpec, rows: list[dict], state: dict) -> dict:
-    """Write results.parquet, results.csv, the plots and summary.md into ``out``; returns their paths
-    (relative to ``out``)."""
-    import pyarrow.csv as pacsv
-    import pyarrow.parquet as pq
-
-    tab = table(spec, rows)
-    pq.write_table(tab, out / "results.parquet")
-    pacsv.write_csv(tab, out / "results.csv")
-    from eels_gz.sweep.plots import plot_all
-
-    plots = plot_all(out / "plots", spec, rows, columns(spec, rows))
-    files = {"results_parquet": "results.parquet", "results_csv": "results.csv", "summary": "summary.md",
-             "plots": [str(p.relative_to(out)) for p in plots]}
-    (out / "summary.md").write_text(summary_markdown(spec, rows, state, files))
-    return files
-
-
 def _fmt(v: float) -> str:
     if v is None or not math.isfinite(v):
         return "n/a"

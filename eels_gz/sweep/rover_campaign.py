@@ -39,7 +39,7 @@ def campaign_spec(robot: str = "archimede", scale: float = 1.0) -> SweepSpec:
 def plan(spec: SweepSpec) -> dict:
     """The table's layout from the spec's grids: case 0 flat (path x speed), case 1 slopes
     (world slope:DEG x path x speed)."""
-    from eels_gz.host.rover_drive import slope_angle
+    from eels_gz.run.rover_drive import slope_angle
 
     flat, slopes = ({d.key: list(d.values) for d in case} for case in spec.case_dispersions())
     return {"flat_paths": flat["path"], "flat_rates": [float(r) for r in flat["speed"]],
@@ -52,7 +52,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
     """Run the campaign into ``out`` (module docstring); returns campaign.json's content. On SIGINT or
     SIGTERM the drives done so far are in campaign.json (status ``interrupted``), and RunInterrupted
     is raised; ``resume`` finishes such a campaign."""
-    from eels_gz.host.rover_drive import campaign_config
+    from eels_gz.run.rover_drive import campaign_config
 
     out = Path(out)
     spec = campaign_spec(robot, scale)
@@ -102,7 +102,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
 def slope_table(rows: list[dict], layout: dict) -> list[dict]:
     """Fig. 12 (median slip per slope and rate) and Fig. 13 (spread per slope, all rates and paths
     pooled)."""
-    from eels_gz.host.rover_drive import slip_stats
+    from eels_gz.run.rover_drive import slip_stats
 
     table = []
     for a in layout["slopes"]:

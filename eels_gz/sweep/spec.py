@@ -286,9 +286,10 @@ def check_spec(spec: SweepSpec) -> None:
     cmd = command(spec.command, spec.source)
     base_items = flatten(spec.base, "base", spec.source)
     cmd.settings(base_items, complete=False)  # base on its own first: its errors name base's keys
-    for items in representative_items(spec, base_items):
+    items_list = representative_items(spec, base_items)
+    for items in items_list:
         cmd.settings(items)
-    cmd.check_metrics(spec, base_items)
+    cmd.check_metrics(spec, items_list)
 
 
 def representative_items(spec: SweepSpec, base_items: list) -> list[list]:

@@ -27,7 +27,7 @@ Model folder ``<models>/<name>/``:
   Gazebo needs) named by a ``<heightmap>`` collision and visual, and
   ``heightmap.stl``, the triangulated DEM. dartpy has no heightmap shape, so
   the embedded host simulates a ``<heightmap>`` whose ``<uri>`` is
-  ``X.png`` with the mesh ``X.stl`` beside it (see ``eels_gz/host/sdf_world.py``).
+  ``X.png`` with the mesh ``X.stl`` beside it (see ``eels_gz/dart/sdf_world.py``).
 
 The world ``<worlds>/<name>.sdf`` copies ``<physics>``, ``<gravity>`` and
 the world's gz-sim system ``<plugin>``s (Physics, UserCommands,

@@ -1,6 +1,6 @@
 """What a replay shows, read from a run folder's ``log.mcap`` alone.
 
-The run's log carries its own scene (eels_gz.host.scene_log): the URDF on
+The run's log carries its own scene (eels_gz.dart.scene_log): the URDF on
 ``/robot_description``, the transforms on ``/tf_static`` and ``/tf``, the
 terrain's triangles on ``/terrain/embedded``, the ground truth on
 ``/ground_truth/odom`` and, with screw contact, ``/screw_contact/forces``.

@@ -16,8 +16,8 @@ import re
 
 import pytest
 
-from eels_gz.host import element, gzmath, gzsim, transport
-from eels_gz.host import msgs as host_msgs
+from eels_gz.gzapi import element, gzmath, gzsim, transport
+from eels_gz.gzapi import msgs as host_msgs
 from gz_manifest import CLASSES, MANIFEST, MESSAGES, MODULE_OF, accepts
 
 HOST_CLASSES = {

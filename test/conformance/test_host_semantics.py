@@ -21,9 +21,9 @@ import pytest
 from lxml import etree
 
 from eels_gz.errors import PluginCallbackError, PluginError
-from eels_gz.host.element import Element
-from eels_gz.host.gzmath import Pose3d, Vector3d, pose_matrix
-from eels_gz.host.simulation import Simulation
+from eels_gz.gzapi.element import Element
+from eels_gz.gzapi.gzmath import Pose3d, Vector3d, pose_matrix
+from eels_gz.dart.simulation import Simulation
 from gz_manifest import MANIFEST
 
 LOADER = 'filename="gz-sim-python-system-loader-system" name="gz::sim::systems::PythonSystemLoader"'
@@ -260,7 +260,7 @@ def test_a_run_resets_the_world_at_sim_reset_at(tmp_path):
     from mcap.reader import make_reader
 
     from eels_gz import config
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.1,
                                     "sim": {"reset_at": 0.04}, "log": {"plot": False}})
@@ -279,7 +279,7 @@ def test_world_reset_removes_the_spawned_robot_after_its_systems_reset(tmp_path,
     still calls its systems' reset(), then ProcessRemovedEntities unloads them; world systems stay."""
     from eels_gz import registry
     from eels_gz.description.assemble import robot_description
-    from eels_gz.host.simulation import RobotSpec
+    from eels_gz.dart.simulation import RobotSpec
 
     plugin_dir("lifecycle", LIFECYCLE)
     desc = robot_description(registry.robot("eels_1_0_front_only"), n_modules=2, xacro_args={"contact": "stock"})

@@ -19,8 +19,8 @@ import pytest
 
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import msgs, transport
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 TOL = 1e-6  # m and rad (see the module docstring)
 

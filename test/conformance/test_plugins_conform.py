@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from gz_calls import check_file
 
-from eels_gz.host import element, gzmath, gzsim, transport
+from eels_gz.gzapi import element, gzmath, gzsim, transport
 from gz_manifest import CLASSES
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import process_xacro
 from eels_gz.errors import DescriptionError
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 IGN = shutil.which("ign")
 # seed 004 Table 1 (REFERENCE.md §4: the table prints "mm", the values are metres)

@@ -288,7 +288,7 @@ def test_keep_links_keeps_a_link_a_body():
 
 def test_optimized_urdf_reads_the_same_in_dart():
     """DART, an independent URDF reader, sees the merged inertia (off-diagonal signs included)."""
-    from eels_gz.host.dart_build import load_urdf
+    from eels_gz.dart.dart_build import load_urdf
 
     urdf = gimbal_urdf()
     model = optimize_urdf(urdf)

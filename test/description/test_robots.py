@@ -16,7 +16,7 @@ from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import load_description, process_xacro
 from eels_gz.errors import DescriptionError, RegistryError
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 IGN = shutil.which("ign")
 MODULE_COUNTS = (1, 4, 10)

@@ -21,8 +21,8 @@ from lxml import etree
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description, process_xacro, split_gazebo
-from eels_gz.host import gzsim
-from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.gzapi import gzsim
+from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.paths import asset
 
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"

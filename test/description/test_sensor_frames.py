@@ -15,9 +15,9 @@ from lxml import etree
 
 from eels_gz import config, registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.host import msgs, transport
-from eels_gz.host.runner import prepare
-from eels_gz.host.sensors import HostSensors
+from eels_gz.gzapi import msgs, transport
+from eels_gz.run.runner import prepare
+from eels_gz.dart.sensors import HostSensors
 
 CAMERA_KINDS = ("camera", "depth_camera", "rgbd_camera")  # gz-sensors stamps their <optical_frame_id>
 

@@ -133,7 +133,7 @@ def test_runs_that_differ_only_in_their_own_scenario_file_share_one_entry(tmp_pa
     made from the real path."""
     from eels_gz import registry
     from eels_gz.description.assemble import robot_description
-    from eels_gz.host.runner import _scenario_file
+    from eels_gz.run.runner import _scenario_file
 
     monkeypatch.setenv("EELS_GZ_CACHE_DIR", str(tmp_path / "cache"))
     runs = []

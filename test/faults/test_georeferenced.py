@@ -12,7 +12,7 @@ import numpy as np
 import trimesh
 from faults_cli import cli
 
-from eels_gz.host.sdf_world import load_world
+from eels_gz.dart.sdf_world import load_world
 from eels_gz.terrain.writers import find_terrain_field
 
 REPO_SCAN = "examples/moulin_scan.xyz"

@@ -131,7 +131,7 @@ def test_a_rover_command_beyond_its_motors(tmp_path):
 
 
 def _prepared(**overrides):
-    from eels_gz.host.runner import prepare
+    from eels_gz.run.runner import prepare
 
     return prepare(config.resolve(overrides=overrides))
 
@@ -150,7 +150,7 @@ def test_pose_auto_puts_a_rover_on_a_dem():
 
 
 def test_pose_auto_puts_eels_on_a_hill_not_in_it(tmp_path):
-    from eels_gz.host.dart_build import collision_box_corners
+    from eels_gz.dart.dart_build import collision_box_corners
 
     res = cli("world", "dem", REPO / "examples" / "site.tif", "--name", "site", "--out", tmp_path)
     assert res.exit_code == 0, res.output

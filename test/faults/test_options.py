@@ -13,7 +13,7 @@ import pytest
 from faults_cli import EELS_GZ, cli
 
 from eels_gz.cli import main
-from eels_gz.cli_common import Number
+from eels_gz.cli.common import Number
 from eels_gz.errors import TerrainError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -102,7 +102,7 @@ def _get(cfg: dict, key: str):
 
 
 def test_hang_hangs_by_itself():
-    from eels_gz.host.runner import prepare
+    from eels_gz.run.runner import prepare
 
     prep = prepare(config.resolve(overrides={"scenario": "hang"}))
     T = prep.sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
@@ -115,7 +115,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     percents = [int(p) for p in re.findall(r"^simulating:\s+(\d+) %", res.stderr, re.M)]
     assert len(percents) >= 9 and percents[-1] == 100 and percents == sorted(percents)
-    from eels_gz import cli_common
+    from eels_gz.cli import common as cli_common
 
     monkeypatch.setattr(cli_common, "PROGRESS_PERIOD", 0.0)
     lines = []

@@ -108,7 +108,7 @@ def test_compare_interrupted_writes_its_status(tmp_path):
 
 
 def test_rover_drive_interrupted_writes_its_record(tmp_path, monkeypatch):
-    from eels_gz.host import rover_drive
+    from eels_gz.run import rover_drive
 
     driving = []
     original = rover_drive.RoverDrive.drive
@@ -146,7 +146,7 @@ def test_rover_campaign_interrupted_keeps_the_runs_done(tmp_path):
 
 
 def test_calibrate_simulate_interrupted_writes_the_drags_done_apart(tmp_path, monkeypatch):
-    from eels_gz import calibrate_sim
+    from eels_gz.cli import calibrate_sim
 
     calls = []
     original = calibrate_sim._drag_once

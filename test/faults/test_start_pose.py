@@ -10,7 +10,7 @@ from faults_cli import SMALL, cli
 
 from eels_gz import config
 from eels_gz.errors import PlacementError
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 
 # m: the engine's contact depth against the plane is exact for the screw cylinders up to round-off
 DEPTH_TOL = 1e-6
@@ -27,7 +27,7 @@ def small_cfg(pose) -> dict:
 @pytest.fixture(scope="module")
 def rest_z() -> float:
     """Base height of the auto pose on ice_plane: lowest collision at AUTO_CLEARANCE above z = 0."""
-    from eels_gz.host.simulation import AUTO_CLEARANCE
+    from eels_gz.dart.simulation import AUTO_CLEARANCE
 
     sim = prepare(small_cfg("auto")).sim
     return float(sim.robot_skeleton.getRootBodyNode().getWorldTransform().translation()[2]) - AUTO_CLEARANCE
@@ -48,7 +48,7 @@ def test_the_refusal_measures_the_depth(rest_z):
 
 
 def test_a_pose_within_the_start_tolerance_runs(rest_z):
-    from eels_gz.host.terrain_start import START_DEPTH
+    from eels_gz.dart.terrain_start import START_DEPTH
 
     prepare(small_cfg([0, 0, rest_z - 0.5 * START_DEPTH, 0, 0, 0]))
     prepare(small_cfg([0, 0, rest_z + 0.001, 0, 0, 0]))

@@ -14,7 +14,7 @@ import pytest
 from faults_cli import SMALL, SignalWhen, cli, started, summary
 from test_filesystem import namespaces_work, shell
 
-from eels_gz.compare import MODELS
+from eels_gz.cli.compare import MODELS
 
 
 def test_world_dem_refuses_the_dem_run_would_refuse(tmp_path):

@@ -1,4 +1,4 @@
-"""The host's OpenGL camera renderer (eels_gz.host.gl_render) against the closed forms and against today's tracer
+"""The host's OpenGL camera renderer (eels_gz.dart.gl_render) against the closed forms and against today's tracer
 (eels_gz.sensors.camera.render): depths of a plane and of a tube's bore within 1 mm, the same silhouettes, every
 camera model; and the fall-back on the tracer when OpenGL cannot start, said in the log and in summary.json.
 
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from eels_gz import config, registry
-from eels_gz.host import gl_render
-from eels_gz.host.gl_render import CameraViews, gl_renderer
+from eels_gz.dart import gl_render
+from eels_gz.dart.gl_render import CameraViews, gl_renderer
 from eels_gz.sensors.camera import Distortion, Lighting, PinholeCamera, render
 from eels_gz.sensors.camera_models import CahvoreCamera, FisheyeCamera
 from eels_gz.sensors.lidar import TRACE_TOLERANCE, Shape
@@ -159,7 +159,7 @@ def test_shipped_tube_grid_agrees_with_the_tracer(gl):
 
 
 def test_without_opengl_the_tracer_serves_and_the_run_says_so(monkeypatch, tmp_path, caplog):
-    from eels_gz.host.runner import run
+    from eels_gz.run.runner import run
 
     monkeypatch.setattr(gl_render, "_RENDERER", [None, "RuntimeError: no EGL display (test)", os.getpid()])
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_alternating", "n_modules": 1}, "world": "ice_plane",

@@ -1,4 +1,4 @@
-"""The description's camera and depth_camera sensors in the host (eels_gz.host.cameras): names and frames agree
+"""The description's camera and depth_camera sensors in the host (eels_gz.dart.cameras): names and frames agree
 with the Gazebo tags (REP-103 optical frames), images and camera info reach the gz topics, ROS (the bridge's
 conversions) and log.mcap."""
 
@@ -13,10 +13,10 @@ from mcap.reader import make_reader
 
 from eels_gz import config
 from eels_gz.errors import DescriptionError
-from eels_gz.host import msgs
-from eels_gz.host.cameras import Camera, camera_model
-from eels_gz.host.runner import prepare, run
-from eels_gz.host.sensors import HostSensors
+from eels_gz.gzapi import msgs
+from eels_gz.dart.cameras import Camera, camera_model
+from eels_gz.run.runner import prepare, run
+from eels_gz.dart.sensors import HostSensors
 from eels_gz.ros import convert
 from eels_gz.ros.camera_bridge import camera_entries, description_cameras
 from eels_gz.ros.messages import typestore

@@ -22,10 +22,10 @@ from eels_gz.errors import DescriptionError
 
 from eels_gz.description.xacro_loader import split_gazebo
 from eels_gz.errors import PluginError
-from eels_gz.host import gzmath as host_gzmath
-from eels_gz.host import gzsim as host_gzsim
-from eels_gz.host.gzsim import NULL_ENTITY, JointType, Link, Model
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import gzmath as host_gzmath
+from eels_gz.gzapi import gzsim as host_gzsim
+from eels_gz.gzapi.gzsim import NULL_ENTITY, JointType, Link, Model
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PLUGINS_PY = REPO_ROOT / "plugins_py"
@@ -415,7 +415,7 @@ def _run_compat_subprocess(pythonpath: list[Path], code: str) -> subprocess.Comp
 def test_gz_compat_picks_gazebo_when_host_not_running(fake_gz):
     # the host module is imported but not running a plugin: Gazebo's bindings win
     result = _run_compat_subprocess([fake_gz, PLUGINS_PY, REPO_ROOT], """
-        import eels_gz.host.gzsim
+        import eels_gz.gzapi.gzsim
         import gz_compat
         print(gz_compat.HOST, gz_compat.sim.__name__, gz_compat.gzmath.__name__, gz_compat.sim.FAKE)
     """)

@@ -11,7 +11,7 @@ from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import split_gazebo
 from eels_gz.errors import PluginError
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.ros.launch_setup import spawn_urdf
 from eels_gz.spawn import Spawn
 

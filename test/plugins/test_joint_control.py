@@ -14,8 +14,8 @@ import pytest
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import PluginError
-from eels_gz.host.gzsim import Joint, Model
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi.gzsim import Joint, Model
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 T_BEND = 0.2  # s, when the bend set point arrives
 BEND = 0.3  # rad

@@ -21,7 +21,7 @@ from lxml import etree
 from eels_gz import registry
 from eels_gz.control.coupling import CouplingGains, coupling_torques
 from eels_gz.description.assemble import robot_description
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 
 GAINS = yaml.safe_load(asset("config", "rover_control.yaml").read_text())["differential"]

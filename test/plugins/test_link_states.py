@@ -1,4 +1,4 @@
-"""The host's batched link and joint access (eels_gz/host/kinematics.py and
+"""The host's batched link and joint access (eels_gz/gzapi/kinematics.py and
 the gz_compat helpers built on it) gives what DART and the per-link gz API
 give, so plugins may use either path."""
 
@@ -9,9 +9,9 @@ import pytest
 
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.host import gzsim
-from eels_gz.host.kinematics import SkeletonKinematics, wrench_forces
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import gzsim
+from eels_gz.gzapi.kinematics import SkeletonKinematics, wrench_forces
+from eels_gz.dart.simulation import RobotSpec, Simulation
 
 # round-off of 4x4 products down a 40-body chain at unit scale
 TOL = 1e-12
@@ -68,7 +68,7 @@ def test_batched_accelerations_equal_darts(name):
 @pytest.mark.parametrize("name", sorted(registry.ROBOTS))
 def test_center_of_mass_equals_darts(name):
     """mass_matrix.center_of_mass on the batched kinematics (the world-bounds check) is DART's getCOM()."""
-    from eels_gz.host.mass_matrix import body_inertias, center_of_mass
+    from eels_gz.dart.mass_matrix import body_inertias, center_of_mass
 
     skel = simulation(name).robot_skeleton
     mass, com, _ = body_inertias(skel)
@@ -83,10 +83,10 @@ def test_center_of_mass_equals_darts(name):
 
 @pytest.mark.parametrize("name", sorted(registry.ROBOTS))
 def test_mass_matrix_equals_darts(name):
-    """eels_gz.host.mass_matrix (composite rigid bodies on the batched kinematics) gives DART's
+    """eels_gz.dart.mass_matrix (composite rigid bodies on the batched kinematics) gives DART's
     getMassMatrix() at random configurations: free bases, revolute and prismatic joints, welds. The
     tolerance is round-off relative to the largest entry (sums over a 40-body chain)."""
-    from eels_gz.host.mass_matrix import MassMatrix
+    from eels_gz.dart.mass_matrix import MassMatrix
 
     skel = simulation(name).robot_skeleton
     mm = MassMatrix.build(skel)
@@ -186,7 +186,7 @@ def _joint(kind: str, parent: str, child: str, xyz: str, rpy: str, axis: str = "
 def test_batched_accelerations_through_prismatic_joints():
     """The same on a chain no registry robot has: prismatic joints below turning bodies (their
     Coriolis term 2 w x u dq), between revolute joints on tilted axes and a weld."""
-    from eels_gz.host.dart_build import load_urdf
+    from eels_gz.dart.dart_build import load_urdf
 
     links = ["base", "arm", "slide", "wrist", "tool", "slide2"]
     joints = [_joint("revolute", "base", "arm", "0.1 0.2 0.3", "0.3 -0.2 0.5", "0.6 0 0.8"),
@@ -215,7 +215,7 @@ def test_batched_accelerations_through_prismatic_joints():
 def test_mass_matrix_sparsity_is_the_trees(name):
     """mass_matrix.dof_parents: DART's own mass matrix is zero wherever neither DOF is an ancestor of
     the other (the sparsity the couplings' L^T L factor relies on), and each parent comes first."""
-    from eels_gz.host.mass_matrix import MassMatrix
+    from eels_gz.dart.mass_matrix import MassMatrix
 
     skel = simulation(name).robot_skeleton
     parent = MassMatrix.build(skel).dof_parent
@@ -236,8 +236,8 @@ def test_mass_matrix_sparsity_is_the_trees(name):
 def test_dof_parents_refuses_children_numbered_first():
     from types import SimpleNamespace
 
-    from eels_gz.host.kinematics import REVOLUTE
-    from eels_gz.host.mass_matrix import dof_parents
+    from eels_gz.gzapi.kinematics import REVOLUTE
+    from eels_gz.dart.mass_matrix import dof_parents
 
     kin = SimpleNamespace(kind=np.array([REVOLUTE, REVOLUTE]), parent=np.array([-1, 0]), dof=np.array([1, 0]))
     with pytest.raises(ValueError, match="DOF 0's parent DOF 1 comes after it"):
@@ -318,7 +318,7 @@ def test_tether_forces_from_the_batched_kinematics_equal_darts():
     """TetherSet.forces reads the attachment point's position and velocity from the step's batched
     kinematics while they are current: the force equals the one from DART's getWorldTransform and
     getLinearVelocity at that point (round-off of k |p| and c |v|, relative 1e-9)."""
-    from eels_gz.host.tethers import Tether, TetherSet
+    from eels_gz.run.tethers import Tether, TetherSet
 
     sim = simulation("eels_1_0_alternating")
     skel = sim.robot_skeleton

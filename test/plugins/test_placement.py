@@ -1,4 +1,4 @@
-"""Placement in the host (EELS-DARTS §2.2.6, eels_gz/host/placement.py).
+"""Placement in the host (EELS-DARTS §2.2.6, eels_gz/run/placement.py).
 
 EELS 1.0 (front-only screws) is laid on a helix inside ``tube`` and inside
 ``moulin`` and settled with gravity off by the springs to the nearest
@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 from eels_gz import config
-from eels_gz.host.placement import bore_center, settle
-from eels_gz.host.runner import prepare
+from eels_gz.run.placement import bore_center, settle
+from eels_gz.run.runner import prepare
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape, sample_points

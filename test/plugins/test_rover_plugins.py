@@ -12,8 +12,8 @@ from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import PluginError
-from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import msgs, transport
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.rover.from_urdf import wheels_from_urdf
 
 ICE = registry.world_path("ice_plane")

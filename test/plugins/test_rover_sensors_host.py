@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from eels_gz import config
-from eels_gz.host import msgs, transport
-from eels_gz.host.runner import prepare
-from eels_gz.host.sensors import HostSensors
+from eels_gz.gzapi import msgs, transport
+from eels_gz.run.runner import prepare
+from eels_gz.dart.sensors import HostSensors
 
 
 def _sim(robot: str, pose="auto"):

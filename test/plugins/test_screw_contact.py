@@ -14,7 +14,7 @@ import yaml
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.errors import EelsError
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 
 ROBOT = "eels_concept"
@@ -64,7 +64,7 @@ def test_screws_leave_the_broadphase_but_still_place_the_robot():
     """collide_bitmask 0 takes the screws' shapes out of DART's collision group
     (they would only be filtered pair by pair), while the robot's resting pose,
     which the screws' bottoms set, is the same as with stock contact."""
-    from eels_gz.host.dart_build import collision_box_corners
+    from eels_gz.dart.dart_build import collision_box_corners
 
     screw, stock = rig("screw"), rig("stock")
     skel = screw.robot_skeleton

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from eels_gz.description.xacro_loader import split_gazebo
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 
 RATE = 3.0  # rad/s

@@ -1,4 +1,4 @@
-"""The host's simulated sensors (eels_gz.host.sensors) on EELS 1.5 with its
+"""The host's simulated sensors (eels_gz.dart.sensors) on EELS 1.5 with its
 head: IMU at rest reads +g within its noise; rates from <update_rate>;
 sensor messages go to log.mcap; bad sensor elements are refused with the
 file, sensor and element named."""
@@ -14,9 +14,9 @@ from mcap.reader import make_reader
 
 from eels_gz import config
 from eels_gz.errors import DescriptionError
-from eels_gz.host import msgs, transport
-from eels_gz.host.runner import prepare, run
-from eels_gz.host.sensors import HostSensors
+from eels_gz.gzapi import msgs, transport
+from eels_gz.run.runner import prepare, run
+from eels_gz.dart.sensors import HostSensors
 
 HEAD = {"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}}, "duration": 0.3}
 
@@ -99,7 +99,7 @@ def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
     topic has a subscriber); the bytes must be those the bus path gives: the gz message a subscriber
     receives, converted as ros_gz converts it and serialized by rosbags. A subscriber on each topic makes
     the sensors publish too, so both paths carry the same samples."""
-    from eels_gz.host.sensors import log_sensors
+    from eels_gz.dart.sensors import log_sensors
     from eels_gz.ros import convert
     from eels_gz.ros.mcap_log import McapLog
     from eels_gz.ros.messages import encode

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from eels_gz.host.gzmath import Pose3d
-from eels_gz.host.gzsim import Link, Model, World
-from eels_gz.host.simulation import Simulation
+from eels_gz.gzapi.gzmath import Pose3d
+from eels_gz.gzapi.gzsim import Link, Model, World
+from eels_gz.dart.simulation import Simulation
 
 WORLD = """<?xml version="1.0"?>
 <sdf version="1.9"><world name="w">

@@ -23,8 +23,8 @@ from scipy.integrate import quad
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.description.xacro_loader import load_description, process_xacro
-from eels_gz.host import gzsim
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.gzapi import gzsim
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 from eels_gz.soil.params import load_soil_params
 from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, steady_coefficients, wheel_forces, wong_reece

@@ -1,5 +1,5 @@
-"""The host's gz-transport (eels_gz.host.transport) and gz.msgs classes
-(eels_gz.host.msgs), as plugins see them through plugins_py/gz_compat:
+"""The host's gz-transport (eels_gz.gzapi.transport) and gz.msgs classes
+(eels_gz.gzapi.msgs), as plugins see them through plugins_py/gz_compat:
 gz-transport's Python API, protobuf-like messages, and deterministic
 delivery (published during step k -> delivered before step k+1's pre_update)."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import Simulation
+from eels_gz.gzapi import msgs, transport
+from eels_gz.dart.simulation import Simulation
 
 LOADER = 'filename="gz-sim-python-system-loader-system" name="gz::sim::systems::PythonSystemLoader"'
 

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from eels_gz.host import msgs as gz
+from eels_gz.gzapi import msgs as gz
 from eels_gz.ros import convert, idl
 from eels_gz.ros.bridge import load_bridge
 from eels_gz.ros.camera_bridge import camera_entries

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from eels_gz import config
-from eels_gz.host.runner import prepare
-from eels_gz.host.sensors import HostSensors
-from eels_gz.host.topics import HostTopics, robot_joints
+from eels_gz.run.runner import prepare
+from eels_gz.dart.sensors import HostSensors
+from eels_gz.gzapi.topics import HostTopics, robot_joints
 from eels_gz.ros.interface import RosInterface
 
 HERE = Path(__file__).resolve().parent

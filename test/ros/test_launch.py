@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from eels_gz.host import topics
+from eels_gz.gzapi import topics
 from eels_gz.ros.bridge import load_bridge
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ import pytest
 from lxml import etree
 
 from eels_gz import config
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 from eels_gz.rover.from_urdf import rpy_matrix
 from eels_gz.spawn import AUTO_CLEARANCE, ZeroPose, pose_of
 
@@ -148,7 +148,7 @@ def test_the_bridge_carries_every_sensor_the_rover_publishes(monkeypatch):
     sensors publish on the topics gz-sensors would) is a GZ_TO_ROS entry of the launch's bridge file."""
     import yaml
 
-    from eels_gz.host.sensors import HostSensors
+    from eels_gz.dart.sensors import HostSensors
 
     actions = run_launch(monkeypatch, robot="archimede", world="ice_plane", gui="false")
     (bridge,) = [a for a in actions if type(a).__name__ == "Node" and a.kwargs["executable"] == "parameter_bridge"]

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from PIL import Image
 
 from eels_gz.cli import main
-from eels_gz.compare import differences, tail_track
+from eels_gz.cli.compare import differences, tail_track
 
 ARGS = ["compare", "--robot", "eels_1_0_front_only", "--world", "ice_plane", "--scenario", "surface_traverse"]
 

@@ -15,7 +15,7 @@ from eels_gz import config
 from eels_gz.cli import main
 from eels_gz.contact.params import KEYS, load_contact_params
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 
 SMALL = {"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.01,
          "contact": {"model": "screw"}, "log": {"mcap": False, "plot": False}}

@@ -40,9 +40,9 @@ import pytest
 
 from eels_gz import config
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import prepare
-from eels_gz.host.sensors import HostSensors
-from eels_gz.host.tethers import TetherSet, parse_tethers
+from eels_gz.run.runner import prepare
+from eels_gz.dart.sensors import HostSensors
+from eels_gz.run.tethers import TetherSet, parse_tethers
 
 FORCE_TOL = 0.01  # the 1 %
 GAMMA = 6.0  # 1/s, settling drag on the centre of mass: the pendulum (2.6 s period) near critically damped

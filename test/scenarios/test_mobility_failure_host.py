@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from eels_gz import config
-from eels_gz.host.runner import prepare, run
+from eels_gz.run.runner import prepare, run
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.chain import axis_rotation

@@ -20,7 +20,7 @@ import pytest
 from eels_gz import config, registry
 from eels_gz.config import load_yaml
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 
 PENETRATION_MAX = 0.005  # m, the placement bound
 DESCENT_TIME = 4.0  # s after a 1 s hold

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from eels_gz import config
-from eels_gz.host.runner import HostRos, prepare
+from eels_gz.run.runner import HostRos, prepare
 from eels_gz.ros.dds import DdsNode
 from eels_gz.ros.messages import typestore
 from eels_gz.ros.qos import DEFAULT
@@ -175,7 +175,7 @@ def test_set_pose_places_the_robot():
 def test_set_pose_rejects_a_zero_quaternion(caplog):
     sim, ros = _setup()
     try:
-        from eels_gz.host import msgs
+        from eels_gz.gzapi import msgs
 
         before = sim.robot_skeleton.getPositions().copy()
         bad = msgs.Pose(position={"x": 5.0})  # orientation left all zero

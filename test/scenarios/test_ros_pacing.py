@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from eels_gz import config
 from eels_gz.cli import main
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import prepare, run
+from eels_gz.run.runner import prepare, run
 
 PACED_S = 10.0  # s of simulated time, as the issue asks
 TOLERANCE = 0.05  # the issue's 5 %

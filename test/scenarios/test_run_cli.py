@@ -113,7 +113,8 @@ def test_the_timed_loop_runs_after_the_kernels_load_with_the_setup_frozen(tmp_pa
     run diverges."""
     import gc
 
-    from eels_gz.host import runner, simulation
+    from eels_gz.run import runner
+    from eels_gz.dart import simulation
 
     events, step = [], simulation.Simulation.step
     load = runner.load_cached_kernels

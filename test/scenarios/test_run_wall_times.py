@@ -1,7 +1,7 @@
 """A run's wall time in three parts (summary.json): ``setup_wall_time`` (run() called -> first step),
 ``wall_time`` (the loop) and ``finish_wall_time`` (last step -> summary, plots included), which add
 up to no more than the run's whole; and the kernels a run loads before its loop: those runs of its
-kind called (eels_gz.host.numba_compile.KernelManifest). No timing is asserted beyond what a known
+kind called (eels_gz.run.numba_compile.KernelManifest). No timing is asserted beyond what a known
 added delay must show (speed is measured in bench/startup.py)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 import time
 
 from eels_gz import config
-from eels_gz.host import numba_compile, runner
+from eels_gz.run import numba_compile, runner
 
 CFG = {"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.05}
 
@@ -56,7 +56,7 @@ def test_a_run_loads_before_its_loop_only_the_kernels_runs_of_its_kind_called(tm
     assert loads == [set()]  # a kind not seen before: nothing loaded ahead
     (record,) = (tmp_path / "cache" / "kernels").iterdir()
     called = set(json.loads(record.read_text())["kernels"])
-    assert "eels_gz.host.step_kernels:base_odometry" in called  # the recorder's kernel, called every sample
+    assert "eels_gz.dart.step_kernels:base_odometry" in called  # the recorder's kernel, called every sample
     every = {numba_compile.kernel_name(d) for d in numba_compile._dispatchers("eels_gz")}
     assert called < every  # not every kernel of the imported modules
     runner.run(config.resolve(overrides=cfg), tmp_path / "second")

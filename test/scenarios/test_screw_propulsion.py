@@ -34,7 +34,7 @@ from eels_gz import registry
 from eels_gz.cli import main
 from eels_gz.contact.params import load_contact_params
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 
 RIG = asset("test", "rigs", "screw_module.urdf.xacro")

@@ -43,8 +43,8 @@ import yaml
 from eels_gz import config, registry
 from eels_gz.contact.params import load_contact_params
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.host.runner import prepare
-from eels_gz.host.simulation import RobotSpec, Simulation
+from eels_gz.run.runner import prepare
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
 
 ICE = load_contact_params("ice")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from eels_gz import config
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 from eels_gz.scenarios.snake_host import SnakeHost
 
 

@@ -30,7 +30,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.config import load_yaml
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 from eels_gz.paths import asset
 
 SPEED = 0.1  # m/s commanded along the path (module docstring)

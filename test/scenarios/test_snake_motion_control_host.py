@@ -50,7 +50,7 @@ import pytest
 import yaml
 
 from eels_gz import config
-from eels_gz.host.runner import prepare
+from eels_gz.run.runner import prepare
 from eels_gz.paths import asset
 from eels_gz.scenarios.screw_drive import ScrewDrive, body_twist_between
 from eels_gz.scenarios.snake_host import SnakeHost

@@ -25,7 +25,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 from eels_gz.snake.params import load_snake_params
 
 PERIOD = 2.0 * math.pi / load_snake_params().serpenoid.omega_t

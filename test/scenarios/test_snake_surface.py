@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from eels_gz import config
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 from eels_gz.scenarios.snake_host import system
 
 DURATION = 4.0  # s: the crescent ramp (0-2 s), the hold, the first second of forward spin (from 3 s)
@@ -23,7 +23,7 @@ def traverse(tmp_path_factory):
     cfg = config.resolve(overrides={"scenario": {"name": "surface_traverse"}, "duration": DURATION,
                                     "contact": {"model": "screw"}, "sensors": {"enabled": False},
                                     "log": {"mcap": False, "plot": True}})
-    from eels_gz.host import runner
+    from eels_gz.run import runner
 
     seen = {}
     original = runner.prepare

@@ -19,7 +19,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 from eels_gz.scenarios.tube_dangle import TubeDangle
 
 FORCE_TOL = 0.01  # the 1 %

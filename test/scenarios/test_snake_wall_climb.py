@@ -27,7 +27,7 @@ from eels_gz.contact.params import load_contact_params
 from eels_gz.description.assemble import robot_description
 from eels_gz import registry
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import run
+from eels_gz.run.runner import run
 from eels_gz.paths import asset
 from eels_gz.scenarios.wall_climb import WallClimb, envelope_y, fit_amplitude, tail_pose, wall_span, zigzag
 from eels_gz.snake.chain import SnakeChain

@@ -1,4 +1,4 @@
-"""gz-math conventions of eels_gz.host.gzmath: quaternions (w, x, y, z),
+"""gz-math conventions of eels_gz.gzapi.gzmath: quaternions (w, x, y, z),
 roll-pitch-yaw as extrinsic x-y-z rotations (R = Rz(yaw) Ry(pitch) Rx(roll)),
 checked against independently built rotation matrices. Tolerance 1e-12: every
 operation here is a handful of double-precision products of unit-magnitude
@@ -13,7 +13,7 @@ import re
 import numpy as np
 import pytest
 
-from eels_gz.host.gzmath import (Pose3d, Quaterniond, Vector3d, matrix_to_quat, pose_from_matrix, pose_matrix,
+from eels_gz.gzapi.gzmath import (Pose3d, Quaterniond, Vector3d, matrix_to_quat, pose_from_matrix, pose_matrix,
                                  quat_to_matrix, quaternion_from_matrix, quaternion_matrix, vector_array)
 
 TOL = 1e-12
@@ -103,7 +103,7 @@ def test_matrix_quaternion_round_trip(R):
 def test_base_odometry_is_the_pose_and_the_twist_in_the_body_frame(R):
     """The Recorder's ground-truth odometry kernel: position, a quaternion of R (w >= 0) and the world
     velocities rotated into the body (REP-105's child frame)."""
-    from eels_gz.host.step_kernels import base_odometry
+    from eels_gz.dart.step_kernels import base_odometry
 
     T = np.eye(4)
     T[:3, :3], T[:3, 3] = R, (1.0, -2.0, 3.0)

@@ -7,7 +7,7 @@ import time
 import numba
 import numpy as np
 
-from eels_gz.host.numba_compile import Compiled, CompileWatch, load_cached_kernels
+from eels_gz.run.numba_compile import Compiled, CompileWatch, load_cached_kernels
 
 
 def test_a_compilation_is_seen_once_with_its_callees_in_its_time():

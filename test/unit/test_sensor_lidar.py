@@ -133,7 +133,7 @@ def test_compiled_imu_sample_is_the_reading_and_the_quaternion(seed):
     (and the half-turns about each axis force the three non-trace ones)."""
     from scipy.spatial.transform import Rotation
 
-    from eels_gz.host.gzmath import matrix_to_quat
+    from eels_gz.gzapi.gzmath import matrix_to_quat
 
     rng = np.random.default_rng(seed)
     turns = [np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0]), np.diag([-1.0, -1.0, 1.0])]

@@ -326,7 +326,7 @@ def test_scenario_contact_fills_what_the_run_leaves_null():
     """contact.model / contact.params are null by default: the scenario's
     `contact:` fills them, else stock contact with the `ice` parameters; a
     run that names them (--contact, --set, or compare) keeps its own."""
-    from eels_gz.host.runner import scenario_defaults
+    from eels_gz.run.runner import scenario_defaults
 
     scen = {"contact": {"model": "screw", "params": "ice_grip"}}
     cfg = config.resolve()

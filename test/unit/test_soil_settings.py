@@ -8,7 +8,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.errors import ConfigError
-from eels_gz.host.runner import check_soil
+from eels_gz.run.runner import check_soil
 from eels_gz.registry import robot
 from eels_gz.soil.params import KEYS, load_soil_params
 from eels_gz.sweep import parse_spec

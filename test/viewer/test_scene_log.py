@@ -1,4 +1,4 @@
-"""The 3D scene in log.mcap (eels_gz.host.scene_log): /robot_description,
+"""The 3D scene in log.mcap (eels_gz.dart.scene_log): /robot_description,
 /tf_static, /tf, the terrain markers and the screw contact force arrows,
 decoded with rosbags' ROS 2 type store (the official message definitions)."""
 
@@ -12,8 +12,8 @@ from mcap.reader import make_reader
 from scipy.spatial.transform import Rotation
 
 from eels_gz import config
-from eels_gz.host.runner import Recorder, prepare
-from eels_gz.host.scene_log import ARROW_M_PER_N, EMBED_MAX_TRIANGLES, package_uri
+from eels_gz.run.runner import Recorder, prepare
+from eels_gz.dart.scene_log import ARROW_M_PER_N, EMBED_MAX_TRIANGLES, package_uri
 from eels_gz.paths import share_dir
 from eels_gz.ros.messages import msgdef, typestore
 

@@ -55,9 +55,9 @@ def rest_on_dem(world, robot: str, spots, steps: int = 300):
     from eels_gz.description.xacro_loader import load_description
     from scipy.spatial.transform import Rotation
 
-    from eels_gz.host import gzsim
-    from eels_gz.host.dart_build import isometry
-    from eels_gz.host.simulation import RobotSpec, Simulation
+    from eels_gz.gzapi import gzsim
+    from eels_gz.dart.dart_build import isometry
+    from eels_gz.dart.simulation import RobotSpec, Simulation
     from eels_gz.rover.placement import RoverKinematics, place
     from eels_gz.terrain.writers import find_terrain_field
 

@@ -17,8 +17,8 @@ from lxml import etree
 from eels_gz.contact.params import load_contact_params
 from eels_gz import registry
 from eels_gz.errors import PluginError, RegistryError, SdfError
-from eels_gz.host.gzsim import NULL_ENTITY, Link, Model, World
-from eels_gz.host.simulation import Simulation
+from eels_gz.gzapi.gzsim import NULL_ENTITY, Link, Model, World
+from eels_gz.dart.simulation import Simulation
 
 IGN = shutil.which("ign")
 

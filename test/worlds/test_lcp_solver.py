@@ -15,8 +15,8 @@ import pytest
 
 from eels_gz import config
 from eels_gz.errors import ConfigError, SdfError
-from eels_gz.host.gzsim import Link, Model, World
-from eels_gz.host.simulation import Simulation
+from eels_gz.gzapi.gzsim import Link, Model, World
+from eels_gz.dart.simulation import Simulation
 
 G = 9.80665
 MU = 0.1  # both surfaces: DART takes the smaller of the two coefficients

@@ -31,9 +31,9 @@ import pytest
 import trimesh
 
 from eels_gz import config
-from eels_gz.host.placement import bore_center, settle
-from eels_gz.host.runner import prepare
-from eels_gz.host.tethers import Tether, TetherSet
+from eels_gz.run.placement import bore_center, settle
+from eels_gz.run.runner import prepare
+from eels_gz.run.tethers import Tether, TetherSet
 from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape, sample_points

@@ -18,7 +18,7 @@ from PIL import Image
 
 from eels_gz.cli import main
 from eels_gz.errors import SdfError, TerrainError
-from eels_gz.host.simulation import Simulation
+from eels_gz.dart.simulation import Simulation
 from eels_gz.terrain.dem import read_dem, triangulate
 from eels_gz.terrain.meshes import prepare_mesh
 from eels_gz.terrain.scan_io import MIN_POINTS, load_points

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dartpy as dart
 import numpy as np
 
-from eels_gz.host.dart_build import isometry
+from eels_gz.dart.dart_build import isometry
 
 PROBE_RADIUS = 0.05  # m
 PROBE_MASS = 1.0  # kg

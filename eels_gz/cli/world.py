@@ -22,7 +22,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import FINITE, NON_NEGATIVE, POSITIVE, SEED, Number
+from eels_gz.cli.common import FINITE, NON_NEGATIVE, POSITIVE, SEED, Number
 from eels_gz.errors import EelsError
 
 log = logging.getLogger(__name__)

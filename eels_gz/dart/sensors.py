@@ -23,7 +23,7 @@ publishes on the host's gz topics at each sensor's ``<update_rate>``:
   sensor); gz.msgs.PointCloudPacked (x y z intensity, float32) on
   ``<topic>/points``.
 
-- ``camera`` and ``depth_camera``: eels_gz.host.cameras (images rendered by
+- ``camera`` and ``depth_camera``: eels_gz.dart.cameras (images rendered by
   OpenGL, else by ray casting, ``camera_renderer``; gz.msgs.Image and
   CameraInfo, a depth camera's PointCloudPacked on ``<topic>/points``) when
   ``cameras=True`` (``sensors.cameras``).
@@ -44,9 +44,11 @@ from time import perf_counter
 
 import numpy as np
 
+from eels_gz.dart.robot_shapes import ShapeTable, _bodies, robot_shapes  # noqa: F401  (robot_shapes: public here too)
+from eels_gz.dart.sensor_sdf import CAMERA_KINDS, _float, _text, sensor_frame_id  # noqa: F401
 from eels_gz.errors import ConfigError, DescriptionError
-from eels_gz.host import msgs, transport
-from eels_gz.host.gzmath import Pose3d, pose_matrix
+from eels_gz.gzapi import msgs, transport
+from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values, imu_values_from_origin
 from eels_gz.sensors.lidar import (Shape, ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi,
@@ -55,25 +57,6 @@ from eels_gz.sensors.noise import GaussianNoise, NoiseModel
 
 log = logging.getLogger(__name__)
 AXES = ("x", "y", "z")
-
-
-def _text(el, path: str, default=None):
-    node = el.find(path)
-    if node is None or node.text is None:
-        return default
-    return node.text.strip()
-
-
-def _float(el, path: str, default: float | None, where: str) -> float:
-    text = _text(el, path)
-    if text is None:
-        if default is None:
-            raise DescriptionError(f"{where}: <{path}> is required")
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise DescriptionError(f"{where}: <{path}> must be a number, got '{text}'") from None
 
 
 def _noise(el, path: str, where: str) -> GaussianNoise:
@@ -105,19 +88,6 @@ def _pose(el, where: str) -> np.ndarray:
 def _header(msg, t_ns: int, frame: str) -> None:
     msg.header.stamp.sec, msg.header.stamp.nsec = divmod(t_ns, 1_000_000_000)
     msgs.set_frame_id(msg.header, frame)
-
-
-CAMERA_KINDS = ("camera", "depth_camera", "rgbd_camera")
-
-
-def sensor_frame_id(el, name: str, kind: str) -> str:
-    """The frame id a sensor's messages carry, as gz-sensors 8 stamps it (``Sensor.cc``: ``<gz_frame_id>``,
-    else the sensor's name; cameras' ``CameraSensor.cc``/``DepthCameraSensor.cc``: ``<optical_frame_id>``,
-    else that frame id)."""
-    frame = _text(el, "gz_frame_id") or name
-    if kind in CAMERA_KINDS:
-        return _text(el, "camera/optical_frame_id") or frame
-    return frame
 
 
 # the gz-sim system without which Gazebo does not publish a sensor of this type
@@ -339,70 +309,6 @@ class Lidar(_Sensor):
             self.log(t_ns, data, dense)
 
 
-class ShapeTable:
-    """The box, sphere and cylinder shapes of some bodies, read from DART once: ``world()`` gives
-    them at the bodies' current world poses (one batched product instead of a dartpy call per shape).
-    A shape that repeats another of the same body exactly (kind, size and pose: a visual drawn as its
-    collision) is kept once; a ray meets both at the same point."""
-
-    _DART = {"BoxShape": "box", "SphereShape": "sphere", "CylinderShape": "cylinder"}
-
-    def __init__(self, bodies):
-        self.bodies = list(bodies)
-        self.kinds, self.sizes, owners, local = [], [], [], []
-        seen = set()
-        for b in self.bodies:
-            for k in range(b.getNumShapeNodes()):
-                node = b.getShapeNode(k)
-                s = node.getShape()
-                kind = self._DART.get(s.getType())
-                if kind is None:
-                    continue
-                size = (tuple(np.asarray(s.getSize(), dtype=float)) if kind == "box" else (float(s.getRadius()),)
-                        if kind == "sphere" else (float(s.getRadius()), float(s.getHeight())))
-                key = (b.getIndexInSkeleton(), kind, size, node.getRelativeTransform().matrix().tobytes())
-                if key in seen:
-                    continue
-                seen.add(key)
-                self.kinds.append(kind)
-                self.sizes.append(size)
-                owners.append(b)
-                local.append(node.getRelativeTransform().matrix())
-        self.owners = owners
-        self.local = np.array(local).reshape(-1, 4, 4)
-        skel = owners[0].getSkeleton() if owners else None
-        self.index = np.array([b.getIndexInSkeleton() for b in owners], dtype=np.int64)
-        self.skel = skel
-        self._arrays: ShapeArrays | None = None
-
-    def _world_T(self, body_T: np.ndarray | None) -> np.ndarray:
-        T_b = (np.array([b.getWorldTransform().matrix() for b in self.owners]).reshape(-1, 4, 4) if body_T is None
-               else body_T[self.index])
-        return T_b @ self.local
-
-    def world(self, body_T: np.ndarray | None = None) -> list[Shape]:
-        """The shapes at their world poses; ``body_T`` (B, 4, 4): the skeleton's body poses when known."""
-        if not self.kinds:
-            return []
-        T = self._world_T(body_T)
-        return [Shape(k, s, T[i]) for i, (k, s) in enumerate(zip(self.kinds, self.sizes))]
-
-    def arrays(self, body_T: np.ndarray | None = None) -> ShapeArrays:
-        """``world()`` as the ray casters' arrays (kinds, sizes and bounding radii computed once)."""
-        if self._arrays is None:
-            self._arrays = shape_arrays(self.world(body_T))
-        return self._arrays.moved(self._world_T(body_T)) if self.kinds else self._arrays
-
-
-def robot_shapes(bodies) -> list[Shape]:
-    """The box, sphere and cylinder shapes of ``bodies`` at their world poses (what ray-cast sensors see)."""
-    return ShapeTable(bodies).world()
-
-
-def _bodies(skel):
-    return [skel.getBodyNode(i) for i in range(skel.getNumBodyNodes())]
-
-
 class HostSensors:
     """All simulated sensors of the robot; ``post_step()`` after each step publishes those that are due."""
 
@@ -446,8 +352,8 @@ class HostSensors:
             if kind == "gpu_lidar":
                 self.sensors.append(Lidar(sim, name, el, here, body, T, self.node, terrain_field))
             else:
-                from eels_gz.host.cameras import Camera
-                from eels_gz.host.scene_log import sun_direction, terrain_rgb
+                from eels_gz.dart.cameras import Camera
+                from eels_gz.dart.scene_log import sun_direction, terrain_rgb
 
                 renderer = self._renderer(camera_renderer)
                 others = [b for b in _bodies(skel) if b is not body]
@@ -464,11 +370,11 @@ class HostSensors:
         self.every = math.gcd(*periods) if periods else 1
 
     def _renderer(self, choice: str):
-        """The cameras' renderer (eels_gz.host.gl_render) for ``sensors.camera_renderer``: ``auto`` (GL, else
+        """The cameras' renderer (eels_gz.dart.gl_render) for ``sensors.camera_renderer``: ``auto`` (GL, else
         the tracer, saying why), ``gl`` (GL or an error) or ``tracer``; recorded in ``camera_renderer``."""
         if self.camera_renderer is not None:
             return self._gl
-        from eels_gz.host.cameras import RENDERERS
+        from eels_gz.dart.cameras import RENDERERS
 
         if choice not in RENDERERS:
             raise ConfigError(f"sensors.camera_renderer: '{choice}' is not one of {', '.join(RENDERERS)}")
@@ -476,7 +382,7 @@ class HostSensors:
         if choice == "tracer":
             self.camera_renderer = {"name": "tracer", "detail": "sensors.camera_renderer: tracer"}
             return None
-        from eels_gz.host.gl_render import gl_renderer
+        from eels_gz.dart.gl_render import gl_renderer
 
         self._gl, detail = gl_renderer()
         if self._gl is None:

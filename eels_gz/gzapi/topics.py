@@ -4,7 +4,7 @@ test/ros checks they agree):
 
 - ``/clock`` (gz.msgs.Clock), like gz-sim's server, every ``period`` steps;
 - the publishing systems the robot's description names, as gz-sim runs them
-  (eels_gz/host/gz_systems.py): JointStatePublisher (``/joint_states`` in
+  (eels_gz/gzapi/gz_systems.py): JointStatePublisher (``/joint_states`` in
   the shipped descriptions) and OdometryPublisher (``/ground_truth/odom``:
   the base pose in ``world``, the twist from finite differences as gz-sim
   computes it);
@@ -22,8 +22,8 @@ import logging
 
 import numpy as np
 
-from eels_gz.host import gz_systems, msgs, transport
-from eels_gz.host.gzmath import Pose3d, Quaterniond, Vector3d
+from eels_gz.gzapi import gz_systems, msgs, transport
+from eels_gz.gzapi.gzmath import Pose3d, Quaterniond, Vector3d
 
 log = logging.getLogger(__name__)
 

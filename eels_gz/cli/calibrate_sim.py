@@ -44,8 +44,8 @@ def drag_directions(lead_angle: float, handedness: int) -> dict[str, np.ndarray]
 
 def _drag_once(variant: str, params: str, load_mass: float, direction: str, speed: float,
                stop=None) -> tuple[float, float]:
-    from eels_gz.host import gzsim
-    from eels_gz.host.simulation import RobotSpec, Simulation
+    from eels_gz.gzapi import gzsim
+    from eels_gz.dart.simulation import RobotSpec, Simulation
 
     world = registry.world_path("ice_plane")
     desc = load_description(asset("urdf", "drag_rig.urdf.xacro"), {

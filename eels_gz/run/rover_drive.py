@@ -33,9 +33,9 @@ from lxml import etree
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.errors import ConfigError, RunInterrupted, SimulationDiverged
-from eels_gz.host import msgs, transport
-from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
-from eels_gz.host.terrain_start import place_on_terrain, terrain_field
+from eels_gz.gzapi import msgs, transport
+from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.dart.terrain_start import place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.paths import asset
 from eels_gz.rover.odometry import se2_step

@@ -153,11 +153,11 @@ class Element:
         return self._get(key, lambda t: t.strip(), "string", str, default)
 
     def get_vector3(self, key: str = "", *default):
-        from eels_gz.host.gzmath import Vector3d
+        from eels_gz.gzapi.gzmath import Vector3d
 
         return self._get(key, lambda t: Vector3d(*_floats(3)(t)), "vector3", Vector3d, default)
 
     def get_pose(self, key: str = "", *default):
-        from eels_gz.host.gzmath import Pose3d
+        from eels_gz.gzapi.gzmath import Pose3d
 
         return self._get(key, lambda t: Pose3d(*_floats(6)(t)), "pose", Pose3d, default)

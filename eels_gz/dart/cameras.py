@@ -1,6 +1,6 @@
 """The description's ``camera`` and ``depth_camera`` sensors in the host:
 rendered at each sensor's ``<update_rate>`` by OpenGL through EGL
-(eels_gz.host.gl_render), or, where that cannot start or with
+(eels_gz.dart.gl_render), or, where that cannot start or with
 ``sensors.camera_renderer: tracer``, by ray casting the terrain's distance
 field and the robot's shapes (eels_gz.sensors.camera.render); published like
 gz-sensors publishes them:
@@ -46,8 +46,8 @@ import math
 import numpy as np
 
 from eels_gz.errors import ConfigError, DescriptionError
-from eels_gz.host import msgs
-from eels_gz.host.sensors import _float, _text, sensor_frame_id
+from eels_gz.gzapi import msgs
+from eels_gz.dart.sensor_sdf import _float, _text, sensor_frame_id
 from eels_gz.ros.camera_bridge import camera_topics, points_topic
 from eels_gz.sensors.camera import (T_SENSOR_OPTICAL, Distortion, Lighting, PinholeCamera, depth_image, render,
                                     shade, to_rgb8)
@@ -193,7 +193,7 @@ class Camera:
         self.vignetting = self.model.effects.factor(self.rays) if self.model.effects.vignetting else None
         self.renderer, self.views = renderer, None
         if renderer is not None:
-            from eels_gz.host.gl_render import CameraViews
+            from eels_gz.dart.gl_render import CameraViews
 
             try:
                 renderer.prepare(field)
@@ -234,7 +234,7 @@ class Camera:
         return self.body.getWorldTransform().matrix() @ self.T_body_optical
 
     def frame(self, t_ns: int | None = None):
-        from eels_gz.host.sensors import robot_shapes
+        from eels_gz.dart.robot_shapes import robot_shapes
 
         if self.renderer is not None:
             mean, std = self.noise
@@ -347,7 +347,7 @@ class PointsTopic:
 
 
 def transport_topic(pub) -> str:
-    from eels_gz.host import transport
+    from eels_gz.gzapi import transport
 
     return transport.topic_of(pub)[0]
 

@@ -30,9 +30,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eels_gz.errors import PluginError
-from eels_gz.host import gzsim
-from eels_gz.host.sdf_world import PluginSpec
+from eels_gz.gzapi import gzsim
+from eels_gz.gzapi.element import Element
 from eels_gz.paths import system_plugin_paths
+
+
+@dataclass
+class PluginSpec:
+    """A ``<plugin>`` element of a world or model: file, name, ``<module_name>`` and the element itself."""
+
+    filename: str
+    name: str
+    module_name: str
+    element: Element
+
+    @property
+    def where(self) -> str:
+        return f"{self.element.file_path()}:{self.element.line_number()}"
+
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +60,14 @@ BUILTIN_SYSTEMS = {
     "gz-sim-scene-broadcaster-system": ("gz::sim::systems::SceneBroadcaster", "GUI scene updates (no GUI here)"),
     "gz-sim-user-commands-system": ("gz::sim::systems::UserCommands", "GUI and service commands (no GUI here)"),
     "gz-sim-sensors-system": ("gz::sim::systems::Sensors",
-                              "rendering sensors: gpu_lidar (ray casting) and cameras (OpenGL, eels_gz/host/sensors.py)"),
-    "gz-sim-imu-system": ("gz::sim::systems::Imu", "IMU sensors (eels_gz/host/sensors.py)"),
+                              "rendering sensors: gpu_lidar (ray casting) and cameras (OpenGL, eels_gz/dart/sensors.py)"),
+    "gz-sim-imu-system": ("gz::sim::systems::Imu", "IMU sensors (eels_gz/dart/sensors.py)"),
     "gz-sim-forcetorque-system": ("gz::sim::systems::ForceTorque",
-                                  "force-torque sensors (eels_gz/host/sensors.py, DART joint wrench)"),
+                                  "force-torque sensors (eels_gz/dart/sensors.py, DART joint wrench)"),
     "gz-sim-joint-state-publisher-system": ("gz::sim::systems::JointStatePublisher",
-                                            "joint states (eels_gz/host/gz_systems.py)"),
+                                            "joint states (eels_gz/gzapi/gz_systems.py)"),
     "gz-sim-odometry-publisher-system": ("gz::sim::systems::OdometryPublisher",
-                                         "model odometry, the ground truth (eels_gz/host/gz_systems.py)"),
+                                         "model odometry, the ground truth (eels_gz/gzapi/gz_systems.py)"),
 }
 PLUGIN_ERRORS = ("stop", "disable")
 

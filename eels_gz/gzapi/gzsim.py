@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from eels_gz.host.gzmath import Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
-from eels_gz.host.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
+from eels_gz.gzapi.gzmath import Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
+from eels_gz.gzapi.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
 
 NULL_ENTITY = 0
 # returned by a batch helper that cannot batch the given links or joints (the caller loops)
@@ -517,7 +517,7 @@ class Joint:
 # ``add_link_world_wrenches``, ``joint_states`` and ``set_joint_forces`` in
 # every host: under Gazebo they loop over the Link/Joint API; here they read
 # and write all links or joints of a skeleton at once (link poses and twists
-# from eels_gz/host/kinematics.py), which is what makes 20 screws and 40
+# from eels_gz/gzapi/kinematics.py), which is what makes 20 screws and 40
 # joints cheap. A plugin passes the same list every step; the batch is cached
 # by the list's identity.
 

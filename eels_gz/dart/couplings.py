@@ -24,7 +24,7 @@ The reaction acts on the leader, the base and every body between them, as
 the mass matrix says. ``J dq = 0`` after the step holds for any
 positive-definite metric, so ``M^-1 J^T`` is refreshed every ``refresh_steps`` steps (default 20, i.e.
 20 ms at dt = 1 ms, while a shape joint turns at most 0.02 rad), from the
-mass matrix of :mod:`eels_gz.host.mass_matrix` and one compiled solve that
+mass matrix of :mod:`eels_gz.dart.mass_matrix` and one compiled solve that
 factors it with the tree's sparsity (DART's full inverse mass matrix of a
 41-body robot, the fallback for skeletons with other joints, costs more than
 its physics step).
@@ -41,7 +41,7 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import DescriptionError
-from eels_gz.host.mass_matrix import MassMatrix
+from eels_gz.dart.mass_matrix import MassMatrix
 
 log = logging.getLogger(__name__)
 

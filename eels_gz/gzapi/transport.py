@@ -40,7 +40,7 @@ import threading
 from collections import deque
 from typing import Any, Callable
 
-from eels_gz.host.msgs import Message
+from eels_gz.gzapi.msgs import Message
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.cli_common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
+from eels_gz.cli.common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -105,7 +105,7 @@ class _RunCommand(click.Command):
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
         save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
-    from eels_gz.host.runner import run as run_simulation
+    from eels_gz.run.runner import run as run_simulation
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
 
@@ -222,7 +222,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
             layout):
     """Run one scenario under stock and under screw contact and compare the tail pose."""
-    from eels_gz.compare import compare as run_compare
+    from eels_gz.cli.compare import compare as run_compare
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
 
@@ -319,14 +319,11 @@ def recover(log_file, out_file, overwrite):
     click.echo(f"{target}: {report['messages']} messages on {report['channels']} channels; {state}")
 
 
-from eels_gz.cli_calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)
-from eels_gz.cli_world import world  # noqa: E402  (the `eels-gz world` group)
+from eels_gz.cli.calibrate import calibrate  # noqa: E402  (the `eels-gz calibrate` group)
+from eels_gz.cli.world import world  # noqa: E402  (the `eels-gz world` group)
 main.add_command(world)
-from eels_gz.cli_rover import rover  # noqa: E402  (the `eels-gz rover` group)
+from eels_gz.cli.rover import rover  # noqa: E402  (the `eels-gz rover` group)
 main.add_command(rover)
 main.add_command(calibrate)
-from eels_gz.cli_sweep import sweep  # noqa: E402  (the `eels-gz sweep` command)
+from eels_gz.cli.sweep import sweep  # noqa: E402  (the `eels-gz sweep` command)
 main.add_command(sweep)
-
-if __name__ == "__main__":
-    main()

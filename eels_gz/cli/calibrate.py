@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import POSITIVE, exit_for, fail, overwrite_option
+from eels_gz.cli.common import POSITIVE, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -90,7 +90,7 @@ def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit
 
     Interrupted (SIGINT, SIGTERM), it writes the drags completed so far to
     DRAGS.partial.csv instead, and exits 130 or 143."""
-    from eels_gz.calibrate_sim import simulate_drags
+    from eels_gz.cli.calibrate_sim import simulate_drags
     from eels_gz.contact.calibration import fit_friction, write_drag_csv
     from eels_gz.errors import RunInterrupted
     from eels_gz.interrupt import interrupts

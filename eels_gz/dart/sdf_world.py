@@ -27,8 +27,9 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import SdfError
-from eels_gz.host.element import Element
-from eels_gz.host.gzmath import Pose3d, pose_matrix
+from eels_gz.gzapi.element import Element
+from eels_gz.gzapi.systems import PluginSpec  # noqa: F401  (re-exported: the plugins a world or model names)
+from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.paths import resource_paths
 from eels_gz.terrain.heightmaps import heightmap_mismatch  # the rule `world dem` applies too
 
@@ -68,18 +69,6 @@ class Inertial:
     mass: float
     pose: np.ndarray  # 4x4, centre of mass frame in the link frame
     inertia: np.ndarray  # 3x3 about the centre of mass
-
-
-@dataclass
-class PluginSpec:
-    filename: str
-    name: str
-    module_name: str
-    element: Element
-
-    @property
-    def where(self) -> str:
-        return f"{self.element.file_path()}:{self.element.line_number()}"
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The robot and the terrain at the start and during a run.
 
 ``robot.pose: auto`` first lays the robot at the origin with its lowest
-collision 1 mm above z = 0 (:class:`~eels_gz.host.simulation.Simulation`).
+collision 1 mm above z = 0 (:class:`~eels_gz.dart.simulation.Simulation`).
 On any other terrain than a flat ground at z = 0, :func:`place_on_terrain`
 then puts it on the terrain under it:
 
@@ -34,9 +34,9 @@ import numpy as np
 
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import PlacementError, TerrainError
-from eels_gz.host.dart_build import collision_box_corners, isometry
-from eels_gz.host.mass_matrix import body_inertias, center_of_mass
-from eels_gz.host.gzmath import Pose3d, pose_matrix
+from eels_gz.dart.dart_build import collision_box_corners, isometry
+from eels_gz.dart.mass_matrix import body_inertias, center_of_mass
+from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.spawn import TOLERANCE, drop, slope_rotation
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ def _follow_slope(sim, field, clearance: float) -> float:
 
 
 def _place_rover(sim, kin, field, clearance: float) -> dict | None:
-    from eels_gz.host import gzsim
+    from eels_gz.gzapi import gzsim
     from eels_gz.rover.placement import CONTACT_TOL, place, surface_distance
 
     skel = sim.robot_skeleton

@@ -17,14 +17,14 @@ from lxml import etree
 from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, PluginCallbackError, SdfError, SimulationDiverged
-from eels_gz.host import gzsim, transport
-from eels_gz.host.couplings import CouplingSolver, mimic_couplings
-from eels_gz.host.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
-from eels_gz.host.element import Element
-from eels_gz.host.gzmath import Pose3d, pose_matrix
-from eels_gz.host.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
-from eels_gz.host.step_kernels import compose_forces, first_bad, same_values
-from eels_gz.host.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
+from eels_gz.gzapi import gzsim, transport
+from eels_gz.dart.couplings import CouplingSolver, mimic_couplings
+from eels_gz.dart.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
+from eels_gz.gzapi.element import Element
+from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
+from eels_gz.dart.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
+from eels_gz.dart.step_kernels import compose_forces, first_bad, same_values
+from eels_gz.gzapi.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 from eels_gz.spawn import AUTO_CLEARANCE
 

@@ -23,12 +23,12 @@ from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
-from eels_gz.host.gzmath import matrix_to_quat
-from eels_gz.host.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
-from eels_gz.host.sdf_world import load_world
-from eels_gz.host.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
-from eels_gz.host.step_kernels import base_odometry
-from eels_gz.host.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
+from eels_gz.gzapi.gzmath import matrix_to_quat
+from eels_gz.run.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
+from eels_gz.dart.sdf_world import load_world
+from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
+from eels_gz.dart.step_kernels import base_odometry
+from eels_gz.dart.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
 from eels_gz.ros import messages
@@ -84,7 +84,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     Checked before the robot is built: the step against the duration; after:
     the step against the screw contact's stability bound
     (:mod:`eels_gz.contact.stability`). ``robot.pose: auto`` puts the robot
-    on the terrain under it (:mod:`eels_gz.host.terrain_start`).
+    on the terrain under it (:mod:`eels_gz.dart.terrain_start`).
     """
     scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
     cfg = scenario_defaults(cfg, scenario)
@@ -140,7 +140,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     elif not (scenario and scenario.get("controller")):  # a controller places the robot in its setup
         check_start_pose(sim, rcfg["pose"])
     if scenario is not None and scenario.get("tethers"):
-        from eels_gz.host.tethers import TetherSet, parse_tethers
+        from eels_gz.run.tethers import TetherSet, parse_tethers
 
         where = scenario_file or str(cfg["scenario"]["name"])
         sim.add_pre_update(TetherSet(sim, parse_tethers(scenario["tethers"], where), where).pre_update)
@@ -332,7 +332,7 @@ class Recorder:
             self.log.channel("/ground_truth/odom", messages.ODOMETRY)
             self.templates = messages.RunLogTemplates(self.joint_names, "world", self.base.getName())
             self.no_effort = np.zeros(len(self.joint_dofs))
-            from eels_gz.host.scene_log import SceneLog
+            from eels_gz.dart.scene_log import SceneLog
 
             self.scene = SceneLog(sim, self.log, sim.robot_source_urdf)
 
@@ -369,7 +369,7 @@ class HostRos:
     """The host's gz topics (clock, joint states, ground truth, commands) bridged to ROS 2."""
 
     def __init__(self, sim: Simulation, rcfg: dict):
-        from eels_gz.host.topics import HostTopics
+        from eels_gz.gzapi.topics import HostTopics
         from eels_gz.ros.interface import RosInterface
 
         rate = float(rcfg["state_rate"])
@@ -385,10 +385,10 @@ class HostRos:
 
 
 def start_sensors(sim: Simulation, scfg: dict, mcap=None):
-    """The robot's simulated sensors (eels_gz.host.sensors) when ``sensors.enabled``, logged to ``mcap``."""
+    """The robot's simulated sensors (eels_gz.dart.sensors) when ``sensors.enabled``, logged to ``mcap``."""
     if not scfg["enabled"] or sim.robot_skeleton is None or not sim.sensor_specs:
         return None
-    from eels_gz.host.sensors import HostSensors, log_sensors
+    from eels_gz.dart.sensors import HostSensors, log_sensors
 
     sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]),
                           camera_renderer=str(scfg.get("camera_renderer", "auto")))

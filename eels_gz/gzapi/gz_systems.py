@@ -20,7 +20,7 @@ parameters, so one robot description gives the same topics in both hosts.
   is not simulated (a warning says so).
 
 Both publish after the step, like gz-sim's PostUpdate; the host runs them
-with the ROS interface (eels_gz/host/topics.py).
+with the ROS interface (eels_gz/gzapi/topics.py).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from collections import deque
 import numpy as np
 
 from eels_gz.errors import SdfError
-from eels_gz.host import msgs, transport
-from eels_gz.host.gzmath import Quaterniond, matrix_to_quat, quat_to_matrix
+from eels_gz.gzapi import msgs, transport
+from eels_gz.gzapi.gzmath import Quaterniond, matrix_to_quat, quat_to_matrix
 
 log = logging.getLogger(__name__)
 WINDOW = 10  # gz-sim's OdometryPublisher moving-average window (iterations)

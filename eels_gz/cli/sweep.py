@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import Number, Progress, exit_for, overwrite_option
+from eels_gz.cli.common import Number, Progress, exit_for, overwrite_option
 from eels_gz.errors import EelsError
 
 

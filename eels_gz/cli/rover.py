@@ -8,8 +8,8 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli_common import POSITIVE, Progress, exit_for, overwrite_option
-from eels_gz.cli_sweep import campaign_progress, ray_options
+from eels_gz.cli.common import POSITIVE, Progress, exit_for, overwrite_option
+from eels_gz.cli.sweep import campaign_progress, ray_options
 from eels_gz.errors import EelsError
 
 
@@ -33,7 +33,7 @@ def rover() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_json):
     """Drive one path at one wheel rate and write DIR/<robot>_<path>_<rate>_<world>.json."""
-    from eels_gz.host.rover_drive import interrupted, run_drive, slope_world
+    from eels_gz.run.rover_drive import interrupted, run_drive, slope_world
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import check_writable_dir
 

@@ -9,10 +9,10 @@ model and its parameter set (the one parse of the run's set), the soil set, the 
 robot's description with its Gazebo blocks. Each check raises ConfigError (or the registry's,
 xacro's, the world reader's error) naming the setting, so a bad run and a bad export fail alike.
 
-Files a system reads (the resolved scenario, contact and soil sets) are written into ``files.work_dir``
-when they differ from the named ones, or always with ``files.record`` (an export keeps them beside
-its world); the description names them by ``files.final_dir`` (where the folder will be once it is
-renamed into place). No dartpy, gz or rclpy here.
+Files a system reads (the resolved scenario, contact and soil sets) are written into ``work_dir``
+when they differ from the named ones, or always with :attr:`RunFiles.record` (an export keeps them
+beside its world). The xacro reads some of them (a rig's scenario parameters), so they exist before
+the description is built. No dartpy, gz or rclpy here.
 """
 
 from __future__ import annotations
@@ -42,19 +42,16 @@ CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
 @dataclass(frozen=True)
 class RunFiles:
     """Where the resolution writes the files the systems read (``work_dir``; a temporary folder when
-    None), the folder the description names for them (``final_dir``; ``work_dir`` when None), and
-    whether to write them even when they equal the named sets (``record``)."""
+    None), and whether to write them even when they equal the named sets (``record``)."""
 
     work_dir: Path | None = None
-    final_dir: Path | None = None
     record: bool = False
 
     def place(self, name: str, prefix: str) -> tuple[Path, str]:
         """(the path to write ``name`` to, the absolute path the description gives for it)."""
         folder = Path(self.work_dir) if self.work_dir is not None else Path(tempfile.mkdtemp(prefix=prefix))
         folder.mkdir(parents=True, exist_ok=True)
-        named = Path(self.final_dir) if self.final_dir is not None and self.work_dir is not None else folder
-        return folder / name, str((named / name).absolute().resolve())
+        return folder / name, str((folder / name).resolve())
 
 
 def _files(work_dir: RunFiles | str | Path | None) -> RunFiles:

@@ -1,0 +1,283 @@
+"""``eels-gz export``: a scenario's run resolved as ``run`` resolves it, written as a Gazebo world.
+
+:func:`export_scenario` writes into an output folder ``DIR``:
+
+- ``world.sdf``: the world's own content (``worlds/<world>.sdf`` or the SDF file given) with the
+  Physics, Sensors, Imu and ForceTorque systems loaded (added when the world lacks them; gz-sim 8's
+  names, :data:`eels_gz.gzapi.systems.BUILTIN_SYSTEMS`), its step set to the run's ``physics.dt`` (and
+  its DART collision detector and solver to the run's when they are set), and the robot as an
+  ``<include>`` at its placed pose, holding the initial_joints system (the placed joint positions)
+  and the scenario's systems (:func:`eels_gz.scenarios.systems.scenario_plugins`);
+- ``<robot>.urdf``: the robot's description with its ``<gazebo>`` blocks (its own Python systems,
+  joint_control, screw_contact..., and sensors), as Gazebo converts it itself when it includes it;
+- ``placement.json``: the robot's base pose (the world pose of the URDF's root link) and joint
+  positions, and how they were found (``pose: auto`` as :mod:`eels_gz.spawn` computes it, or the
+  configuration's pose);
+- ``scenario.yaml``, ``contact.yaml``, ``soil.yaml`` (those that apply): the sets the systems read,
+  resolved (``--set`` applied), named by the description;
+- ``export.json``: what was exported, the resolved configuration and the command that runs it.
+
+Paths: the robot's ``<include><uri>`` and every file the systems read are absolute (``file://`` for
+the include). libsdformat resolves a relative include URI against the current folder or
+``GZ_SIM_RESOURCE_PATH``, not against the world file's folder, so a relative URI would make
+``gz sim -r DIR/world.sdf`` depend on where it is started; the price is that ``DIR`` cannot be moved
+(export again instead). The world's own ``model://`` terrain includes are kept: their models name
+their meshes and heightmaps by ``model://`` too, so Gazebo needs the package's ``models/`` on
+``GZ_SIM_RESOURCE_PATH`` either way (the package's environment hook sets it; see README).
+
+A scenario whose behaviour still lives in embedded-host code (a ``controller:`` or ``tethers:``
+without ``systems:``) is refused with a message that says so: its Gazebo world would not run it.
+No dartpy here (the launch file calls this on a ROS 2 machine without it).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from eels_gz.errors import ConfigError, TerrainError
+from eels_gz.rotations import quat_from_rpy
+from eels_gz.run.resolve import Resolved, RunFiles, resolve_run
+
+log = logging.getLogger(__name__)
+WORLD_FILE = "world.sdf"
+PLACEMENT_FILE = "placement.json"
+RESULT_FILE = "export.json"
+# the gz-sim systems the exported world must load (gz-sim 8 file names)
+REQUIRED_SYSTEMS = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-imu-system",
+                    "gz-sim-forcetorque-system")
+LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::systems::PythonSystemLoader"}
+RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
+
+
+@dataclass(frozen=True)
+class ExportPlacement:
+    """The robot's start: base pose [x, y, z, roll, pitch, yaw] (m, rad; the world pose of the URDF's
+    root link, fixed-axis rpy), joint positions (rad or m by joint name), how they were found."""
+
+    pose: tuple[float, float, float, float, float, float]
+    joints: dict[str, float] = field(default_factory=dict)
+    report: dict = field(default_factory=dict)
+    status: str = "ok"
+    message: str = ""
+
+    def to_dict(self) -> dict:
+        """placement.json: the base pose as xyz, quaternion wxyz and rpy; joints; report; status."""
+        x, y, z, roll, pitch, yaw = (float(v) for v in self.pose)
+        return {"base_pose": {"position": [x, y, z],
+                              "orientation_wxyz": [float(v) for v in quat_from_rpy(roll, pitch, yaw)],
+                              "rpy": [roll, pitch, yaw]},
+                "joints": {k: float(v) for k, v in sorted(self.joints.items())},
+                "report": self.report, "status": self.status, "message": self.message}
+
+
+def check_exportable(r: Resolved) -> None:
+    """ConfigError when the scenario's behaviour is embedded-host code that a Gazebo world cannot run."""
+    scenario = r.scenario
+    if not scenario or scenario.get("systems"):
+        return
+    from eels_gz import registry
+
+    name = r.cfg["scenario"]["name"]
+    source = registry.scenario_path(name)
+    for key, what in (("controller", f"its controller eels_gz/scenarios/{scenario.get('controller')}.py, "
+                                     "which steps the embedded host itself"),
+                      ("tethers", "its tethers, applied by the embedded host (eels_gz/run/tethers.py)")):
+        if scenario.get(key):
+            raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; "
+                              f"a Gazebo world cannot run it until the scenario names its systems ('systems:', "
+                              f"issue 32). Run it in the embedded host: eels-gz run --scenario {name}")
+
+
+def placement(r: Resolved) -> ExportPlacement:
+    """The robot's start: the configuration's pose, or ``pose: auto`` on the world's terrain
+    (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of the host's own placement)."""
+    pose = r.cfg["robot"]["pose"]
+    if r.scenario and r.scenario.get("placement"):
+        raise ConfigError(f"scenario '{r.cfg['scenario']['name']}' places the robot with the engine "
+                          f"(placement: {r.scenario['placement']}); its export needs the run's placement step "
+                          "(issue 32), which is not available here yet")
+    if pose != "auto":
+        return ExportPlacement(tuple(float(v) for v in pose), {}, {"method": "robot.pose"})
+    from eels_gz.spawn import spawn_pose
+    from eels_gz.terrain.writers import find_terrain_field
+
+    try:
+        field_ = find_terrain_field(r.world)
+    except TerrainError as exc:
+        log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
+        field_ = None
+    spawn = spawn_pose(r.description, field_, optimize=bool(r.cfg["robot"]["optimize"]))
+    return ExportPlacement(spawn.pose, dict(spawn.joints), {"method": spawn.method})
+
+
+def _system_file(element) -> str:
+    """A <plugin filename> as gz-sim 8 names it (``libgz-sim-imu-system.so`` -> ``gz-sim-imu-system``)."""
+    name = Path(element.get("filename") or "").name
+    if name.startswith("lib"):
+        name = name[3:]
+    return name[:-3] if name.endswith(".so") else name
+
+
+def add_systems(world) -> list[str]:
+    """Add the REQUIRED_SYSTEMS the ``<world>`` element lacks, after its last plugin; their file names."""
+    from eels_gz.gzapi.systems import BUILTIN_SYSTEMS
+
+    plugins = world.findall("plugin")
+    have = {_system_file(p) for p in plugins}
+    added = []
+    anchor = plugins[-1] if plugins else (world.find("gravity") if world.find("gravity") is not None
+                                          else world.find("physics"))
+    for filename in REQUIRED_SYSTEMS:
+        if filename in have:
+            continue
+        plugin = etree.Element("plugin", filename=filename, name=BUILTIN_SYSTEMS[filename][0])
+        if filename == "gz-sim-sensors-system":
+            etree.SubElement(plugin, "render_engine").text = RENDER_ENGINE
+        if anchor is None:
+            world.insert(0, plugin)
+        else:
+            anchor.addnext(plugin)
+        anchor = plugin
+        added.append(filename)
+    return added
+
+
+def _set_physics(world, r: Resolved) -> None:
+    """The run's step (and its collision detector and solver when set) in the world's <physics>."""
+    physics = world.find("physics")
+    if physics is None:
+        physics = etree.Element("physics", name="eels_gz", type="dart")
+        world.insert(0, physics)
+    step = physics.find("max_step_size")
+    if step is None:
+        step = etree.SubElement(physics, "max_step_size")
+    step.text = repr(float(r.dt))
+    phys = r.cfg["physics"]
+    if phys.get("collision_detector") or phys.get("solver"):
+        dart = physics.find("dart")
+        if dart is None:
+            dart = etree.SubElement(physics, "dart")
+        if phys.get("collision_detector"):
+            detector = dart.find("collision_detector")
+            if detector is None:
+                detector = etree.SubElement(dart, "collision_detector")
+            detector.text = str(phys["collision_detector"])
+        if phys.get("solver"):
+            solver = dart.find("solver")
+            if solver is None:
+                solver = etree.SubElement(dart, "solver")
+            kind = solver.find("solver_type")
+            if kind is None:
+                kind = etree.SubElement(solver, "solver_type")
+            kind.text = str(phys["solver"])
+
+
+def initial_joints_plugin(joints: dict[str, float]):
+    """The initial_joints system (plugins_py/initial_joints.py) setting ``joints``."""
+    plugin = etree.Element("plugin", **LOADER)
+    etree.SubElement(plugin, "module_name").text = "initial_joints"
+    for name, q in sorted(joints.items()):
+        etree.SubElement(plugin, "joint", name=name, position=repr(float(q)))
+    return plugin
+
+
+def scenario_systems(r: Resolved, description_file: Path, world_file: Path) -> list:
+    """The scenario's gz-sim systems as <plugin> elements (issue 32's one writer, shared with ``run``)."""
+    if not r.scenario or not r.scenario.get("systems"):
+        return []
+    from eels_gz.scenarios.systems import scenario_plugins
+
+    return list(scenario_plugins(r.scenario, scenario=r.cfg["scenario"]["name"], robot=r.entry.name,
+                                 description_file=str(description_file), world_file=str(world_file),
+                                 params=dict(r.scenario.get("params") or {})))
+
+
+def robot_include(name: str, uri: str, start: ExportPlacement, plugins: list):
+    """The robot's <include>: ``uri`` as model ``name`` at the placed pose, with ``plugins`` inside."""
+    include = etree.Element("include")
+    etree.SubElement(include, "uri").text = uri
+    etree.SubElement(include, "name").text = name
+    etree.SubElement(include, "pose").text = " ".join(repr(float(v)) for v in start.pose)
+    if start.joints:
+        include.append(initial_joints_plugin(start.joints))
+    for plugin in plugins:
+        include.append(plugin)
+    return include
+
+
+def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> dict:
+    """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
+    naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
+    Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
+    reader's, xacro's error) before anything but the resolved sets is written."""
+    work = Path(work_dir)
+    final = Path(final_dir) if final_dir is not None else work
+    r = resolve_run(cfg, RunFiles(work, record=True))
+    check_exportable(r)
+    start = placement(r)
+    final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
+
+    def named(text: str) -> str:
+        """``text`` naming the resolved sets in the folder's final place, not in ``work_dir`` (its
+        staging name, DIR.partial, until the export is complete)."""
+        return text if final_abs == work_abs else text.replace(f"{work_abs}/", f"{final_abs}/")
+
+    robot_file = f"{r.entry.name}.urdf"
+    world_file = final_abs / WORLD_FILE
+    plugins = scenario_systems(r, final_abs / robot_file, r.world.resolve())
+
+    tree = etree.parse(str(r.world), etree.XMLParser(remove_comments=False))
+    root = tree.getroot()
+    world = root.find("world")
+    if world is None:
+        raise ConfigError(f"world file '{r.world}': no <world> element under <sdf>")
+    added = add_systems(world)
+    _set_physics(world, r)
+    world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
+    etree.indent(root, space="  ")
+    scenario = r.cfg["scenario"]["name"]
+    root.addprevious(etree.Comment(
+        f" eels-gz export: scenario {scenario or '(none)'}, robot {r.entry.name}, world {r.world}; "
+        f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
+    root.getprevious().tail = "\n"
+    gazebo_urdf = r.description.gazebo_urdf()
+    (work / robot_file).write_text(named(gazebo_urdf))
+    (work / PLACEMENT_FILE).write_text(json.dumps(start.to_dict(), indent=2))
+    (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
+                                      encoding="utf-8")
+    resolved_cfg = copy.deepcopy(r.cfg)
+    resolved_cfg["duration"], resolved_cfg["robot"]["n_modules"] = r.duration, r.n_modules
+    resolved_cfg["physics"]["dt"] = r.dt
+    if r.scenario is not None:
+        resolved_cfg["scenario"] = {"name": scenario, **r.scenario["params"]}
+    files = {"world": str(world_file), "robot": str(final_abs / robot_file),
+             "placement": str(final_abs / PLACEMENT_FILE)}
+    for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml")):
+        if (work / name).is_file():
+            files[key] = str(final_abs / name)
+    steps = int(round(r.duration / r.dt))
+    result = {
+        "status": "ok",
+        "scenario": scenario,
+        "robot": r.entry.name,
+        "world": str(r.world.resolve()),
+        "world_name": world.get("name"),
+        "duration": r.duration,
+        "dt": r.dt,
+        "placement": start.to_dict(),
+        "systems_added": added,
+        "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
+                                 | {p.findtext("module_name") for p in plugins}
+                                 | ({"initial_joints"} if start.joints else set())),
+        "command": f"gz sim -r --iterations {steps} {world_file}",
+        "config": resolved_cfg,
+        "files": files,
+    }
+    (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
+    return result

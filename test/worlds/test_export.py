@@ -1,0 +1,218 @@
+"""``eels-gz export --scenario``: every shipped scenario's Gazebo world.
+
+A scenario whose behaviour is gz-sim systems (or set points only) exports a world that real
+libsdformat validates (``ign sdf -k``, libsdformat 12 here; Gazebo Harmonic reads it with sdformat
+14), whose every Python system (``<module_name>``, the robot description's and the scenario's, read
+from libsdformat's own parse of the whole world, URDF included) is a file of plugins_py/, that loads
+gz-sim's Physics, Sensors, Imu and ForceTorque systems, and that includes the robot at the pose of
+its placement.json. A scenario whose behaviour is still embedded-host code is refused, naming it.
+The export resolves a configuration as ``run`` does: the same base pose, step, systems and contact
+set as :func:`eels_gz.run.runner.prepare` builds, and the same error for a bad ``--set``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from click.testing import CliRunner
+from lxml import etree
+
+from eels_gz import config, registry
+from eels_gz.cli import main
+from eels_gz.paths import asset
+
+IGN = shutil.which("ign")
+PLUGINS = asset("plugins_py")
+REQUIRED = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-imu-system", "gz-sim-forcetorque-system")
+# the export and the host both start from the same float64 arithmetic (eels_gz.spawn mirrors the host's
+# placement, iterated to 1e-5 m: test/ros/test_spawn.py's POSE_TOL); the pose is written with repr()
+POSE_TOL = 1e-6  # m and rad
+SCENARIOS = sorted(registry.scenarios())
+
+
+def cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def host_only(name: str) -> str | None:
+    """The key that keeps scenario ``name`` in the embedded host (controller or tethers without
+    systems), or None when its Gazebo world runs it."""
+    scenario = yaml.safe_load(registry.scenario_path(name).read_text())
+    if scenario.get("systems"):
+        return None
+    return next((k for k in ("controller", "tethers") if scenario.get(k)), None)
+
+
+def ign(*args) -> subprocess.CompletedProcess:
+    if IGN is None:
+        msg = "`ign` (libsdformat's command line tool) is not on PATH: SDF validation not run"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " (it is required in CI)")
+        pytest.skip(msg)
+    env = dict(os.environ, SDF_PATH=str(asset("models")))  # the worlds' model:// terrain
+    return subprocess.run([IGN, "sdf", *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def parsed_world(world_file: Path):
+    """The world as libsdformat reads it (``ign sdf -p``: includes resolved, the URDF converted)."""
+    res = ign("-p", str(world_file))
+    assert res.returncode == 0, res.stderr
+    return etree.fromstring(res.stdout[res.stdout.index("<sdf"):].encode())
+
+
+def include_pose(world_file: Path, robot: str) -> list[float]:
+    (include,) = [i for i in etree.parse(str(world_file)).getroot().iter("include") if i.findtext("name") == robot]
+    return [float(v) for v in include.findtext("pose").split()]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_scenario_exports_a_valid_world_or_says_why_not(name, tmp_path):
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", name, "--out", str(out))
+    key = host_only(name)
+    if key is not None:
+        assert res.exit_code == 2, res.output
+        assert f"scenario '{name}'" in res.output and f"'{key}:'" in res.output
+        assert "eels-gz run --scenario" in res.output and "Traceback" not in res.output
+        assert not out.exists() and not Path(f"{out}.partial").exists()  # nothing left behind
+        return
+    assert res.exit_code == 0, res.output
+    world = out / "world.sdf"
+    check = ign("-k", str(world))
+    assert check.returncode == 0 and "Valid" in check.stdout, check.stdout + check.stderr
+    parsed = parsed_world(world)
+    modules = {m.text.strip() for m in parsed.iter("module_name")}
+    assert modules, "no Python system in the exported world"
+    assert all((PLUGINS / f"{m}.py").is_file() for m in modules), modules
+    result = json.loads((out / "export.json").read_text())
+    assert modules == set(result["python_systems"])
+    systems = {p.get("filename") for p in parsed.find("world").findall("plugin")}
+    assert set(REQUIRED) <= systems
+    placement = json.loads((out / "placement.json").read_text())
+    pose = include_pose(world, result["robot"])
+    assert np.allclose(pose[:3], placement["base_pose"]["position"], atol=POSE_TOL, rtol=0)
+    assert np.allclose(pose[3:], placement["base_pose"]["rpy"], atol=POSE_TOL, rtol=0)
+    # libsdformat placed the model where the include says
+    (model,) = [m for m in parsed.find("world").findall("model") if m.get("name") == result["robot"]]
+    assert np.allclose([float(v) for v in model.findtext("pose").split()], pose, atol=POSE_TOL, rtol=0)
+
+
+def test_a_world_without_the_sensor_systems_gets_them(tmp_path):
+    """A user world that names only Physics: the export adds Sensors, Imu and ForceTorque (gz-sim 8
+    names), once each, and libsdformat accepts it."""
+    source = etree.parse(str(registry.world_path("ice_plane")))
+    world = source.getroot().find("world")
+    for plugin in world.findall("plugin"):
+        if plugin.get("filename") != "gz-sim-physics-system":
+            world.remove(plugin)
+    mine = tmp_path / "bare.sdf"
+    source.write(str(mine))
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "hold", "--world", str(mine), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    plugins = [p.get("filename") for p in etree.parse(str(out / "world.sdf")).getroot().find("world").iter("plugin")]
+    for filename in REQUIRED:
+        assert plugins.count(filename) == 1, (filename, plugins)
+    assert set(json.loads((out / "export.json").read_text())["systems_added"]) == set(REQUIRED[1:])
+    assert ign("-k", str(out / "world.sdf")).returncode == 0
+
+
+def test_export_resolves_as_run_does(tmp_path):
+    """The same configuration through run's prepare and through the export: the base pose (pose: auto
+    on the ice), the step, the robot's Python systems, the contact set the screw contact reads and the
+    scenario parameters are the same."""
+    from eels_gz.contact.params import load_contact_params
+    from eels_gz.run.runner import prepare
+
+    sets = ["contact.mu=0.11", "physics.dt=0.0005", "robot.n_modules=4"]
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "crescent_spin", "--contact", "screw", *sum((["--set", s] for s in sets), []),
+              "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "crescent_spin", "contact": {"model": "screw"}}, sets)
+    prep = prepare(cfg, tmp_path / "run")
+    T = prep.sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+    from eels_gz.spawn import pose_of
+
+    pose = include_pose(out / "world.sdf", "eels_1_0_front_only")
+    assert np.allclose(pose, pose_of(T), atol=POSE_TOL, rtol=0), (pose, pose_of(T))
+    result = json.loads((out / "export.json").read_text())
+    assert result["dt"] == prep.sim.dt == 0.0005
+    step = etree.parse(str(out / "world.sdf")).getroot().find("world/physics/max_step_size").text
+    assert float(step) == 0.0005
+    assert set(result["python_systems"]) == {s.module for s in prep.sim.systems if s.module}
+    exported = load_contact_params(out / "contact.yaml")
+    assert exported.to_dict() == prep.settings["resolved"]["contact_params"]
+    assert exported.mu == 0.11
+    urdf = etree.parse(str(out / "eels_1_0_front_only.urdf")).getroot()
+    assert {p.findtext("contact_params") for p in urdf.iter("plugin") if p.findtext("module_name") == "screw_contact"} \
+        == {str((out / "contact.yaml").resolve())}
+    assert sum(1 for j in urdf.iter("joint") if j.get("name", "").endswith("_screw")) == 4
+    for key in ("robot", "world", "contact", "soil", "scenario", "duration"):
+        assert result["config"][key] == prep.settings["config"][key], key
+
+
+@pytest.mark.parametrize("sets", [["scenario.no_such_param=1"], ["physics.dt=fast"], ["no_such.key=1"],
+                                  ["contact.mu=0.1"]])
+def test_a_bad_set_is_refused_as_run_refuses_it(sets, tmp_path):
+    """Exit 2, the message ``run`` gives for the same --set, and no output folder."""
+    args = sum((["--set", s] for s in sets), [])
+    out = tmp_path / "export"
+    exported = cli("export", "--scenario", "hold", *args, "--out", str(out))
+    ran = cli("run", "--scenario", "hold", *args, "--out", str(tmp_path / "run"))
+    assert exported.exit_code == 2 and ran.exit_code == 2, (exported.output, ran.output)
+    assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
+    assert "Traceback" not in exported.output and "eels-gz: error:" in exported.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flag, value, expected", [("--scenario", "no_such_scenario", "scenario"),
+                                                    ("--robot", "no_such_robot", "robot"),
+                                                    ("--world", "no_such_world", "world")])
+def test_unknown_names_are_refused(flag, value, expected, tmp_path):
+    args = {"--scenario": "hold", flag: value}
+    out = tmp_path / "export"
+    res = cli("export", *sum(([k, v] for k, v in args.items()), []), "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert value in res.output and expected in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_an_existing_out_needs_overwrite_and_keeps_foreign_files(tmp_path):
+    out = tmp_path / "export"
+    assert cli("export", "--scenario", "hold", "--out", str(out)).exit_code == 0
+    before = (out / "world.sdf").read_bytes()
+    again = cli("export", "--scenario", "crescent_spin", "--out", str(out))
+    assert again.exit_code == 2 and "--overwrite" in again.output, again.output
+    assert (out / "world.sdf").read_bytes() == before
+    replaced = cli("export", "--scenario", "crescent_spin", "--out", str(out), "--overwrite")
+    assert replaced.exit_code == 0, replaced.output
+    assert json.loads((out / "export.json").read_text())["scenario"] == "crescent_spin"
+    (out / "notes.txt").write_text("mine")
+    refused = cli("export", "--scenario", "hold", "--out", str(out), "--overwrite")
+    assert refused.exit_code == 2 and "notes.txt" in refused.output
+    assert (out / "notes.txt").read_text() == "mine"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.csv").write_text("1")
+    refused = cli("export", "--scenario", "hold", "--out", str(other), "--overwrite")
+    assert refused.exit_code == 2 and (other / "data.csv").read_text() == "1"
+
+
+def test_the_export_imports_no_engine(tmp_path):
+    """The launch file calls the export on a ROS 2 machine, where dartpy is no dependency."""
+    code = ("import sys; from eels_gz import config; from eels_gz.run.export import export_scenario; "
+            f"export_scenario(config.resolve(None, {{'scenario': 'hold'}}, []), {str(tmp_path)!r}); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dartpy', 'rclpy', 'gz')))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"

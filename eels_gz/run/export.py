@@ -216,6 +216,12 @@ def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | Non
     naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
     Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
     reader's, xacro's error) before anything but the resolved sets is written."""
+    return write_export(cfg, work_dir, final_dir)[0]
+
+
+def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+    """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
+    sensors and gives robot_state_publisher its URDF)."""
     work = Path(work_dir)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
@@ -280,4 +286,4 @@ def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | Non
         "files": files,
     }
     (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
-    return result
+    return result, r

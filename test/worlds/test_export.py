@@ -160,6 +160,30 @@ def test_export_resolves_as_run_does(tmp_path):
         assert result["config"][key] == prep.settings["config"][key], key
 
 
+def test_a_rover_on_the_dem_starts_where_the_host_places_it(tmp_path):
+    """Archimede on mars_dem (pose: auto, the ROAMS placement bends its suspension): the include's pose
+    and its initial_joints system's positions are those the host's run starts from, and libsdformat
+    accepts the include with that system inside."""
+    from eels_gz.run.runner import prepare
+    from eels_gz.spawn import pose_of
+
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "hold", "--robot", "archimede", "--world", "mars_dem", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "hold", "robot": {"name": "archimede"}, "world": "mars_dem"}, [])
+    skel = prepare(cfg, tmp_path / "run").sim.robot_skeleton
+    host = {skel.getJoint(i).getName(): float(skel.getJoint(i).getPosition(0))
+            for i in range(skel.getNumJoints()) if skel.getJoint(i).getNumDofs() == 1}
+    pose = include_pose(out / "world.sdf", "archimede")
+    assert np.allclose(pose, pose_of(skel.getRootBodyNode().getWorldTransform().matrix()), atol=POSE_TOL, rtol=0)
+    (plugin,) = [p for p in parsed_world(out / "world.sdf").iter("plugin") if p.findtext("module_name") == "initial_joints"]
+    initial = {j.get("name"): float(j.get("position")) for j in plugin.iter("joint")}
+    assert initial and {n for n, q in host.items() if abs(q) > POSE_TOL} <= set(initial)
+    for name, q in initial.items():
+        assert q == pytest.approx(host[name], abs=POSE_TOL), name
+    assert json.loads((out / "placement.json").read_text())["joints"] == initial
+
+
 @pytest.mark.parametrize("sets", [["scenario.no_such_param=1"], ["physics.dt=fast"], ["no_such.key=1"],
                                   ["contact.mu=0.1"]])
 def test_a_bad_set_is_refused_as_run_refuses_it(sets, tmp_path):

@@ -9,20 +9,18 @@ far and where the base went. Parameters: the scenario elements of eels_gz.scenar
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import param, sim
+from gz_compat import link_world_states, param, sim
 
 from eels_gz.description.urdf_tree import root_link
-from eels_gz.rotations import quat_to_matrix
 from eels_gz.scenarios.screw_spin import spin_metrics
 
 PLUGIN = "screw_spin"
 
 
-def _matrix(pose) -> np.ndarray:
-    p, q = pose.pos(), pose.rot()
+def _matrix(state) -> np.ndarray:
+    pos, rot = state
     T = np.eye(4)
-    T[:3, :3] = quat_to_matrix(np.array([q.w(), q.x(), q.y(), q.z()]))
-    T[:3, 3] = (p.x(), p.y(), p.z())
+    T[:3, :3], T[:3, 3] = rot, pos
     return T
 
 
@@ -36,16 +34,27 @@ class ScrewSpin:
         if not link:
             raise ValueError(f"{PLUGIN}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
         self.link = sim.Link(link)
+        self.link.enable_velocity_checks(ecm, True)  # link_world_states reads pose and twist together
+        self.links = [self.link]
         self.first = self.last = None
         self.t0 = self.t = 0.0
 
+    def _base(self, ecm):
+        """The base's world position and rotation now (batched in the embedded host: the step's
+        kinematics, which the contact computes anyway), or None before it is reported."""
+        states = link_world_states(ecm, self.links)
+        return None if states is None else (states[0][0].copy(), states[1][0].copy())
+
     def pre_update(self, info, ecm):
         if self.first is None:  # the base before the first step moves it (after any placement)
-            self.first = self.last = self.link.world_pose(ecm)
-            self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
+            pose = self._base(ecm)
+            if pose is not None:
+                self.first = self.last = pose
+                self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
 
     def post_update(self, info, ecm):
-        self.last, self.t = self.link.world_pose(ecm), info.sim_time.total_seconds()
+        if self.first is not None:
+            self.last, self.t = self._base(ecm), info.sim_time.total_seconds()
 
     def metrics(self):
         if self.first is None:

@@ -10,9 +10,10 @@
   and the scenario's systems (:func:`eels_gz.scenarios.systems.scenario_plugins`);
 - ``<robot>.urdf``: the robot's description with its ``<gazebo>`` blocks (its own Python systems,
   joint_control, screw_contact..., and sensors), as Gazebo converts it itself when it includes it;
-- ``placement.json``: the robot's base pose (the world pose of the URDF's root link) and joint
-  positions, and how they were found (``pose: auto`` as :mod:`eels_gz.spawn` computes it, or the
-  configuration's pose);
+- ``placement.json`` (:func:`eels_gz.run.placing.placement_record`, as a run writes it): the robot's
+  base pose (the world pose of the URDF's root link) and joint positions, and how they were found
+  (the scenario's placement before the run, ``pose: auto`` as :mod:`eels_gz.spawn` computes it, or
+  the configuration's pose);
 - ``scenario.yaml``, ``contact.yaml``, ``soil.yaml`` (those that apply): the sets the systems read,
   resolved (``--set`` applied), named by the description;
 - ``export.json``: what was exported, the resolved configuration and the command that runs it.
@@ -27,7 +28,10 @@ their meshes and heightmaps by ``model://`` too, so Gazebo needs the package's `
 
 A scenario whose behaviour still lives in embedded-host code (a ``controller:`` or ``tethers:``
 without ``systems:``) is refused with a message that says so: its Gazebo world would not run it.
-No dartpy here (the launch file calls this on a ROS 2 machine without it).
+The scenario's systems get ``<metrics_file>`` ``DIR/metrics.json``: under Gazebo they write their
+metrics there. The engine (dartpy) is imported only for a scenario whose placement before the run needs
+it (``placement:``, :func:`engine_placement`); otherwise the export runs where dartpy is not installed
+(the launch file calls it on a ROS 2 machine).
 """
 
 from __future__ import annotations
@@ -35,45 +39,29 @@ from __future__ import annotations
 import copy
 import json
 import logging
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from lxml import etree
 
 from eels_gz.errors import ConfigError, TerrainError
-from eels_gz.rotations import quat_from_rpy
-from eels_gz.run.resolve import Resolved, RunFiles, resolve_run
+from eels_gz.gzapi.systems import GZ_NAMESPACE
+from eels_gz.rotations import rpy_matrix
+from eels_gz.run.placing import PLACEMENT_FILE, placement_record
+from eels_gz.run.resolve import Resolved, RunFiles, resolve_run, scenario_system_plugins
+from eels_gz.scenarios import Placement
+from eels_gz.spawn import pose_of
 
 log = logging.getLogger(__name__)
 WORLD_FILE = "world.sdf"
-PLACEMENT_FILE = "placement.json"
 RESULT_FILE = "export.json"
+METRICS_FILE = "metrics.json"  # where the scenario's systems write their metrics under Gazebo
 # the gz-sim systems the exported world must load (gz-sim 8 file names)
 REQUIRED_SYSTEMS = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-imu-system",
                     "gz-sim-forcetorque-system")
 LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::systems::PythonSystemLoader"}
 RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
-
-
-@dataclass(frozen=True)
-class ExportPlacement:
-    """The robot's start: base pose [x, y, z, roll, pitch, yaw] (m, rad; the world pose of the URDF's
-    root link, fixed-axis rpy), joint positions (rad or m by joint name), how they were found."""
-
-    pose: tuple[float, float, float, float, float, float]
-    joints: dict[str, float] = field(default_factory=dict)
-    report: dict = field(default_factory=dict)
-    status: str = "ok"
-    message: str = ""
-
-    def to_dict(self) -> dict:
-        """placement.json: the base pose as xyz, quaternion wxyz and rpy; joints; report; status."""
-        x, y, z, roll, pitch, yaw = (float(v) for v in self.pose)
-        return {"base_pose": {"position": [x, y, z],
-                              "orientation_wxyz": [float(v) for v in quat_from_rpy(roll, pitch, yaw)],
-                              "rpy": [roll, pitch, yaw]},
-                "joints": {k: float(v) for k, v in sorted(self.joints.items())},
-                "report": self.report, "status": self.status, "message": self.message}
 
 
 def check_exportable(r: Resolved) -> None:
@@ -94,26 +82,55 @@ def check_exportable(r: Resolved) -> None:
                               f"issue 32). Run it in the embedded host: eels-gz run --scenario {name}")
 
 
-def placement(r: Resolved) -> ExportPlacement:
-    """The robot's start: the configuration's pose, or ``pose: auto`` on the world's terrain
-    (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of the host's own placement)."""
-    pose = r.cfg["robot"]["pose"]
+def _matrix(pose) -> np.ndarray:
+    """4x4 world pose of [x, y, z, roll, pitch, yaw] (m, rad; fixed-axis rpy)."""
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(*(float(v) for v in pose[3:6]))
+    T[:3, 3] = [float(v) for v in pose[:3]]
+    return T
+
+
+def placement(r: Resolved, cfg: dict) -> Placement:
+    """The robot's start: the scenario's placement before the run (``placement:``, which runs the engine
+    as ``run`` does: :func:`engine_placement`), else the configuration's pose, or ``pose: auto`` on the
+    world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of the host's own placement)."""
     if r.scenario and r.scenario.get("placement"):
-        raise ConfigError(f"scenario '{r.cfg['scenario']['name']}' places the robot with the engine "
-                          f"(placement: {r.scenario['placement']}); its export needs the run's placement step "
-                          "(issue 32), which is not available here yet")
+        return engine_placement(cfg)
+    pose = r.cfg["robot"]["pose"]
     if pose != "auto":
-        return ExportPlacement(tuple(float(v) for v in pose), {}, {"method": "robot.pose"})
+        return Placement(_matrix(pose), {}, {"method": "robot.pose"})
     from eels_gz.spawn import spawn_pose
     from eels_gz.terrain.writers import find_terrain_field
 
     try:
-        field_ = find_terrain_field(r.world)
+        field = find_terrain_field(r.world)
     except TerrainError as exc:
         log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
-        field_ = None
-    spawn = spawn_pose(r.description, field_, optimize=bool(r.cfg["robot"]["optimize"]))
-    return ExportPlacement(spawn.pose, dict(spawn.joints), {"method": spawn.method})
+        field = None
+    spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]))
+    return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method})
+
+
+def engine_placement(cfg: dict) -> Placement:
+    """A scenario's placement that needs the engine (gravity off, attraction springs, a rope): the run's own
+    step (:func:`eels_gz.run.placing.place` on the simulation ``run`` prepares), in a scratch folder.
+    ConfigError when it fails: the world would start the robot where it does not rest."""
+    import tempfile
+
+    from eels_gz.run.placing import place
+    from eels_gz.run.runner import prepare  # the engine: only for a scenario that places with it
+
+    with tempfile.TemporaryDirectory(prefix="eels_gz_placing_") as scratch:
+        prep = prepare(cfg, scratch)
+        try:
+            placed = place(prep.sim, prep, None, settle=None)
+        finally:
+            prep.sim.close()
+    if placed is None or placed.status != "ok":
+        why = placed.message if placed is not None else "it placed nothing"
+        raise ConfigError(f"scenario '{cfg['scenario']['name']}': the placement before the run failed "
+                          f"({placed.status if placed is not None else 'none'}): {why}")
+    return placed
 
 
 def _system_file(element) -> str:
@@ -187,23 +204,23 @@ def initial_joints_plugin(joints: dict[str, float]):
     return plugin
 
 
-def scenario_systems(r: Resolved, description_file: Path, world_file: Path) -> list:
-    """The scenario's gz-sim systems as <plugin> elements (issue 32's one writer, shared with ``run``)."""
-    if not r.scenario or not r.scenario.get("systems"):
+def scenario_systems(r: Resolved, description_file: Path, metrics_file: Path) -> list:
+    """The scenario's gz-sim systems as <plugin> elements (the writer ``run`` uses,
+    :func:`eels_gz.run.resolve.scenario_system_plugins`), parsed with gz-sim's namespace for their
+    ``<gz:system_priority>``."""
+    texts = scenario_system_plugins(r, str(description_file), str(metrics_file))
+    if not texts:
         return []
-    from eels_gz.scenarios.systems import scenario_plugins
-
-    return list(scenario_plugins(r.scenario, scenario=r.cfg["scenario"]["name"], robot=r.entry.name,
-                                 description_file=str(description_file), world_file=str(world_file),
-                                 params=dict(r.scenario.get("params") or {})))
+    wrapped = etree.fromstring(f'<plugins xmlns:gz="{GZ_NAMESPACE}">{"".join(texts)}</plugins>'.encode())
+    return list(wrapped)
 
 
-def robot_include(name: str, uri: str, start: ExportPlacement, plugins: list):
+def robot_include(name: str, uri: str, start: Placement, plugins: list):
     """The robot's <include>: ``uri`` as model ``name`` at the placed pose, with ``plugins`` inside."""
     include = etree.Element("include")
     etree.SubElement(include, "uri").text = uri
     etree.SubElement(include, "name").text = name
-    etree.SubElement(include, "pose").text = " ".join(repr(float(v)) for v in start.pose)
+    etree.SubElement(include, "pose").text = " ".join(repr(float(v)) for v in pose_of(np.asarray(start.base_pose)))
     if start.joints:
         include.append(initial_joints_plugin(start.joints))
     for plugin in plugins:
@@ -226,7 +243,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
     check_exportable(r)
-    start = placement(r)
+    start = placement(r, cfg)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
 
     def named(text: str) -> str:
@@ -236,7 +253,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
 
     robot_file = f"{r.entry.name}.urdf"
     world_file = final_abs / WORLD_FILE
-    plugins = scenario_systems(r, final_abs / robot_file, r.world.resolve())
+    plugins = scenario_systems(r, final_abs / robot_file, final_abs / METRICS_FILE)
 
     tree = etree.parse(str(r.world), etree.XMLParser(remove_comments=False))
     root = tree.getroot()
@@ -246,15 +263,15 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     added = add_systems(world)
     _set_physics(world, r)
     world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
-    etree.indent(root, space="  ")
     scenario = r.cfg["scenario"]["name"]
-    root.addprevious(etree.Comment(
+    root.insert(0, etree.Comment(
         f" eels-gz export: scenario {scenario or '(none)'}, robot {r.entry.name}, world {r.world}; "
         f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
-    root.getprevious().tail = "\n"
+    etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
+    etree.indent(root, space="  ")
     gazebo_urdf = r.description.gazebo_urdf()
     (work / robot_file).write_text(named(gazebo_urdf))
-    (work / PLACEMENT_FILE).write_text(json.dumps(start.to_dict(), indent=2))
+    (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
                                       encoding="utf-8")
     resolved_cfg = copy.deepcopy(r.cfg)
@@ -267,6 +284,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml")):
         if (work / name).is_file():
             files[key] = str(final_abs / name)
+    if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export
+        files["metrics"] = str(final_abs / METRICS_FILE)
     steps = int(round(r.duration / r.dt))
     result = {
         "status": "ok",
@@ -276,7 +295,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "world_name": world.get("name"),
         "duration": r.duration,
         "dt": r.dt,
-        "placement": start.to_dict(),
+        "placement": placement_record(start),
         "systems_added": added,
         "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
                                  | {p.findtext("module_name") for p in plugins}

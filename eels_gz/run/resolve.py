@@ -125,6 +125,21 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
                     contact_params, check_soil(cfg["soil"], entry), soil_params, xacro_args, description)
 
 
+def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None) -> list[str]:
+    """The ``<plugin>`` elements (XML text) of the scenario's systems, for ``run`` (appended to the robot
+    model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.systems'
+    writer given the robot, the world and ``description_file`` (the robot's URDF), and, under Gazebo,
+    ``metrics_file`` (where the systems write their metrics)."""
+    if not (r.scenario and r.scenario.get("systems")):
+        return []
+    from eels_gz.scenarios.systems import scenario_plugins
+
+    name = r.cfg["scenario"]["name"]
+    return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,
+                                 world_file=str(Path(r.world).resolve()), metrics_file=metrics_file,
+                                 source=r.scenario_file or str(name)))
+
+
 def _scenario_file(scfg: dict, work_dir: RunFiles | str | Path | None) -> tuple[str, dict | None]:
     """The scenario the joint-control plugin reads, with ``scenario.*`` parameters applied.
 

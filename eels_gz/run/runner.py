@@ -21,7 +21,7 @@ from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInte
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
 from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_soil,  # noqa: F401
-                                  resolve_run, scenario_defaults)
+                                  resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
 from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.dart.step_kernels import base_odometry
@@ -64,11 +64,13 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     contact, contact_set, contact_params = cfg["contact"], r.contact_set, r.contact_params
     phys = cfg["physics"]
     host = cfg["sim"]
+    plugins = _scenario_system_plugins(r, work_dir)
     from eels_gz.contact.params import resolved_contact_sets
 
     # the screw contact system reads <contact_params> in configure: it gets the set resolved above
     with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
-        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
+        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
+                                         plugins=plugins),
                          dt=dt, collision_detector=phys["collision_detector"],
                          max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
                          batch_api=bool(host["batch_api"]), solver=phys["solver"])
@@ -79,7 +81,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
-    elif not (scenario and scenario.get("controller")):  # a controller places the robot in its setup
+    elif not (scenario and (scenario.get("controller") or scenario.get("placement"))):  # placed in the setup
         check_start_pose(sim, rcfg["pose"])
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.run.tethers import TetherSet, parse_tethers
@@ -115,6 +117,21 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+
+
+def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
+    """The ``<plugin>`` elements of the scenario's systems (eels_gz.run.resolve.scenario_system_plugins,
+    the export's writer too), with the robot's URDF written to ``work_dir/robot.urdf`` (a temporary
+    folder without one) for them to read."""
+    if not (r.scenario and r.scenario.get("systems")):
+        return ()
+    import tempfile
+
+    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_robot_"))
+    folder.mkdir(parents=True, exist_ok=True)
+    urdf = folder / "robot.urdf"
+    urdf.write_text(r.description.urdf)
+    return tuple(scenario_system_plugins(r, str(urdf.resolve())))
 
 
 def _check_contact_step(sim: Simulation, entry, n_modules: int, params: ContactParams,
@@ -313,8 +330,16 @@ class _RunLoop:
         self.kernels: KernelManifest | None = None  # the kernels runs of this kind call
 
     def _setup(self) -> None:
-        """The scenario controller's setup (placement...), interruptible at any moment."""
+        """The scenario's placement before the run (eels_gz.run.placing) or its controller's setup,
+        interruptible at any moment."""
         prep, sim = self.prep, self.sim
+        if prep.scenario and prep.scenario.get("placement"):
+            from eels_gz.run.placing import place
+
+            with self.stop.immediately():
+                placed = place(sim, prep, self.out, settle=None)
+            if placed is not None and placed.status != "ok":
+                self.status, self.message = placed.status, placed.message
         if not (prep.scenario and prep.scenario.get("controller")):
             return
         from eels_gz.scenarios import load_controller
@@ -399,6 +424,10 @@ class _RunLoop:
                 self.status, self.message = end.status, end.message
                 rec.sample()
                 break
+            if sim.ecm.run_end is not None:  # a scenario system ended the run (gz_compat.request_run_end)
+                self.status, self.message = sim.ecm.run_end
+                rec.sample()
+                break
             if sensors is not None:
                 sensors.post_step()
             if ros is not None:
@@ -478,6 +507,16 @@ class _RunLoop:
             _say_compiled(summary["numba"])
         if self.message:
             summary["message"] = self.message
+        scenario_systems = [s for s in self.sim.systems if hasattr(s.system, "metrics") or hasattr(s.system, "plot")]
+        if self.prep.scenario and self.prep.scenario.get("systems") and self.controller is None:
+            try:
+                _system_outputs(scenario_systems, self.prep, cfg, out, summary, final)
+            except OSError as exc:
+                self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
+            except Exception as exc:
+                if self.error is None:
+                    raise
+                self.unwritten.append(f"metrics.json and the scenario plot ({type(exc).__name__}: {exc})")
         if self.controller is not None:
             try:
                 _scenario_outputs(self.controller, cfg, out, summary, final)
@@ -526,6 +565,36 @@ def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Pa
     if cfg["log"]["plot"]:
         png = out / f"{cfg['scenario']['name']}.png"
         controller.plot(png)
+        if png.exists():
+            summary["files"]["scenario_plot"] = str(final / png.name)
+
+
+def _system_outputs(systems: list, prep, cfg: dict, out: Path, summary: dict, final: Path) -> None:
+    """metrics.json from the scenario systems' ``metrics()`` (merged in load order; a key two systems
+    give is an error naming both) and ``<scenario>.png`` from the first system with ``plot``."""
+    from eels_gz.scenarios import scenario_metrics
+
+    metrics: dict = {"scenario": cfg["scenario"]["name"], "status": summary["status"]}
+    owner: dict[str, str] = {}
+    for s in systems:
+        if s.disabled or not hasattr(s.system, "metrics"):
+            continue
+        for key, value in (s.system.metrics() or {}).items():
+            if key in owner:
+                raise ValueError(f"metrics.json key '{key}' is given by both systems '{owner[key]}' and '{s.module}'")
+            owner[key] = s.module
+            metrics[key] = value
+    declared = {"scenario", "status", *scenario_metrics(prep.scenario, prep.scenario_file)}
+    undeclared = set(metrics) - declared
+    if undeclared:  # a sweep checks its metrics against METRICS before it runs: keep them in step
+        log.warning("scenario '%s': metrics.json keys %s are not in its systems' METRICS", cfg["scenario"]["name"],
+                    ", ".join(sorted(undeclared)))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    summary["files"]["metrics"] = str(final / "metrics.json")
+    plotter = next((s.system for s in systems if not s.disabled and hasattr(s.system, "plot")), None)
+    if cfg["log"]["plot"] and plotter is not None:
+        png = out / f"{cfg['scenario']['name']}.png"
+        plotter.plot(png)
         if png.exists():
             summary["files"]["scenario_plot"] = str(final / png.name)
 

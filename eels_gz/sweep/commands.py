@@ -33,17 +33,15 @@ def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
     parameters) writes: none without a scenario or a controller."""
     from eels_gz import registry
     from eels_gz.control.setpoints import load_scenario
-    from eels_gz.scenarios import load_controller
+    from eels_gz.scenarios import scenario_metrics
 
     name = scfg.get("name")
     if not name:
         return ()
     path = registry.scenario_path(name)
     scenario = load_scenario(path, {k: v for k, v in scfg.items() if k != "name"})
-    if not scenario.get("controller"):
-        return ()
-    controller = load_controller(scenario["controller"], scenario, str(path))
-    return (*METRICS_FILE_KEYS, *controller.METRICS)
+    keys = scenario_metrics(scenario, str(path))
+    return (*METRICS_FILE_KEYS, *keys) if keys or scenario.get("controller") or scenario.get("systems") else ()
 
 
 class _KeyedError(Exception):

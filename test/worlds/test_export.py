@@ -160,6 +160,31 @@ def test_export_resolves_as_run_does(tmp_path):
         assert result["config"][key] == prep.settings["config"][key], key
 
 
+def test_a_scenario_systems_are_those_run_loads(tmp_path):
+    """screw_spin (a scenario of systems): its system is inside the robot's <include> with the priority,
+    the resolved parameters (--set applied) and the description the run's host loads it with, plus
+    <metrics_file> in the export folder; the host loads the exported world's modules, no more, no less."""
+    from eels_gz.run.runner import prepare
+
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "screw_spin", "--set", "scenario.screw_rate=2.5", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "screw_spin"}, ["scenario.screw_rate=2.5"])
+    sim = prepare(cfg, tmp_path / "run").sim
+    (include,) = etree.parse(str(out / "world.sdf")).getroot().iter("include")
+    ns = "{http://gazebosim.org/schema}"
+    exported = {p.findtext("module_name"): p for p in include.iter("plugin")}
+    host = {s.module: s for s in sim.systems if s.module in exported}
+    assert set(host) == set(exported) == {"screw_spin"}
+    plugin = exported["screw_spin"]
+    assert int(plugin.findtext(f"{ns}system_priority")) == host["screw_spin"].priority < 0
+    assert {c.tag: float(c.text) for c in plugin.find("params")} == {"screw_rate": 2.5}
+    assert plugin.findtext("description_file") == str((out / "eels_1_0_front_only.urdf").resolve())
+    assert plugin.findtext("metrics_file") == str((out / "metrics.json").resolve())
+    result = json.loads((out / "export.json").read_text())
+    assert set(result["python_systems"]) == {s.module for s in sim.systems if s.module}
+
+
 def test_a_rover_on_the_dem_starts_where_the_host_places_it(tmp_path):
     """Archimede on mars_dem (pose: auto, the ROAMS placement bends its suspension): the include's pose
     and its initial_joints system's positions are those the host's run starts from, and libsdformat

@@ -265,3 +265,60 @@ def test_the_export_imports_no_engine(tmp_path):
                          env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def _placing_scenario(tmp_path, monkeypatch, status: str = "ok"):
+    """A scenario whose placement before the run (``placement:``) is a stand-in module returning a known
+    start, registered beside the shipped ones."""
+    import types
+
+    from eels_gz.rotations import rpy_matrix
+    from eels_gz.scenarios import Placement
+
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(0.1, -0.2, 0.4)
+    T[:3, 3] = [1.5, -0.25, 0.3]
+    module = types.ModuleType("eels_gz.scenarios.export_test_place")
+    calls = []
+
+    def place(ctx):
+        calls.append(ctx)
+        return Placement(T, {"module_1_bend": 0.2}, {"settled": True}, status,
+                         "" if status == "ok" else "did not settle in 5 s")
+
+    module.place = place
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    path = tmp_path / "placed.yaml"
+    path.write_text("description: a stand-in placement\nplacement: export_test_place\nduration: 1.0\n"
+                    "setpoints:\n  - t: 0.0\n    position: {\"module_[0-9]+_bend\": 0.0}\n")
+    known = registry.scenarios()
+    monkeypatch.setattr(registry, "scenarios", lambda: {**known, "placed": path})
+    return T, calls
+
+
+def test_a_scenario_placed_before_the_run_starts_where_its_placement_puts_it(tmp_path, monkeypatch):
+    """``placement:``: the export runs the run's placement step (with the engine) and includes the robot
+    at its base pose, with its joint positions through initial_joints, and writes its placement.json."""
+    from eels_gz.spawn import pose_of
+
+    T, calls = _placing_scenario(tmp_path, monkeypatch)
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "placed", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    assert len(calls) == 1 and calls[0].robot == "eels_1_0_front_only"
+    assert np.allclose(include_pose(out / "world.sdf", "eels_1_0_front_only"), pose_of(T), atol=POSE_TOL, rtol=0)
+    (plugin,) = [p for p in parsed_world(out / "world.sdf").iter("plugin")
+                 if p.findtext("module_name") == "initial_joints"]
+    assert {j.get("name"): float(j.get("position")) for j in plugin.iter("joint")} == {"module_1_bend": 0.2}
+    record = json.loads((out / "placement.json").read_text())
+    assert record["report"] == {"settled": True} and record["status"] == "ok"
+    assert np.allclose(record["base_pose"]["position"], T[:3, 3], atol=POSE_TOL, rtol=0)
+
+
+def test_a_failed_placement_is_refused(tmp_path, monkeypatch):
+    _placing_scenario(tmp_path, monkeypatch, status="placement_failed")
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "placed", "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert "placement before the run failed (placement_failed): did not settle in 5 s" in res.output
+    assert not out.exists()

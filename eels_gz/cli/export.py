@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -24,8 +23,7 @@ from eels_gz.errors import EelsError, OutputError
               help="Output folder: world.sdf, the robot's URDF, placement.json, the resolved sets, export.json "
                    "(refused if it holds files).")
 @overwrite_option
-@click.option("--json", "as_json", is_flag=True, help="Print export.json to stdout.")
-def export(scenario, robot, world, contact, sets, out_dir, overwrite, as_json):
+def export(scenario, robot, world, contact, sets, out_dir, overwrite):
     """Write a scenario as a Gazebo world: `gz sim -r DIR/world.sdf` runs it (robot, placement, systems and
     parameters resolved as `eels-gz run` resolves them)."""
     from eels_gz import config as configuration
@@ -50,9 +48,6 @@ def export(scenario, robot, world, contact, sets, out_dir, overwrite, as_json):
         from eels_gz.outputs import reason
 
         fail(OutputError(f"writing the export into '{out_dir}' failed: {reason(exc)}; '{out_dir}' is unchanged"))
-    if as_json:
-        click.echo(json.dumps(result, indent=2))
-        return
     p = result["placement"]["base_pose"]["position"]
     click.echo(f"scenario {result['scenario']}: robot {result['robot']} on {Path(result['world']).name}, "
                f"base at x={p[0]:.4f} y={p[1]:.4f} z={p[2]:.4f} m "

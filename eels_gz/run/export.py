@@ -65,21 +65,28 @@ RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
 
 
 def check_exportable(r: Resolved) -> None:
-    """ConfigError when the scenario's behaviour is embedded-host code that a Gazebo world cannot run."""
-    scenario = r.scenario
-    if not scenario or scenario.get("systems"):
-        return
+    """ConfigError when part of the scenario is embedded-host code a Gazebo world cannot run: a
+    ``controller:`` (it steps the host itself), or ``tethers:`` that no system of the scenario carries
+    (a system whose module name contains ``tether``, issue 32)."""
     from eels_gz import registry
+    from eels_gz.scenarios.systems import system_entries
 
+    scenario = r.scenario
+    if not scenario:
+        return
     name = r.cfg["scenario"]["name"]
     source = registry.scenario_path(name)
-    for key, what in (("controller", f"its controller eels_gz/scenarios/{scenario.get('controller')}.py, "
-                                     "which steps the embedded host itself"),
-                      ("tethers", "its tethers, applied by the embedded host (eels_gz/run/tethers.py)")):
-        if scenario.get(key):
-            raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; "
-                              f"a Gazebo world cannot run it until the scenario names its systems ('systems:', "
-                              f"issue 32). Run it in the embedded host: eels-gz run --scenario {name}")
+    modules = [m for m, _ in system_entries(scenario, str(source))]
+    hosted = []
+    if scenario.get("controller"):
+        hosted.append(("controller", f"its controller eels_gz/scenarios/{scenario['controller']}.py, which steps "
+                                     "the embedded host itself"))
+    if scenario.get("tethers") and not any("tether" in m for m in modules):
+        hosted.append(("tethers", "its tethers, applied by the embedded host (eels_gz/run/tethers.py)"))
+    for key, what in hosted:
+        raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; a Gazebo "
+                          f"world cannot run it until the scenario names systems for it ('systems:', issue 32). "
+                          f"Run it in the embedded host: eels-gz run --scenario {name}")
 
 
 def _matrix(pose) -> np.ndarray:

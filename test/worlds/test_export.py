@@ -43,12 +43,15 @@ def cli(*args):
 
 
 def host_only(name: str) -> str | None:
-    """The key that keeps scenario ``name`` in the embedded host (controller or tethers without
-    systems), or None when its Gazebo world runs it."""
+    """The key that keeps scenario ``name`` in the embedded host (a controller, or tethers no system
+    of the scenario carries), or None when its Gazebo world runs it."""
     scenario = yaml.safe_load(registry.scenario_path(name).read_text())
-    if scenario.get("systems"):
-        return None
-    return next((k for k in ("controller", "tethers") if scenario.get(k)), None)
+    if scenario.get("controller"):
+        return "controller"
+    systems = [s if isinstance(s, str) else s["module"] for s in scenario.get("systems") or []]
+    if scenario.get("tethers") and not any("tether" in m for m in systems):
+        return "tethers"
+    return None
 
 
 def ign(*args) -> subprocess.CompletedProcess:
@@ -387,3 +390,21 @@ def test_the_exported_world_steps_as_the_run_does(tmp_path):
     assert moved > 1.0, "the screws did not spin: the round trip would compare two robots at rest"
     assert np.abs(T_exp - T_run).max() < ROUND_TRIP_TOL, np.abs(T_exp - T_run).max()
     assert np.abs(q_exp - q_run).max() < ROUND_TRIP_TOL, np.abs(q_exp - q_run).max()
+
+
+@pytest.mark.parametrize("extra, key", [("controller: screw_spin\n", "controller"),
+                                        ("tethers:\n  - {link: base_link, point: [0, 0, 0], anchor: [0, 0, 2], "
+                                         "stiffness: 1000.0, damping: 10.0}\n", "tethers")])
+def test_host_code_beside_systems_is_refused(extra, key, tmp_path, monkeypatch):
+    """A scenario of systems that keeps a controller, or tethers no system carries, is refused: the
+    Gazebo world would run without them."""
+    path = tmp_path / "mixed.yaml"
+    path.write_text("description: systems and host code\nsystems: [screw_spin]\nduration: 1.0\n"
+                    "params: {screw_rate: 1.0}\nsetpoints:\n  - t: 0.0\n    position: {\"module_[0-9]+_bend\": 0.0}\n"
+                    + extra)
+    known = registry.scenarios()
+    monkeypatch.setattr(registry, "scenarios", lambda: {**known, "mixed": path})
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "mixed", "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert f"scenario 'mixed' ({path}): '{key}:'" in res.output and not out.exists()

@@ -26,8 +26,8 @@ the include). libsdformat resolves a relative include URI against the current fo
 their meshes and heightmaps by ``model://`` too, so Gazebo needs the package's ``models/`` on
 ``GZ_SIM_RESOURCE_PATH`` either way (the package's environment hook sets it; see README).
 
-A scenario whose behaviour still lives in embedded-host code (a ``controller:`` or ``tethers:``
-without ``systems:``) is refused with a message that says so: its Gazebo world would not run it.
+A scenario with parts still in embedded-host code (a ``controller:``, or ``tethers:`` that no system
+of the scenario carries) is refused with a message that says so: its Gazebo world would not run them.
 The scenario's systems get ``<metrics_file>`` ``DIR/metrics.json``: under Gazebo they write their
 metrics there. The engine (dartpy) is imported only for a scenario whose placement before the run needs
 it (``placement:``, :func:`engine_placement`); otherwise the export runs where dartpy is not installed
@@ -42,7 +42,6 @@ import logging
 from pathlib import Path
 
 import numpy as np
-
 from lxml import etree
 
 from eels_gz.errors import ConfigError, TerrainError

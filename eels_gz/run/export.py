@@ -48,7 +48,8 @@ from eels_gz.errors import ConfigError, TerrainError
 from eels_gz.gzapi.systems import GZ_NAMESPACE
 from eels_gz.rotations import rpy_matrix
 from eels_gz.run.placing import PLACEMENT_FILE, placement_record
-from eels_gz.run.resolve import Resolved, RunFiles, resolve_run, scenario_system_plugins
+from eels_gz.run.resolve import (Resolved, RunFiles, check_contact_step, resolve_run, scenario_system_plugins,
+                                 urdf_mass)
 from eels_gz.scenarios import Placement
 from eels_gz.spawn import pose_of
 
@@ -248,6 +249,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     work = Path(work_dir)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
+    check_contact_step(r, urdf_mass(r.description.urdf))
     check_exportable(r)
     start = placement(r, cfg)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()

@@ -75,6 +75,7 @@ class Resolved:
     contact_params: str  # the set as the screw contact reads it (<contact_params>)
     soil_set: object | None  # the soil contact's parameters (eels_gz.soil.params), None for none
     soil_params: str  # the set as the soil contact reads it (<soil_params>), "" for none
+    contact_label: str  # how messages name the screw contact's set: its file, and keys set on their own
     xacro_args: dict  # what the description was built with
     description: object  # eels_gz.description.xacro_loader.Description, with its Gazebo blocks
 
@@ -122,7 +123,57 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
     return Resolved(cfg, entry, world, spec, dt, duration, n_modules, scenario, scenario_file, contact_set,
-                    contact_params, check_soil(cfg["soil"], entry), soil_params, xacro_args, description)
+                    contact_params, check_soil(cfg["soil"], entry), soil_params,
+                    _contact_label(contact, contact_params, files) if contact_set is not None else "",
+                    xacro_args, description)
+
+
+def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
+    """The screw contact's set as messages name it: the file the run reads (its own resolved copy when
+    keys are set on their own), or, for a recorded export whose folder is not in place until it is
+    complete, the named set's file and the keys set."""
+    from eels_gz.config import contact_overrides
+    from eels_gz.contact.params import contact_config_path
+
+    if not files.record:
+        return str(contact_config_path(contact_params))
+    overrides = contact_overrides(contact)
+    return str(contact_config_path(contact["params"])) + "".join(f", contact.{k} = {v!r}" for k, v in overrides.items())
+
+
+def check_contact_step(r: Resolved, mass: float) -> None:
+    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
+    resolved set, with the screw's static share of the robot's weight (``mass`` kg, the robot's total:
+    the host's skeleton, or :func:`urdf_mass` without an engine) as its load."""
+    if r.contact_set is None or not r.n_modules:
+        return
+    from eels_gz.contact.stability import ScrewLoad, step_bounds
+
+    entry = r.entry
+    variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
+    n_screws = int(r.n_modules) * int(variant.get("screws") or 0)
+    if not n_screws:
+        return
+    screw = variant["screw"]
+    weight = mass * float(np.linalg.norm(r.spec.gravity))
+    load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
+    bounds = step_bounds(r.contact_set, load)
+    name, bound = min(bounds.items(), key=lambda kv: kv[1])
+    if r.dt > bound:
+        raise ConfigError(
+            f"the step physics.dt = {r.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
+            f"{name} ({r.contact_label}, on a {screw['mass']:g} kg screw of {entry.name} "
+            f"carrying {load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would "
+            f"blow up. Use --dt {0.9 * bound:.2g} or less")
+
+
+def urdf_mass(urdf: str) -> float:
+    """The total mass (kg) of a URDF's links: what DART's skeleton of it weighs (the optimizer merges
+    bodies and keeps their mass)."""
+    from lxml import etree
+
+    root = etree.fromstring(urdf.encode())
+    return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
 
 
 def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None) -> list[str]:

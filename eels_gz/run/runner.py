@@ -11,17 +11,16 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 import yaml
 
-from eels_gz import registry
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
-from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_soil,  # noqa: F401
-                                  resolve_run, scenario_defaults, scenario_system_plugins)
+from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
+                                  check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
 from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.dart.step_kernels import base_odometry
@@ -32,9 +31,6 @@ from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
 from eels_gz.rotations import quat_yaw as _yaw
-
-if TYPE_CHECKING:
-    from eels_gz.contact.params import ContactParams
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +72,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
                          batch_api=bool(host["batch_api"]), solver=phys["solver"])
     n_modules = r.n_modules
     if contact_set is not None:
-        _check_contact_step(sim, entry, int(n_modules), contact_set, contact_params)
+        check_contact_step(r, sim.robot_skeleton.getMass())
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
@@ -132,31 +128,6 @@ def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
     urdf = folder / "robot.urdf"
     urdf.write_text(r.description.urdf)
     return tuple(scenario_system_plugins(r, str(urdf.resolve())))
-
-
-def _check_contact_step(sim: Simulation, entry, n_modules: int, params: ContactParams,
-                        params_name: str) -> None:
-    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
-    resolved set ``params`` (read from ``params_name``), with the screw's static share of the robot's
-    weight as its load."""
-    from eels_gz.contact.params import contact_config_path
-    from eels_gz.contact.stability import ScrewLoad, step_bounds
-
-    variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
-    n_screws = n_modules * int(variant.get("screws") or 0)
-    if not n_screws:
-        return
-    screw = variant["screw"]
-    weight = sim.robot_skeleton.getMass() * float(np.linalg.norm(sim.spec.gravity))
-    load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
-    bounds = step_bounds(params, load)
-    name, bound = min(bounds.items(), key=lambda kv: kv[1])
-    if sim.dt > bound:
-        raise ConfigError(
-            f"the step physics.dt = {sim.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
-            f"{name} ({contact_config_path(params_name)}, on a {screw['mass']:g} kg screw of {entry.name} carrying "
-            f"{load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would blow up. "
-            f"Use --dt {0.9 * bound:.2g} or less")
 
 
 class Recorder:

@@ -408,3 +408,15 @@ def test_host_code_beside_systems_is_refused(extra, key, tmp_path, monkeypatch):
     res = cli("export", "--scenario", "mixed", "--out", str(out))
     assert res.exit_code == 2, res.output
     assert f"scenario 'mixed' ({path}): '{key}:'" in res.output and not out.exists()
+
+
+def test_a_step_above_the_contact_stability_bound_is_refused_as_run_refuses_it(tmp_path):
+    """The screw contact's stability bound (eels_gz.contact.stability) with the robot's weight from the
+    URDF (the export has no engine) gives run's message, to the digit: the mass is the skeleton's."""
+    args = ["--scenario", "hold", "--contact", "screw", "--set", "physics.dt=0.01"]
+    exported = cli("export", *args, "--out", str(tmp_path / "export"))
+    ran = cli("run", *args, "--out", str(tmp_path / "run"))
+    assert exported.exit_code == 2 and ran.exit_code == 2, (exported.output, ran.output)
+    assert "stability bound" in ran.output
+    assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
+    assert not (tmp_path / "export").exists()

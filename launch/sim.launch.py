@@ -6,7 +6,7 @@ empty: the variant's), ``world`` (registry name or SDF path), ``contact``
 ``scenario`` (a name in config/scenarios/; empty: none).
 
 With ``scenario:=NAME`` the scenario is exported as ``eels-gz export
---scenario NAME`` writes it (eels_gz.ros.launch_setup.scenario_export, into
+--scenario NAME`` writes it (eels_gz.run.export.launch_export, into
 a temporary folder; robot, world and contact as given, else the
 scenario's) and ``gz sim -r`` runs that world: the robot is in it at its
 placed pose with its own and the scenario's Python systems, so there is no
@@ -106,10 +106,10 @@ def _setup(context):
 def _scenario(arg: dict) -> list:
     """``scenario:=NAME``: the exported world (robot and systems in it) run by gz sim, and the bridges."""
     from eels_gz.errors import EelsError
-    from eels_gz.ros.launch_setup import scenario_export
+    from eels_gz.run.export import launch_export
 
     try:
-        result, resolved = scenario_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
+        result, resolved = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
                                            contact=arg["contact"], n_modules=arg["n_modules"])
     except EelsError as exc:
         raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None

@@ -9,11 +9,10 @@
   suspension on uneven ground);
 - :func:`create_arguments`: ``ros_gz_sim create``'s command line (ros_gz
   ``jazzy``, ``create.cpp``, parsed by gflags: ``-name``, ``-file``,
-  ``-x -y -z`` in m, ``-R -P -Y`` in rad);
-- :func:`scenario_export`: for ``scenario:=NAME``, the scenario exported as
-  ``eels-gz export`` writes it (:mod:`eels_gz.run.export`) into a fresh
-  temporary folder: the world ``gz sim -r`` runs, with the robot and its
-  systems already in it (no ``create``).
+  ``-x -y -z`` in m, ``-R -P -Y`` in rad).
+
+For ``scenario:=NAME`` the launch file calls :func:`eels_gz.run.export.launch_export`
+instead (run orchestration, above this package).
 """
 
 from __future__ import annotations
@@ -54,32 +53,6 @@ def spawn_urdf(description, spawn: Spawn) -> str:
     for name, q in sorted(spawn.joints.items()):
         etree.SubElement(plugin, "joint", name=name, position=repr(float(q)))
     return etree.tostring(root, encoding="unicode")
-
-
-def scenario_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
-                    out_dir: str | Path | None = None):
-    """``eels-gz export --scenario`` for the launch arguments (empty: the scenario's, else the run
-    defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a new temporary folder when None).
-    Returns (export.json's content, the resolution: its description and world). Bad input raises the
-    export's error (ConfigError, RegistryError...), whose message names it."""
-    import tempfile
-
-    from eels_gz import config
-    from eels_gz.run.export import write_export
-
-    overrides: dict = {"scenario": scenario}
-    if robot:
-        overrides.setdefault("robot", {})["name"] = robot
-    if n_modules:
-        overrides.setdefault("robot", {})["n_modules"] = int(n_modules)
-    if world:
-        overrides["world"] = world
-    if contact:
-        overrides["contact"] = {"model": contact}
-    cfg = config.resolve(None, overrides, [])
-    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    return write_export(cfg, out)
 
 
 def create_arguments(name: str, urdf_file: str | Path, spawn: Spawn) -> list[str]:

@@ -314,3 +314,29 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     }
     (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
     return result, r
+
+
+def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
+                  out_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+    """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
+    (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
+    new temporary folder when None).
+    Returns (export.json's content, the resolution: its description and world). Bad input raises the
+    export's error (ConfigError, RegistryError...), whose message names it."""
+    import tempfile
+
+    from eels_gz import config
+
+    overrides: dict = {"scenario": scenario}
+    if robot:
+        overrides.setdefault("robot", {})["name"] = robot
+    if n_modules:
+        overrides.setdefault("robot", {})["n_modules"] = int(n_modules)
+    if world:
+        overrides["world"] = world
+    if contact:
+        overrides["contact"] = {"model": contact}
+    cfg = config.resolve(None, overrides, [])
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    return write_export(cfg, out)

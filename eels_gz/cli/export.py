@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli.common import fail, overwrite_option
-from eels_gz.errors import EelsError, OutputError
+from eels_gz.cli.common import exit_for, fail, overwrite_option
+from eels_gz.errors import EelsError, OutputError, RunInterrupted
 
 
 @click.command()
@@ -27,6 +27,7 @@ def export(scenario, robot, world, contact, sets, out_dir, overwrite):
     """Write a scenario as a Gazebo world: `gz sim -r DIR/world.sdf` runs it (robot, placement, systems and
     parameters resolved as `eels-gz run` resolves them)."""
     from eels_gz import config as configuration
+    from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
     from eels_gz.run.export import RESULT_FILE, export_scenario
 
@@ -38,10 +39,14 @@ def export(scenario, robot, world, contact, sets, out_dir, overwrite):
     if contact is not None:
         overrides["contact"] = {"model": contact}
     try:
-        cfg = configuration.resolve(None, overrides, sets)
-        with RunFolder(out_dir, overwrite=overwrite, what="export") as folder:
-            result = export_scenario(cfg, folder.path, final_dir=out_dir)
-            folder.commit()
+        # Ctrl-C or SIGTERM stops the export at once; the staging folder is discarded, DIR is as it was
+        with interrupts() as stop, stop.immediately():
+            cfg = configuration.resolve(None, overrides, sets)
+            with RunFolder(out_dir, overwrite=overwrite, what="export") as folder:
+                result = export_scenario(cfg, folder.path, final_dir=out_dir)
+                folder.commit()
+    except RunInterrupted as exc:
+        exit_for(exc)
     except EelsError as exc:
         fail(exc)
     except OSError as exc:  # a write failed (full disk...): nothing was put in place

@@ -244,6 +244,8 @@ OWN_ENTRIES = {
     "rover campaign": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md",
                        "plots", "samples", "runs", "campaign.json", "campaign.md"),
 }
+# eels-gz export (eels_gz/run/export.py), besides its <robot>.urdf
+OWN_ENTRIES["export"] = ("world.sdf", "placement.json", "export.json", "scenario.yaml", "contact.yaml", "soil.yaml")
 OWN_ENTRIES["sweep sample"] = (*OWN_ENTRIES["run"], "row.json")
 
 

@@ -73,7 +73,7 @@ class SnakeIO:
         self.shape_joints = self.chain.bend_joints() + self.chain.twist_joints()
         self.screw_actuators = sorted({self.chain.actuated(self.chain.joint(j).name)[0]
                                        for j in self.chain.screw_joints()})
-        self._joint_control = self._screw_contact = None
+        self._joint_control = self._screw_contact = self._screws = None
         self._q = self._dq = None
         self._T = np.eye(4)
         self._v = self._w = np.zeros(3)
@@ -97,16 +97,23 @@ class SnakeIO:
 
     # --- state ----------------------------------------------------------------------------
     def read(self, ecm) -> bool:
-        """Read the joints and the base now (one batch each); False (state unchanged) until gz-sim
-        reports them, i.e. before the first physics update after ``configure``."""
+        """Read the joints and the base now (one batch each); False (the joints unchanged) until
+        gz-sim reports them, i.e. before the first physics update after ``configure``."""
+        if not self.read_base(ecm):
+            return False
         states = joint_states(ecm, self.joints)
         if states is None:
             return False
+        q, dq = states
+        self._q, self._dq = np.array(q, float), np.array(dq, float)  # copies: the batch's arrays are reused
+        return True
+
+    def read_base(self, ecm) -> bool:
+        """Read only the base's pose and twist now; its pose is reported from ``configure`` on (its
+        twist is zero until the first physics update), False only if its checks were switched off."""
         base = link_world_states(ecm, self.base_links)
         if base is None:
             return False
-        q, dq = states
-        self._q, self._dq = np.array(q, float), np.array(dq, float)  # copies: the batch's arrays are reused
         pos, rot, lin, ang = base
         T = np.eye(4)
         T[:3, :3] = rot[0]
@@ -167,6 +174,13 @@ class SnakeIO:
         if plugin is None or plugin.last is None:
             return 0.0
         return float(plugin.last.normal_force.sum())
+
+    @property
+    def screws(self) -> dict:
+        """:meth:`screw_geometry`, read once."""
+        if self._screws is None:
+            self._screws = self.screw_geometry()
+        return self._screws
 
     def screw_geometry(self) -> dict:
         """ScrewGeometry per screw link of the robot's EELS variant (``<robot>``, urdf/eels_variants.yaml:

@@ -185,8 +185,11 @@ def _scenario_system_plugins(cfg: dict, scenario: dict | None, scenario_file: st
         return ()
     from eels_gz.scenarios.systems import scenario_plugins, system_entries
 
-    # a system the robot's description loads itself (wheel_rig's) is the scenario's too, not loaded twice
     source = scenario_file or str(cfg["scenario"]["name"])
+    from eels_gz.scenarios import check_scenario_params
+
+    check_scenario_params(scenario, source)  # a ConfigError now, not a system failing to configure
+    # a system the robot's description loads itself (wheel_rig's) is the scenario's too, not loaded twice
     own = {m.text.strip() for block in description.gazebo for m in block.iter("module_name") if m.text}
     scenario = dict(scenario, systems=[{"module": m, "priority": p} for m, p in system_entries(scenario, source)
                                        if m not in own])

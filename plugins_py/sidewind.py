@@ -11,7 +11,7 @@ scenario elements of eels_gz.scenarios.systems (``<params>``: ``warmup``, ``samp
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import scenario_params, sim
+from gz_compat import scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.scenarios import sidewind
@@ -25,7 +25,7 @@ class Sidewind:
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         self.gait = sidewind.gait_for(self.snake.chain, PLUGIN)
         self.screws = {j: 0.0 for j in self.snake.screw_actuators}
-        self.world = sim.World(sim.world_entity(ecm)).name(ecm)
+        self.world = self.snake.world_name
         self.t0 = None
         self.next_sample = -np.inf
         self.t: list[float] = []

@@ -24,6 +24,29 @@ from gz_compat import joint_states, link_world_states, param, peer, sim
 from eels_gz.snake.chain import SnakeChain
 
 ONE_DOF = ("revolute", "continuous", "prismatic")
+SDF_DEFAULT_GRAVITY = (0.0, 0.0, -9.80665)  # m/s^2, sdformat's <gravity> default
+
+
+def world_facts(world_file: str) -> tuple[str, np.ndarray]:
+    """The ``<world name=...>`` and ``<gravity>`` (m/s^2, (3,)) of an SDF world file, as gz-sim loads it
+    (the scenario's ``<world_file>``: gz-sim 8's Python API has no accessor for the world entity's
+    gravity a model system could reach)."""
+    from lxml import etree
+
+    try:
+        world = etree.parse(world_file).getroot().find("world")
+    except (OSError, etree.XMLSyntaxError) as exc:
+        raise ValueError(f"cannot read <world_file> '{world_file}': {exc}") from None
+    if world is None:
+        raise ValueError(f"<world_file> '{world_file}' has no <world> element")
+    text = (world.findtext("gravity") or "").split()
+    try:
+        g = np.array([float(v) for v in text], float) if text else np.array(SDF_DEFAULT_GRAVITY)
+    except ValueError:
+        g = np.zeros(0)
+    if g.shape != (3,):
+        raise ValueError(f"<world_file> '{world_file}': <gravity> '{' '.join(text)}' is not three numbers")
+    return world.get("name", ""), g
 
 
 class SnakeIO:
@@ -67,9 +90,7 @@ class SnakeIO:
         self.base_link = sim.Link(base)
         self.base_link.enable_velocity_checks(ecm, True)
         self.base_links = [self.base_link]
-        gravity = sim.World(sim.world_entity(ecm)).gravity(ecm)
-        g = np.array([gravity.x(), gravity.y(), gravity.z()]) if gravity is not None else np.zeros(3)
-        self.gravity = g
+        self.world_name, self.gravity = world_facts(param(sdf, "get_string", "world_file", where))
         self.shape_joints = self.chain.bend_joints() + self.chain.twist_joints()
         self.screw_actuators = sorted({self.chain.actuated(self.chain.joint(j).name)[0]
                                        for j in self.chain.screw_joints()})

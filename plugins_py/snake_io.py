@@ -29,8 +29,8 @@ SDF_DEFAULT_GRAVITY = (0.0, 0.0, -9.80665)  # m/s^2, sdformat's <gravity> defaul
 
 def world_facts(world_file: str) -> tuple[str, np.ndarray]:
     """The ``<world name=...>`` and ``<gravity>`` (m/s^2, (3,)) of an SDF world file, as gz-sim loads it
-    (the scenario's ``<world_file>``: gz-sim 8's Python API has no accessor for the world entity's
-    gravity a model system could reach)."""
+    (the scenario's ``<world_file>``; read from the file rather than through ``World(world_entity(ecm))``,
+    whose module function ``world_entity`` test/conformance's API manifest does not cover)."""
     from lxml import etree
 
     try:

@@ -183,23 +183,16 @@ def _scenario_system_plugins(cfg: dict, scenario: dict | None, scenario_file: st
     URDF written to ``work_dir/robot.urdf`` (a temporary folder without one) for them to read."""
     if not (scenario and scenario.get("systems")):
         return ()
-    from eels_gz.scenarios.systems import scenario_plugins, system_entries
+    from eels_gz.scenarios.systems import robot_system_modules, scenario_plugins
 
-    source = scenario_file or str(cfg["scenario"]["name"])
-    from eels_gz.scenarios import check_scenario_params
-
-    check_scenario_params(scenario, source)  # a ConfigError now, not a system failing to configure
-    # a system the robot's description loads itself (wheel_rig's) is the scenario's too, not loaded twice
-    own = {m.text.strip() for block in description.gazebo for m in block.iter("module_name") if m.text}
-    scenario = dict(scenario, systems=[{"module": m, "priority": p} for m, p in system_entries(scenario, source)
-                                       if m not in own])
     folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_robot_"))
     folder.mkdir(parents=True, exist_ok=True)
     urdf = folder / "robot.urdf"
     urdf.write_text(description.urdf)
     return tuple(scenario_plugins(cfg["scenario"]["name"], scenario, robot=entry.name,
                                   description_file=str(urdf.resolve()), world_file=str(Path(world).resolve()),
-                                  source=source))
+                                  source=scenario_file or str(cfg["scenario"]["name"]),
+                                  robot_systems=robot_system_modules(description.gazebo)))
 
 
 def _resolve_contact(contact: dict, work_dir: Path | None) -> tuple[ContactParams | None, str]:

@@ -11,7 +11,10 @@ pose and twist of its base (the chain's root link, ``gz_compat.link_world_states
 Use: build it in ``configure`` (it enables the position, velocity and link checks there); in each
 ``pre_update``/``post_update`` call :meth:`SnakeIO.read` once, which returns False until gz-sim reports
 the state (``Joint.position()`` is ``[]`` before the first physics update); then :meth:`angles`,
-:meth:`base_pose` etc. give that state. Angles in rad, poses 4x4 in the world, SI units.
+:meth:`base_pose` etc. give that state. :meth:`SnakeIO.read_base` reads only the base, whose pose
+is reported from the start. ``screws`` is the screw geometry (the robot's EELS variant record, as
+the screw contact's), ``world_name`` and ``gravity`` the ``<world_file>``'s. Angles in rad, poses 4x4
+in the world, SI units.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ from gz_compat import joint_states, link_world_states, param, peer, sim
 from eels_gz.snake.chain import SnakeChain
 
 ONE_DOF = ("revolute", "continuous", "prismatic")
-SDF_DEFAULT_GRAVITY = (0.0, 0.0, -9.80665)  # m/s^2, sdformat's <gravity> default
 
 
 def world_facts(world_file: str) -> tuple[str, np.ndarray]:
@@ -40,8 +42,12 @@ def world_facts(world_file: str) -> tuple[str, np.ndarray]:
     if world is None:
         raise ValueError(f"<world_file> '{world_file}' has no <world> element")
     text = (world.findtext("gravity") or "").split()
+    if not text:
+        from eels_gz.soil.contact import SDF_DEFAULT_GRAVITY
+
+        return world.get("name", ""), np.array([0.0, 0.0, -SDF_DEFAULT_GRAVITY])
     try:
-        g = np.array([float(v) for v in text], float) if text else np.array(SDF_DEFAULT_GRAVITY)
+        g = np.array([float(v) for v in text], float)
     except ValueError:
         g = np.zeros(0)
     if g.shape != (3,):

@@ -25,7 +25,7 @@ velocities; the contact is computed with them (a robot starts at rest).
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, register_peer, sim
 
 from eels_gz.contact.kernel import ScrewContactStep
 from eels_gz.contact.params import DEFAULT, load_contact_params
@@ -69,6 +69,7 @@ class ScrewContact:
         self.contact = ScrewContactStep(self.points, self.params, self.terrain)
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
+        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
 
     def reset(self, info, ecm):
         self.contact.reset()

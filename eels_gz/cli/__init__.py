@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
+from eels_gz import plot_helper
 from eels_gz.cli.common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
@@ -105,7 +106,6 @@ class _RunCommand(click.Command):
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
         save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
-    from eels_gz.run.runner import run as run_simulation
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
 
@@ -127,6 +127,9 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
+            plot_helper.start_for(cfg)  # before the runner's imports: matplotlib's import runs beside them
+            from eels_gz.run.runner import run as run_simulation
+
             if cfg["ros"]["enabled"]:  # say what is bridged as soon as the interface is up
                 ros_log = logging.getLogger("eels_gz.ros.interface")
                 if ros_log.getEffectiveLevel() > logging.INFO:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Callable
 import numpy as np
 import yaml
 
-from eels_gz import registry
+from eels_gz import plot_helper, registry
 from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
@@ -427,6 +427,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     """
     called = time.perf_counter()  # summary.json's setup_wall_time counts from here
     _freeze_at_exit()
+    plot_helper.start_for(cfg)
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
     with interrupts() as stop, contextlib.ExitStack() as stack, CompileWatch() as compiling:
@@ -708,7 +709,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.log:
         files["log"] = str(final / "log.mcap")
     if cfg["log"]["plot"] and rec is not None and len(rec.t) > 1:
-        from eels_gz.plots import trajectory  # matplotlib only for a run that plots (0.3 s of a process's start)
+        from eels_gz.plot_helper import trajectory  # matplotlib's import off the run's path (in a helper)
 
         png = out / "trajectory.png"
         t = np.array(rec.t)

@@ -1,0 +1,82 @@
+"""A run's trajectory plot drawn by the helper interpreter (eels_gz.plot_helper): the same PNG, byte
+for byte, as eels_gz.plots.trajectory draws in the process; a file error reaches the run as the same
+OSError; a lost helper leaves the figure to the run's process; and an `eels-gz run` that plots
+never imports matplotlib itself (its import runs beside the run's start, bench/startup.py).
+Each check runs in a fresh interpreter: this one may have imported matplotlib already."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from eels_gz import plots
+
+ROOT = Path(__file__).resolve().parents[2]
+T = np.linspace(0.0, 1.0, 51)
+XYZ = np.c_[0.02 * T, 0.01 * T**2, 0.09 + 0.001 * np.sin(6 * T)]
+YAW = 0.3 * T
+TITLE = "eels_1_0_front_only on ice_plane"
+
+
+def fresh(code: str, cwd: Path) -> dict:
+    """Run ``code`` in a fresh interpreter on this tree; the JSON it prints last."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=cwd, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "HOME": str(Path.home())},
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+HELPER_CHECKS = f"""
+    import errno, json, sys
+    import numpy as np
+    from eels_gz import plot_helper
+    t = np.linspace(0.0, 1.0, 51); xyz = np.c_[0.02 * t, 0.01 * t**2, 0.09 + 0.001 * np.sin(6 * t)]
+    args = (t, xyz, 0.3 * t, {TITLE!r})
+    plot_helper.start()
+    out = {{"helper": plot_helper._ours() is not None}}
+    plot_helper.trajectory("helper.png", *args)
+    out["mpl_after_draw"] = "matplotlib" in sys.modules
+    try:
+        plot_helper.trajectory("no/such/folder/x.png", *args)
+    except OSError as exc:
+        out["error"] = [type(exc).__name__, exc.errno, exc.filename]
+    plot_helper._helper.proc.kill(); plot_helper._helper.proc.wait()
+    plot_helper.trajectory("fallback.png", *args)
+    out["mpl_after_fallback"] = "matplotlib" in sys.modules
+    print(json.dumps(out))
+"""
+
+
+def test_the_helper_draws_the_same_png_reports_file_errors_and_falls_back(tmp_path):
+    got = fresh(HELPER_CHECKS, tmp_path)
+    assert got["helper"] and not got["mpl_after_draw"]  # drawn by the helper: no matplotlib here
+    plots.trajectory(tmp_path / "here.png", T, XYZ, YAW, TITLE)
+    here = (tmp_path / "here.png").read_bytes()
+    assert (tmp_path / "helper.png").read_bytes() == here
+    try:
+        plots.trajectory(tmp_path / "no/such/folder/x.png", T, XYZ, YAW, TITLE)
+    except OSError as exc:
+        expected = [type(exc).__name__, exc.errno, "no/such/folder/x.png"]
+    assert got["error"] == expected
+    # the helper gone: drawn in the run's process, the same figure
+    assert got["mpl_after_fallback"] and (tmp_path / "fallback.png").read_bytes() == here
+
+
+def test_a_cli_run_that_plots_never_imports_matplotlib_and_writes_its_plot(tmp_path):
+    got = fresh("""
+        import json, sys
+        from eels_gz.cli import main
+        main(["run", "--robot", "eels_1_0_front_only", "--n-modules", "2", "--duration", "0.05",
+              "--out", "run"], standalone_mode=False)
+        print(json.dumps({"mpl": "matplotlib" in sys.modules}))
+    """, tmp_path)
+    assert not got["mpl"]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["status"] == "ok" and Path(summary["files"]["plot"]).name == "trajectory.png"
+    assert (tmp_path / "run" / "trajectory.png").stat().st_size > 10_000

@@ -7,7 +7,8 @@ whole less the loop: what a user waits for that is not simulating. summary.json'
 interpreter's and the CLI's own start). ``--tree`` compares source trees side by side (e.g. this
 one and an export of another commit: ``git archive main | tar -x -C /tmp/main_tree``), interleaved
 over ``--rounds`` so that the machine's load hits them alike; each runs with its tree first on
-PYTHONPATH. A first run of each tree, not counted, fills its caches (numba's, the xacro cache).
+PYTHONPATH. A first run of each tree, not counted, fills its caches (numba's, the xacro cache,
+Python's bytecode: the runs ignore PYTHONDONTWRITEBYTECODE, as a user's install has its .pyc files).
 Writes JSON (``--out``) and prints it; the load average is recorded with every round.
 """
 
@@ -29,6 +30,8 @@ HERE = Path(__file__).resolve().parents[1]
 def one(tree: Path, out: Path, args: list[str]) -> dict:
     """One `eels-gz run` with ``tree`` first on PYTHONPATH; its wall times (s)."""
     env = dict(os.environ, PYTHONPATH=str(tree))
+    # as a user's install: the trees' modules compiled to bytecode once (by the warm-up run), not at every run
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = [sys.executable, "-c", "import sys; from eels_gz.cli import main; sys.argv[0] = 'eels-gz'; main()",
            "run", "--out", str(out), *args]
     t = time.perf_counter()

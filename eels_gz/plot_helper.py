@@ -13,7 +13,8 @@ The helper serves every run of its process, in turn, and exits when its pipe clo
 process's exit at the latest (an ``atexit`` hook closes it and waits), or at once if this process
 dies. Nothing outlives the run's process. The figure is drawn here instead when matplotlib is
 imported here already (a sweep's warm worker, a scenario's own plots, a caller of
-:mod:`eels_gz.plots`), when the helper cannot be started, or when it died.
+:mod:`eels_gz.plots`), when the machine has no idle core (:func:`wanted`; ``EELS_GZ_PLOT_HELPER=on``
+or ``off`` decides instead), when the helper cannot be started, or when it died.
 """
 
 from __future__ import annotations
@@ -89,10 +90,27 @@ def start() -> None:
     atexit.register(_helper.close)
 
 
+def wanted() -> bool:
+    """Whether runs here use a helper: ``EELS_GZ_PLOT_HELPER`` ``on`` or ``off``, else (``auto``) when
+    a core looks free (the load average of the last minute at most the cores less one). On a busy
+    machine the helper's own start (an interpreter and numpy, ~0.2 s of CPU) would only compete with
+    the run, so the figure is drawn in the run's process."""
+    mode = os.environ.get("EELS_GZ_PLOT_HELPER", "auto").strip().lower()
+    if mode in ("on", "off"):
+        return mode == "on"
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system
+        return False
+    return cores >= 2 and load <= cores - 1
+
+
 def start_for(cfg: dict) -> None:
     """:func:`start` when the resolved run configuration ``cfg`` plots its trajectory and no scenario
-    (a scenario's own figures are drawn in the run's process, so matplotlib is imported there anyway)."""
-    if cfg["log"]["plot"] and not cfg["scenario"]["name"]:
+    (a scenario's own figures are drawn in the run's process, so matplotlib is imported there anyway),
+    and :func:`wanted`."""
+    if cfg["log"]["plot"] and not cfg["scenario"]["name"] and wanted():
         start()
 
 

@@ -101,7 +101,7 @@ def wanted() -> bool:
     cores = os.cpu_count() or 1
     try:
         load = os.getloadavg()[0]
-    except OSError:  # no load average on this system
+    except (OSError, AttributeError):  # no load average on this system (Windows has no getloadavg)
         return False
     return cores >= 2 and load <= cores - 1
 

@@ -54,16 +54,20 @@ class _Helper:
         self.proc.stdin.flush()
         return pickle.load(self.proc.stdout)
 
-    def close(self) -> None:
-        """Close the pipe (the helper exits) and wait for it; only by the process that started it."""
-        if os.getpid() != self.owner or self.proc.poll() is not None:
+    def close(self, kill: bool = False) -> None:
+        """Close the pipes (the helper exits) and wait for it, or ``kill`` it first; only by the
+        process that started it."""
+        if os.getpid() != self.owner:
             return
+        if kill:
+            self.proc.kill()
         try:
             self.proc.stdin.close()
             self.proc.wait(EXIT_WAIT_S)
         except (OSError, subprocess.TimeoutExpired):
             self.proc.kill()
             self.proc.wait()
+        self.proc.stdout.close()
 
 
 _helper: _Helper | None = None
@@ -122,7 +126,7 @@ def trajectory(path: str | Path, *args) -> None:
             reply = helper.draw((str(path), *args))
         except (OSError, EOFError, pickle.UnpicklingError) as exc:  # the helper died: draw here
             log.warning("plot helper lost (%s): drawing the figure in the run's process", exc)
-            helper.proc.kill()
+            helper.close(kill=True)
         else:
             if reply[0] == "oserror":
                 raise OSError(*reply[1:])

@@ -127,6 +127,9 @@ def trajectory(path: str | Path, *args) -> None:
         except (OSError, EOFError, pickle.UnpicklingError) as exc:  # the helper died: draw here
             log.warning("plot helper lost (%s): drawing the figure in the run's process", exc)
             helper.close(kill=True)
+        except BaseException:  # interrupted while waiting: its reply would be read by the next figure
+            helper.close(kill=True)
+            raise
         else:
             if reply[0] == "oserror":
                 raise OSError(*reply[1:])

@@ -48,6 +48,16 @@ HELPER_CHECKS = f"""
         plot_helper.trajectory("no/such/folder/x.png", *args)
     except OSError as exc:
         out["error"] = [type(exc).__name__, exc.errno, exc.filename]
+    import pickle
+    real = pickle.load
+    def interrupted(stream):  # Ctrl-C while the run waits for the figure
+        pickle.load = real
+        raise KeyboardInterrupt
+    pickle.load = interrupted
+    try:
+        plot_helper.trajectory("interrupted.png", *args)
+    except KeyboardInterrupt:
+        out["closed_when_interrupted"] = plot_helper._ours() is None and plot_helper._helper.proc.poll() is not None
     plot_helper._helper.proc.kill(); plot_helper._helper.proc.wait()
     plot_helper.trajectory("fallback.png", *args)
     out["mpl_after_fallback"] = "matplotlib" in sys.modules
@@ -66,6 +76,9 @@ def test_the_helper_draws_the_same_png_reports_file_errors_and_falls_back(tmp_pa
     except OSError as exc:
         expected = [type(exc).__name__, exc.errno, "no/such/folder/x.png"]
     assert got["error"] == expected
+    # interrupted while waiting for its reply: the helper is ended, never asked again (its late reply
+    # would be taken for the next figure's)
+    assert got["closed_when_interrupted"]
     # the helper gone: drawn in the run's process, the same figure
     assert got["mpl_after_fallback"] and (tmp_path / "fallback.png").read_bytes() == here
 

@@ -8,8 +8,9 @@ interpreter's and the CLI's own start). ``--tree`` compares source trees side by
 one and an export of another commit: ``git archive main | tar -x -C /tmp/main_tree``), interleaved
 over ``--rounds`` so that the machine's load hits them alike; each runs with its tree first on
 PYTHONPATH, and a tree may carry environment variables for its runs (``--tree .,EELS_GZ_PLOT_HELPER=on``
-and ``--tree .,EELS_GZ_PLOT_HELPER=off``: one tree with and without the plot helper). A first run of each tree, not counted, fills its caches (numba's, the xacro cache,
-Python's bytecode: the runs ignore PYTHONDONTWRITEBYTECODE, as a user's install has its .pyc files).
+and ``--tree .,EELS_GZ_PLOT_HELPER=off``: one tree with and without the plot helper). A first run of
+each tree, not counted, fills its caches (numba's, the xacro cache, Python's bytecode: the runs ignore
+PYTHONDONTWRITEBYTECODE, as a user's install has its .pyc files).
 Writes JSON (``--out``) and prints it; the load average is recorded with every round.
 """
 

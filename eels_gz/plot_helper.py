@@ -122,8 +122,9 @@ def trajectory(path: str | Path, *args) -> None:
     """:func:`eels_gz.plots.trajectory` (same arguments), drawn by the helper when it runs."""
     helper = _ours()
     if helper is not None:
+        where = os.path.abspath(path)  # the helper's working folder is this process's when it started
         try:
-            reply = helper.draw((str(path), *args))
+            reply = helper.draw((where, *args))
         except (OSError, EOFError, pickle.UnpicklingError) as exc:  # the helper died: draw here
             log.warning("plot helper lost (%s): drawing the figure in the run's process", exc)
             helper.close(kill=True)
@@ -132,6 +133,8 @@ def trajectory(path: str | Path, *args) -> None:
             raise
         else:
             if reply[0] == "oserror":
+                if len(reply) == 4 and reply[3] == where:  # named as the caller named it
+                    reply = (*reply[:3], str(path))
                 raise OSError(*reply[1:])
             if reply[0] == "error":
                 raise PlotFailed(reply[1])

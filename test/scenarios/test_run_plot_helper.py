@@ -42,7 +42,10 @@ HELPER_CHECKS = f"""
     args = (t, xyz, 0.3 * t, {TITLE!r})
     plot_helper.start()
     out = {{"helper": plot_helper._ours() is not None}}
+    import os
+    os.mkdir("later"); os.chdir("later")  # a relative path is this process's, whatever the helper's folder
     plot_helper.trajectory("helper.png", *args)
+    os.chdir("..")
     out["mpl_after_draw"] = "matplotlib" in sys.modules
     try:
         plot_helper.trajectory("no/such/folder/x.png", *args)
@@ -70,7 +73,7 @@ def test_the_helper_draws_the_same_png_reports_file_errors_and_falls_back(tmp_pa
     assert got["helper"] and not got["mpl_after_draw"]  # drawn by the helper: no matplotlib here
     plots.trajectory(tmp_path / "here.png", T, XYZ, YAW, TITLE)
     here = (tmp_path / "here.png").read_bytes()
-    assert (tmp_path / "helper.png").read_bytes() == here
+    assert (tmp_path / "later" / "helper.png").read_bytes() == here
     try:
         plots.trajectory(tmp_path / "no/such/folder/x.png", T, XYZ, YAW, TITLE)
     except OSError as exc:

@@ -170,6 +170,26 @@ def link_world_states(ecm, links):
     return link_world_states_each(ecm, links)
 
 
+def link_world_inertials(ecm, links):
+    """The links' inertials through ``Link.world_inertial``: ``(mass (S,) kg, centre of mass (S, 3) m,
+    moment of inertia about it (S, 3, 3) kg m^2)``, all in the world frame; ValueError naming a link
+    that has none."""
+    import numpy as np
+
+    n = len(links)
+    mass, com, moi = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    for k, link in enumerate(links):
+        inertial = link.world_inertial(ecm)
+        if inertial is None or inertial.mass_matrix().mass() <= 0.0:
+            raise ValueError(f"link '{link.name(ecm)}' has no inertial with a positive mass")
+        mass[k] = inertial.mass_matrix().mass()
+        p = inertial.pose().pos()
+        com[k] = (p.x(), p.y(), p.z())
+        m = inertial.moi()
+        moi[k] = [[m(i, j) for j in range(3)] for i in range(3)]
+    return mass, com, moi
+
+
 def add_link_world_wrenches_each(ecm, links, forces, torques):
     """``add_link_world_wrenches`` through ``Link.add_world_wrench``."""
     for link, f, t in zip(links, forces.tolist(), torques.tolist()):

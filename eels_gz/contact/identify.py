@@ -24,8 +24,8 @@ The fit is the grid point of least sum of squared residuals (ties: the smaller e
 With a few points per target it is a selection on a grid, not a regression: the residuals of every
 point are reported so that a reader sees how flat or sharp the choice is.
 
-    python -m eels_gz.contact.identify results/ice_lf results/ice_wc            # the report
-    python -m eels_gz.contact.identify results/ice_lf results/ice_wc --json
+    eels-gz calibrate identify results/ice_lf results/ice_wc            # the report
+    eels-gz calibrate identify results/ice_lf results/ice_wc --json     # (or python -m eels_gz.contact.identify)
 
 No engine import: it reads the campaigns' ``results.csv``.
 """
@@ -144,6 +144,12 @@ def report(candidates: list[Candidate]) -> str:
     return "\n".join(lines)
 
 
+def candidates_json(candidates: list[Candidate]) -> list[dict]:
+    """Every candidate as a JSON-ready dictionary, the fit first."""
+    return [{"ev_a": c.ev_a, "ev_b": c.ev_b, "cost": c.cost, "meets": c.meets(), "residuals": c.residuals,
+             "figures": c.figures} for c in candidates]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m eels_gz.contact.identify", description=__doc__.splitlines()[0])
     ap.add_argument("leader_follower", type=Path,
@@ -157,8 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if a.json:
-        print(json.dumps([{"ev_a": c.ev_a, "ev_b": c.ev_b, "cost": c.cost, "meets": c.meets(),
-                           "residuals": c.residuals, "figures": c.figures} for c in candidates], indent=2))
+        print(json.dumps(candidates_json(candidates), indent=2))
     else:
         print(report(candidates))
     return 0

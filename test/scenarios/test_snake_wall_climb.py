@@ -85,15 +85,15 @@ def test_screw_contact_holds_and_stock_contact_does_not(tmp_path):
 
 
 CLIMB_TIME = 4.0  # s of climbing after a 1 s hold
-CLIMB_RATIO_MIN = 0.5
+CLIMB_RATIO_MIN = 0.8  # issue 33 (0.5 before it, on the default ice's |e_v| of 3-9)
 
 
 @pytest.mark.parametrize("direction", [1.0, -1.0], ids=["up", "down"])
 def test_it_climbs_up_and_down_on_screws_of_alternating_hands(tmp_path, direction):
     """The screws spin at the rates that advance each at climb_speed straight up (down: the speed
     negated) with no slip across its blade. The tail must move at least CLIMB_RATIO_MIN of that, the
-    commanded way: the rest is slip across the blades at the default ice's finite |e_v| (3-9 at these
-    loads, where 1 is isotropic Coulomb) and the pressed shape flexing as loads move. Same-handed
+    commanded way: the rest is the pressed shape flexing as loads move and screws re-engaging (slip
+    across the blades is 0.3 % at the default ice's identified |e_v| of 300-340). Same-handed
     screws (issue 8 notes) managed 0.1 of it upward, yawing along the walls. A down-climb is not a
     slip (status ok), and the tail axis stays within 30 deg of vertical."""
     speed = direction * load_yaml(registry.scenario_path("wall_climb"))["params"]["climb_speed"]

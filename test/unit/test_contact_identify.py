@@ -66,3 +66,20 @@ def test_the_command_reports_and_refuses_a_missing_table(campaigns, tmp_path, ca
     assert capsys.readouterr().out.startswith("fit: ev_a = 300, ev_b = 0.1 1/N")
     assert main([str(tmp_path / "none"), str(campaigns[1])]) == 2
     assert "no campaign table" in capsys.readouterr().err
+
+
+def test_eels_gz_calibrate_identify(campaigns, tmp_path):
+    """The user's command: the report, --json, and exit code 2 with the folder named on a missing table."""
+    import json
+
+    from click.testing import CliRunner
+
+    from eels_gz.cli import main as cli_main
+
+    res = CliRunner().invoke(cli_main, ["calibrate", "identify", *map(str, campaigns)])
+    assert res.exit_code == 0 and res.output.startswith("fit: ev_a = 300, ev_b = 0.1 1/N"), res.output
+    res = CliRunner().invoke(cli_main, ["calibrate", "identify", *map(str, campaigns), "--json"])
+    assert res.exit_code == 0 and json.loads(res.output)[0]["meets"] is True
+    res = CliRunner().invoke(cli_main, ["calibrate", "identify", str(tmp_path / "none"), str(campaigns[1])])
+    assert res.exit_code == 2 and "none/results.csv: no campaign table" in res.output
+    assert "Traceback" not in res.output

@@ -150,8 +150,9 @@ def _wrench_loop(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, lin
                     if u2 >= 1.0 - 1e-12:  # sliding: u on the unit circle
                         slope *= 1.0 - u_e * u_e
                 else:
+                    # d u_e / d v_e of u = v / sqrt(|v|^2 + v_eps^2): (1 - u_e^2) / sqrt(|v|^2 + v_eps^2)
                     speed = math.sqrt(tx * tx + ty * ty + tz * tz + eps2)
-                    slope = mu * ev_norm * fn / speed if speed > 0.0 else 0.0
+                    slope = mu * ev_norm * fn * (1.0 - u_e * u_e) / speed if speed > 0.0 else 0.0
                 a = dt * n_contact * point_mobility(s, p, offsets, link_rot, mobility, ex, ey, ez)
                 bound = mu * ev_norm * fn * math.sqrt(max(0.0, 1.0 - (u2 - u_e * u_e)))
                 f_e = implicit_across_force(across, s, p, -fn * mu * ev_norm * u_e, slope, a,

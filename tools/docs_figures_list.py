@@ -183,7 +183,7 @@ MOULIN_QUOTES = (
     Quote(r"Then (?P<n>[0-9.]+) m down in [0-9]+ s", lambda v: f"{v['descended_m']:.2f}"),
     Quote(r"m down in (?P<n>[0-9]+) s at", lambda v: f"{v['climb_time_s']:.0f}"),
     Quote(r"a steady (?P<n>[0-9]+) mm/s \(ratio", lambda v: f"{1e3 * v['descent_rate_m_s']:.0f}"),
-    Quote(r"\(ratio (?P<n>[0-9.]+): it slips a little", lambda v: f"{v['climb_ratio']:.2f}"),
+    Quote(r"\(ratio (?P<n>[0-9.]+): before issue 33", lambda v: f"{v['climb_ratio']:.2f}"),
     Quote(r"tail axis within (?P<n>[0-9.]+) deg of vertical", lambda v: f"{v['max_axis_gravity_angle_deg']:.1f}"),
 )
 
@@ -248,7 +248,7 @@ LEADER_FOLLOWER_GRIP_QUOTES = (
           lambda v: f"{100 * v['average_speed_m_s']:.2f}"),
 )
 
-CREEP = r"which lets the body creep: "
+CREEP = r"under the regulated law, no static friction\), over its first 60 s: "
 LEADER_FOLLOWER_REGULATED_QUOTES = (
     Quote(CREEP + r"(?P<n>[0-9.]+) cm/s", lambda v: f"{100 * v['average_speed_m_s']:.1f}"),
     Quote(CREEP + r"[0-9.]+ cm/s, mean (?P<n>[0-9]+) cm", lambda v: f"{100 * v['tracking_error']['mean_m']:.0f}"),

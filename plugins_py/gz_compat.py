@@ -176,17 +176,22 @@ def link_world_inertials(ecm, links):
     that has none."""
     import numpy as np
 
+    from eels_gz.contact.frames import rotation_matrix
+
     n = len(links)
     mass, com, moi = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
     for k, link in enumerate(links):
         inertial = link.world_inertial(ecm)
         if inertial is None or inertial.mass_matrix().mass() <= 0.0:
             raise ValueError(f"link '{link.name(ecm)}' has no inertial with a positive mass")
-        mass[k] = inertial.mass_matrix().mass()
-        p = inertial.pose().pos()
+        mm = inertial.mass_matrix()
+        mass[k] = mm.mass()
+        p, q = inertial.pose().pos(), inertial.pose().rot()
         com[k] = (p.x(), p.y(), p.z())
-        m = inertial.moi()
-        moi[k] = [[m(i, j) for j in range(3)] for i in range(3)]
+        d, o = mm.diagonal_moments(), mm.off_diagonal_moments()  # (xx, yy, zz), (xy, xz, yz), inertial frame
+        local = np.array([[d.x(), o.x(), o.y()], [o.x(), d.y(), o.z()], [o.y(), o.z(), d.z()]])
+        rot = rotation_matrix(q.w(), q.x(), q.y(), q.z())
+        moi[k] = rot @ local @ rot.T
     return mass, com, moi
 
 

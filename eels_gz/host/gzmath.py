@@ -1,5 +1,5 @@
 """The gz.math types our plugins use: ``Vector3d``, ``Quaterniond``,
-``Pose3d`` and (for ``Link.world_inertial``) ``Matrix3d``, ``MassMatrix3d`` and ``Inertiald``, with gz-math 7's Python method names and constructor forms
+``Pose3d`` and (for ``Link.world_inertial``) ``MassMatrix3d`` and ``Inertiald``, with gz-math 7's Python method names and constructor forms
 (``x()``, ``rot()``, ``rotate_vector()``, ``euler()``...). Quaternions are
 (w, x, y, z) and Euler angles are roll-pitch-yaw (extrinsic x-y-z), as in
 gz-math.
@@ -197,45 +197,28 @@ class Pose3d:
         return f"Pose3d({self.x():g} {self.y():g} {self.z():g} {e.x():g} {e.y():g} {e.z():g})"
 
 
-class Matrix3d:
-    """gz-math's 3x3 matrix, read as ``m(row, col)``."""
-
-    __slots__ = ("_m",)
-
-    def __init__(self, *args):
-        if len(args) == 0:
-            self._m = np.zeros((3, 3))
-        elif len(args) == 9:
-            self._m = np.array(args, dtype=float).reshape(3, 3)
-        elif len(args) == 1 and isinstance(args[0], Matrix3d):
-            self._m = args[0]._m.copy()
-        else:
-            raise TypeError("Matrix3d(), Matrix3d(v00, v01, ..., v22) or Matrix3d(other)")
-
-    def __call__(self, row: int, col: int, /) -> float:
-        return float(self._m[row, col])
-
-
 class MassMatrix3d:
-    """gz-math's mass and moment of inertia about the centre of mass (kg, kg m^2)."""
+    """gz-math's mass (kg) and moments of inertia about the centre of mass (kg m^2, in the inertial's
+    own frame): diagonal (xx, yy, zz) and off-diagonal (xy, xz, yz) moments."""
 
-    __slots__ = ("_mass", "_moi")
+    __slots__ = ("_mass", "_diag", "_off")
 
     def __init__(self, *args):
         if len(args) == 0:
-            self._mass, self._moi = 0.0, Matrix3d()
+            self._mass, self._diag, self._off = 0.0, Vector3d(), Vector3d()
         elif len(args) == 3 and isinstance(args[1], Vector3d) and isinstance(args[2], Vector3d):
-            d, o = args[1]._v, args[2]._v  # diagonal (xx, yy, zz), off-diagonal (xy, xz, yz)
-            self._mass = float(args[0])
-            self._moi = Matrix3d(d[0], o[0], o[1], o[0], d[1], o[2], o[1], o[2], d[2])
+            self._mass, self._diag, self._off = float(args[0]), Vector3d(args[1]), Vector3d(args[2])
         else:
             raise TypeError("MassMatrix3d() or MassMatrix3d(mass, diagonal, off_diagonal)")
 
     def mass(self) -> float:
         return self._mass
 
-    def moi(self) -> Matrix3d:
-        return Matrix3d(self._moi)
+    def diagonal_moments(self) -> Vector3d:
+        return Vector3d(self._diag)
+
+    def off_diagonal_moments(self) -> Vector3d:
+        return Vector3d(self._off)
 
 
 class Inertiald:
@@ -256,13 +239,6 @@ class Inertiald:
 
     def pose(self) -> Pose3d:
         return self._pose
-
-    def moi(self) -> Matrix3d:
-        """The moment of inertia about the centre of mass, in the pose's parent frame."""
-        R = quaternion_matrix(self._pose._q)
-        m = Matrix3d()
-        m._m = R @ self._mm._moi._m @ R.T
-        return m
 
 
 # --- host-side conversions (not gz-math API) ---------------------------------------------

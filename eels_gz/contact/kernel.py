@@ -20,6 +20,11 @@ direction ``u`` in Eq. 6 and the rolling moment, each a small numba function of 
 in ``stick.py``), chosen by the law flag of the packed parameters (``ContactParams.packed()``, one
 float64 record read at the ``PACK_*`` offsets of ``params.py``). ``contact_wrench_kernel`` and
 ``stick_wrench_kernel`` keep the two kernels' signatures of old over that loop.
+
+Given the screw links' mobility (``implicit.link_mobility``, from their inertials) the friction
+across the thread is integrated implicitly (``implicit.py``, issue 33), under either law: each
+point's across-thread component of Eq. 6 is replaced by the implicit step's force, its along-thread
+component kept. Without it (``NO_MOBILITY``) every force is explicit, bit for bit as before.
 """
 
 from __future__ import annotations

@@ -141,11 +141,6 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
     elif not (scenario and (scenario.get("controller") or scenario.get("placement"))):  # placed in the setup
         check_start_pose(sim, rcfg["pose"])
-    if scenario is not None and scenario.get("tethers"):
-        from eels_gz.run.tethers import TetherSet, parse_tethers
-
-        where = scenario_file or str(cfg["scenario"]["name"])
-        sim.add_pre_update(TetherSet(sim, parse_tethers(scenario["tethers"], where), where).pre_update)
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
     resolved_cfg["robot"]["n_modules"] = n_modules
@@ -181,7 +176,7 @@ def _scenario_system_plugins(cfg: dict, scenario: dict | None, scenario_file: st
                              work_dir: Path | None) -> tuple[str, ...]:
     """The ``<plugin>`` elements of the scenario's systems (eels_gz.scenarios.systems), with the robot's
     URDF written to ``work_dir/robot.urdf`` (a temporary folder without one) for them to read."""
-    if not (scenario and scenario.get("systems")):
+    if not (scenario and (scenario.get("systems") or scenario.get("tethers"))):  # tethers: a system's
         return ()
     from eels_gz.scenarios.systems import scenario_plugins
 

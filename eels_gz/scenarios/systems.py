@@ -64,6 +64,7 @@ def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file:
     """The ``<plugin>`` elements (XML text) of the scenario's systems. ``extra_elements``: more XML
     for one module's element (by module name), e.g. its tethers."""
     params = scenario.get("params") or {}
+    extra_elements = _with_tethers(scenario, source, dict(extra_elements or {}))
     body = "".join(f"<{k}>{_number(v, k, source)}</{k}>" for k, v in params.items())
     out = []
     for module, priority in system_entries(scenario, source):
@@ -81,3 +82,21 @@ def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file:
         parts.append("</plugin>")
         out.append("".join(parts))
     return out
+
+
+TETHER_SYSTEM = "tethers"  # plugins_py/tethers.py: the scenario's ``tethers:`` become its <tether> elements
+
+
+def _with_tethers(scenario: dict, source: str, extra: dict[str, str]) -> dict[str, str]:
+    """``extra`` with the scenario's ``tethers:`` as ``<tether>`` elements of the tethers system, which
+    the scenario must then name in ``systems:``."""
+    if not scenario.get("tethers"):
+        return extra
+    from eels_gz.snake.tethers import parse_tethers, tether_elements
+
+    tethers = parse_tethers(scenario["tethers"], source)
+    if TETHER_SYSTEM not in [m for m, _ in system_entries(scenario, source)]:
+        raise ConfigError(f"{source}: 'tethers:' are applied by the system '{TETHER_SYSTEM}' "
+                          f"(plugins_py/{TETHER_SYSTEM}.py): add it to 'systems:'")
+    extra[TETHER_SYSTEM] = extra.get(TETHER_SYSTEM, "") + tether_elements(tethers)
+    return extra

@@ -38,11 +38,14 @@ import math
 import numpy as np
 import pytest
 
-from eels_gz import config
+import yaml
+
+from eels_gz import config, registry
 from eels_gz.errors import ConfigError
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
-from eels_gz.run.tethers import TetherSet, parse_tethers
+from eels_gz.errors import PluginError
+from eels_gz.snake.tethers import parse_tethers
 
 FORCE_TOL = 0.01  # the 1 %
 GAMMA = 6.0  # 1/s, settling drag on the centre of mass: the pendulum (2.6 s period) near critically damped
@@ -144,19 +147,33 @@ def test_each_fts_torque_matches_the_static_lever_arm(hung):
         assert d["bound"] < 1e-3 * np.linalg.norm(d["torque"]), (name, d)
 
 
+def _tether_system(sim):
+    return next(s.system for s in sim.systems if s.module == "tethers")
+
+
 def test_tether_law():
     sim = _hang()
-    (tset,) = [cb.__self__ for cb in sim._pre if isinstance(getattr(cb, "__self__", None), TetherSet)]
-    t, body, p_body, anchor = tset.attached[0]
-    assert np.allclose(tset.forces()[0], 0.0)  # anchored where it starts, at rest: no stretch
-    tset.attached[0] = (t, body, p_body, anchor + np.array([0.0, 0.0, 0.01]))  # anchor 1 cm higher
-    assert np.allclose(tset.forces()[0], [0.0, 0.0, t.stiffness * 0.01])  # pulled up by k s
-    tset.attached[0] = (t, body, p_body, anchor - np.array([0.0, 0.0, 0.01]))
-    slack = TetherSet.__new__(TetherSet)
-    slack.sim, slack._arrays = sim, None
-    slack.attached = [(type(t)(t.link, t.point, None, t.stiffness, t.damping, length=0.02), body, p_body,
-                       anchor - np.array([0.0, 0.0, 0.01]))]
-    assert np.allclose(slack.forces()[0], 0.0)  # within its rest length a tether does not push
+    tset = _tether_system(sim)
+    t = tset.tethers[0]
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], 0.0)  # anchored where it starts, at rest: no stretch
+    anchor = tset.anchor[0].copy()
+    tset.anchor[0] = anchor + np.array([0.0, 0.0, 0.01])  # anchor 1 cm higher
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], [0.0, 0.0, t.stiffness * 0.01])  # pulled up by k s
+    # at the attachment point: the moment about the link origin is its lever arm across the force
+    pos, rot, _, _ = gz_compat().link_world_states(sim.ecm, tset.links)
+    assert np.allclose(moment[0], np.cross(rot[0] @ tset.point[0], force[0]), atol=1e-9)
+    tset.anchor[0] = anchor - np.array([0.0, 0.0, 0.01])
+    tset.kcl[0, 2] = 0.02  # a rest length of 2 cm: the point is 1 cm from its anchor
+    force, _ = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], 0.0)  # within its rest length a tether does not push
+
+
+def gz_compat():
+    import gz_compat as module
+
+    return module
 
 
 @pytest.mark.parametrize("items, match", [
@@ -171,7 +188,12 @@ def test_bad_tethers(items, match):
         parse_tethers(items, "hang.yaml")
 
 
-def test_tether_on_unknown_link():
-    sim = _hang()
-    with pytest.raises(ConfigError, match="tether link 'no_link' is not a link"):
-        TetherSet(sim, parse_tethers([{"link": "no_link", "stiffness": 1.0}], "x.yaml"), "x.yaml")
+def test_tether_on_unknown_link(tmp_path, monkeypatch):
+    scenario = config.load_yaml(registry.scenario_path("hang"))
+    scenario["tethers"][0]["link"] = "no_link"
+    path = tmp_path / "hang.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    monkeypatch.setattr(registry, "scenario_path", lambda name: path)
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": {"name": "hang"}})
+    with pytest.raises(PluginError, match="'no_link' is not a link of the robot"):
+        prepare(cfg)

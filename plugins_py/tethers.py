@@ -5,7 +5,7 @@ length=/>`` per tether (eels_gz.scenarios.systems writes them from the scenario'
 law, units and checks are eels_gz.snake.tethers'), and ``<description_file>``, the robot's URDF, to
 follow a link merged into its parent across a fixed joint to the link that carries it. Each step it
 reads the attached links' world poses and twists (``link_world_states``) and adds each tether's force
-at its point, as a force at the link origin and its moment (``add_link_world_wrenches``), for that
+at its point, as a force at the link origin and its moment (``Link.add_world_wrench``), for that
 step. An ``anchor="auto"`` is the attachment point when the run starts (the first ``pre_update``,
 after any placement).
 
@@ -16,7 +16,7 @@ state now, and ``scale`` (1 by default) scales the pull it applies (a schedule t
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, register_peer, sim
+from gz_compat import add_link_world_wrenches_each, iter_elements, link_world_states, param, register_peer, sim
 
 from eels_gz.description.urdf_tree import fixed_carrier
 from eels_gz.snake.tethers import Tether, attachment_points, tether_from_attributes, tether_wrenches
@@ -84,7 +84,9 @@ class Tethers:
         force, moment = out
         if self.scale != 1.0:
             force, moment = self.scale * force, self.scale * moment
-        add_link_world_wrenches(ecm, self.links, force, moment)
+        # Link.add_world_wrench per tether, not the host's batch: the batch applies wrenches as generalized
+        # forces, which the force-torque sensors (a weld joint's body force) do not see; a few links only
+        add_link_world_wrenches_each(ecm, self.links, force, moment)
 
 
 def get_system():

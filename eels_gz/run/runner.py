@@ -496,18 +496,9 @@ class _RunLoop:
         """The scenario's placement before the run (eels_gz.run.placing) or its controller's setup,
         interruptible at any moment."""
         prep, sim = self.prep, self.sim
-        if prep.scenario and prep.scenario.get("placement"):
-            from eels_gz.run.placing import place
-
-            with self.stop.immediately():
-                placed = place(sim, prep, self.out, settle=None)
-            if placed is not None and placed.status != "ok":
-                self.status, self.message = placed.status, placed.message
-        if not (prep.scenario and prep.scenario.get("controller")):
-            return
-        from eels_gz.scenarios import load_controller
-
-        if self.setup_progress is not None:
+        placing = bool(prep.scenario and prep.scenario.get("placement"))
+        controlled = bool(prep.scenario and prep.scenario.get("controller"))
+        if self.setup_progress is not None and (placing or controlled):
             report, active = self.setup_progress, [True]
 
             def tick(info, ecm) -> None:
@@ -516,13 +507,24 @@ class _RunLoop:
 
             sim.add_pre_update(tick)
         try:
+            if placing:
+                from eels_gz.run.placing import place
+
+                with self.stop.immediately():
+                    placed = place(sim, prep, self.out)  # ctx.settle: eels_gz.run.placement's settling
+                if placed is not None and placed.status != "ok":
+                    self.status, self.message = placed.status, placed.message
+            if not controlled:
+                return
+            from eels_gz.scenarios import load_controller
+
             with self.stop.immediately():
                 where = prep.scenario_file or str(self.cfg["scenario"]["name"])
                 controller = load_controller(prep.scenario["controller"], prep.scenario, where)
                 controller.setup(sim, dict(prep.scenario["params"]))
                 self.controller = controller  # set up: it steps the run and reports its metrics
         finally:
-            if self.setup_progress is not None:
+            if self.setup_progress is not None and (placing or controlled):
                 active[0] = False
 
     def run(self) -> dict:

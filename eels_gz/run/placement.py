@@ -21,7 +21,7 @@ On settling, gravity comes back on (the world's gravity from before) and the joi
 settled in become the joint controller's set points. On timeout gravity is restored too; the
 :class:`~eels_gz.scenarios.Placement` returned then has status ``placement_failed`` and the reason
 (the run ends with it before its first step). Its ``report`` is the settling's: ``converged``,
-``time`` (s), ``penetration_m``, ``message``. The engine is reached only through the DART adapter
+``timed_out``, ``time`` (s), ``penetration_m``, ``message``. The engine is reached only through the DART adapter
 (:class:`~eels_gz.dart.simulation.Simulation`, :mod:`eels_gz.dart.body_points`); the scenario's own
 systems do not run during the settling (eels_gz.run.placing holds them out).
 """
@@ -117,8 +117,8 @@ def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementP
         log.info("%s", report.message)
     else:
         log.warning("%s", report.message)
-    figures = {"converged": report.converged, "time": report.time, "penetration_m": report.penetration,
-               "message": report.message}
+    figures = {"converged": report.converged, "timed_out": report.timed_out, "time": report.time,
+               "penetration_m": report.penetration, "message": report.message}
     return Placement(robot.base_pose(), robot.angles(), report=figures,
                      status="ok" if report.converged else PLACEMENT_FAILED,
                      message="" if report.converged else report.message)

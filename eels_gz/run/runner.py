@@ -178,15 +178,17 @@ def _scenario_system_plugins(cfg: dict, scenario: dict | None, scenario_file: st
     URDF written to ``work_dir/robot.urdf`` (a temporary folder without one) for them to read."""
     if not (scenario and (scenario.get("systems") or scenario.get("tethers"))):  # tethers: a system's
         return ()
+    from eels_gz.run.placing import PLACEMENT_FILE
     from eels_gz.scenarios.systems import scenario_plugins
 
     folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_robot_"))
     folder.mkdir(parents=True, exist_ok=True)
     urdf = folder / "robot.urdf"
     urdf.write_text(description.urdf)
+    placement = str((folder / PLACEMENT_FILE).resolve()) if scenario.get("placement") else None
     return tuple(scenario_plugins(cfg["scenario"]["name"], scenario, robot=entry.name,
                                   description_file=str(urdf.resolve()), world_file=str(Path(world).resolve()),
-                                  source=scenario_file or str(cfg["scenario"]["name"])))
+                                  source=scenario_file or str(cfg["scenario"]["name"]), placement_file=placement))
 
 
 def _resolve_contact(contact: dict, work_dir: Path | None) -> tuple[ContactParams | None, str]:
@@ -498,7 +500,8 @@ class _RunLoop:
         prep, sim = self.prep, self.sim
         placing = bool(prep.scenario and prep.scenario.get("placement"))
         controlled = bool(prep.scenario and prep.scenario.get("controller"))
-        if self.setup_progress is not None and (placing or controlled):
+        ticking = placing or controlled or any(getattr(s.system, "lead_in_s", 0.0) for s in sim.systems)
+        if self.setup_progress is not None and ticking:
             report, active = self.setup_progress, [True]
 
             def tick(info, ecm) -> None:
@@ -514,6 +517,8 @@ class _RunLoop:
                     placed = place(sim, prep, self.out)  # ctx.settle: eels_gz.run.placement's settling
                 if placed is not None and placed.status != "ok":
                     self.status, self.message = placed.status, placed.message
+            if self.status == "ok":
+                self._lead_in()
             if not controlled:
                 return
             from eels_gz.scenarios import load_controller
@@ -524,8 +529,20 @@ class _RunLoop:
                 controller.setup(sim, dict(prep.scenario["params"]))
                 self.controller = controller  # set up: it steps the run and reports its metrics
         finally:
-            if self.setup_progress is not None and (placing or controlled):
+            if self.setup_progress is not None and ticking:
                 active[0] = False
+
+    def _lead_in(self) -> None:
+        """The steps a scenario system needs before the scenario's timed run (its ``lead_in_s``, s:
+        wall_climb's push and the rope's release), with every system running, timed as setup."""
+        sim = self.sim
+        lead_in = max((float(getattr(s.system, "lead_in_s", 0.0)) for s in sim.systems if not s.disabled), default=0.0)
+        with self.stop.immediately():
+            for _ in range(int(round(lead_in / sim.dt))):
+                sim.step()
+                if sim.ecm.run_end is not None:
+                    self.status, self.message = sim.ecm.run_end
+                    return
 
     def run(self) -> dict:
         sim, cfg = self.sim, self.cfg

@@ -13,7 +13,13 @@ scenario system may read:
 - ``<world_file>``: the SDF world it runs in;
 - ``<params>``: the scenario's resolved parameters, one child per name (``gz_compat.scenario_params``);
 - ``<metrics_file>``: where the system writes its metrics under Gazebo (given by the export; the
-  embedded host collects them from the system itself).
+  embedded host collects them from the system itself);
+- ``<placement_file>``: the run's ``placement.json`` (eels_gz.run.placing) when the scenario has
+  ``placement:``, written before the first step: the placed joints and the placement's report, which
+  a system reads on its first step (it cannot read joint positions before the first physics update).
+
+The scenario's ``tethers:`` become ``<tether>`` elements of the ``tethers`` system (plugins_py/tethers.py),
+which the scenario names in ``systems:``.
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ def _number(value: object, key: str, source: str) -> str:
 
 def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file: str, world_file: str,
                      metrics_file: str | None = None, source: str = "scenario",
-                     extra_elements: dict[str, str] | None = None) -> list[str]:
+                     extra_elements: dict[str, str] | None = None, placement_file: str | None = None) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems. ``extra_elements``: more XML
     for one module's element (by module name), e.g. its tethers."""
     params = scenario.get("params") or {}
@@ -77,6 +83,8 @@ def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file:
                  f"<params>{body}</params>"]
         if metrics_file:
             parts.append(f"<metrics_file>{escape(str(metrics_file))}</metrics_file>")
+        if placement_file:
+            parts.append(f"<placement_file>{escape(str(placement_file))}</placement_file>")
         if extra_elements and module in extra_elements:
             parts.append(extra_elements[module])
         parts.append("</plugin>")

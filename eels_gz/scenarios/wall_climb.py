@@ -299,8 +299,8 @@ class WallClimb:
         return float(loads.mean() / need)
 
     def metrics(self) -> dict:
-        if self.p0 is None:  # the run ended before the hold began
-            return {"gap_m": self.gap, "bend_amplitude_rad": self.amplitude}
+        if self.p0 is None:  # the run ended before the hold began (e.g. its placement failed)
+            return {}
         t = np.array(self.t) if self.t else np.array([0.0])
         end = self.p[-1] if self.p else self.p0
         climbed = float(end[2] - self.climb_start[2]) if self.climb_start is not None else 0.0

@@ -57,6 +57,7 @@ class Tethers:
         self.point = np.array(points, float).reshape(n, 3)
         self.anchor = np.array([t.anchor if t.anchor is not None else (np.nan,) * 3 for t in tethers], float)
         self.auto = np.array([t.anchor is None for t in tethers])
+        self._anchoring = bool(self.auto.any())  # auto anchors still to take (a bool: checked every step)
         self.kcl = np.array([[t.stiffness, t.damping, t.length] for t in tethers], float)
         self.force, self.moment = np.zeros((n, 3)), np.zeros((n, 3))
         self.scale = 1.0
@@ -69,9 +70,10 @@ class Tethers:
         if states is None:
             return None
         pos, rot, lin, ang = states
-        if self.auto.any():  # anchored where the points are when the run starts
+        if self._anchoring:  # anchored where the points are when the run starts
             self.anchor[self.auto] = attachment_points(pos, rot, self.point)[self.auto]
             self.auto[:] = False
+            self._anchoring = False
         tether_wrenches(pos, rot, lin, ang, self.point, self.anchor, self.kcl, self.force, self.moment)
         return self.force, self.moment
 

@@ -197,3 +197,19 @@ def test_tether_on_unknown_link(tmp_path, monkeypatch):
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": {"name": "hang"}})
     with pytest.raises(PluginError, match="'no_link' is not a link of the robot"):
         prepare(cfg)
+
+
+def test_tethers_need_the_tethers_system():
+    """A scenario's tethers: are applied by the tethers system; without it in systems: they would be
+    silently dropped, so the scenario is refused, naming the system."""
+    from eels_gz.scenarios.systems import scenario_plugins
+
+    scenario = config.load_yaml(registry.scenario_path("hang"))
+    scenario["systems"] = []
+    with pytest.raises(ConfigError, match="add it to 'systems:'"):
+        scenario_plugins("hang", scenario, robot="eels_1_5", description_file="r.urdf", world_file="w.sdf",
+                         source="hang.yaml")
+    scenario["systems"] = ["tethers"]
+    (plugin,) = scenario_plugins("hang", scenario, robot="eels_1_5", description_file="r.urdf",
+                                 world_file="w.sdf", source="hang.yaml")
+    assert plugin.count("<tether ") == len(scenario["tethers"]) and 'link="module_8_shell"' in plugin

@@ -155,7 +155,8 @@ class WallClimb:
         if info.paused or self.placed is None or not self.snake.read(ecm):
             return
         k, lead, rec = self.k, self.n_engage + self.n_release, self.record
-        tail = self.snake.base_pose()[:3, 3]
+        pose = self.snake.base_pose()
+        tail = pose[:3, 3]
         if k == self.n_engage:  # the push's end: what the rope carries
             out = self._rope(ecm)
             rec.rope_force = float(np.linalg.norm(out[0], axis=1).sum()) if out is not None else 0.0
@@ -173,17 +174,16 @@ class WallClimb:
         if failed is not None:
             request_run_end(SLIP_FAILURE, failed, ecm)
             return
-        R = self._watch_rotation(ecm)
-        failed = self.watch.check(now, R, self.snake.gravity)
+        failed = self.watch.check(now, self._watch_rotation(ecm, pose), self.snake.gravity)
         if failed is not None:
             request_run_end(MOBILITY_FAILURE, failed, ecm)
 
     def started(self) -> None:
         """Called when the hold begins (moulin_descent keeps its own figures then)."""
 
-    def _watch_rotation(self, ecm) -> np.ndarray:
+    def _watch_rotation(self, ecm, base_pose: np.ndarray) -> np.ndarray:
         if self.watch_links is self.snake.base_links:
-            R = self.snake.base_pose()[:3, :3]
+            R = base_pose[:3, :3]
         else:
             R = link_world_states(ecm, self.watch_links)[1][0]
         return R @ self.T_watch[:3, :3]

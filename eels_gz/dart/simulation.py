@@ -423,7 +423,7 @@ class Simulation:
         self.ecm.gravity = np.asarray(g, float).copy()
 
     def add_pre_update(self, callback) -> None:
-        """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features such as tethers)."""
+        """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features: the setup's progress ticks, tests' aids)."""
         self._pre.append(callback)
 
     # --- stepping -------------------------------------------------------------
@@ -530,7 +530,7 @@ class Simulation:
     def _callback_failed(self, callback, phase: str, exc: Exception) -> None:
         loaded = self._owner.get(id(callback))
         if loaded is None:
-            raise exc  # a host callback (tethers, ...): not a plugin
+            raise exc  # a host callback: not a plugin
         error = PluginCallbackError(loaded.module, phase, self.iterations, self.iterations * self.dt, exc)
         if self.plugin_errors != "disable":
             raise error from exc

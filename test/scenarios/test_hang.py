@@ -213,3 +213,27 @@ def test_tethers_need_the_tethers_system():
     (plugin,) = scenario_plugins("hang", scenario, robot="eels_1_5", description_file="r.urdf",
                                  world_file="w.sdf", source="hang.yaml")
     assert plugin.count("<tether ") == len(scenario["tethers"]) and 'link="module_8_shell"' in plugin
+
+
+def test_a_tether_on_a_merged_link_acts_on_the_link_that_carries_it():
+    """A link lumped into its parent across a fixed joint (gz-sim's URDF import does it; so does the
+    host's optimizer: EELS 1.5's avionics_box into module_4_yoke) is followed through the URDF's fixed
+    joints (urdf_tree.fixed_carrier): its tether pulls the carrier at the same point, which the
+    optimizer's own frame map places independently."""
+    from eels_gz.snake.tethers import Tether
+
+    sim = _hang()
+    tset = _tether_system(sim)
+    frame = sim.robot_frames["avionics_box"]
+    assert frame.body == "module_4_yoke"
+    p = np.array([0.01, 0.02, 0.03])
+    p_carrier = (frame.pose @ np.r_[p, 1.0])[:3]
+    anchor = (0.3, -0.2, 3.0)
+    tset.setup(sim.ecm, [Tether("avionics_box", tuple(p), anchor, 1000.0, 0.0),
+                         Tether("module_4_yoke", tuple(p_carrier), anchor, 1000.0, 0.0)],
+               sim.robot_source_urdf, "test")
+    assert tset.links[0].entity() == tset.links[1].entity()
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.linalg.norm(force[0]) > 100.0
+    np.testing.assert_allclose(force[0], force[1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(moment[0], moment[1], rtol=0, atol=1e-9)

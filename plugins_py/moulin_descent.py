@@ -35,27 +35,23 @@ def _placement(path: str) -> dict:
         raise ValueError(f"{NAME}: cannot read <placement_file> '{path}': {exc}") from None
 
 
-class Stemming(WallClimb):
-    """The slot: wall_climb's run on the parameters merged with wall_climb's."""
+class MoulinDescent(WallClimb):
+    """The slot (wall_climb's run on the parameters merged with wall_climb's) or, with ``<params><helix>``
+    1, the helix: every screw at ``screw_rate``, the fall and mobility checks."""
 
     NAME = NAME
+    # the slot's callbacks: wall_climb's (their gz calls are checked in plugins_py/wall_climb.py)
+    _slot_configure, _slot_pre_update, _slot_post_update = WallClimb.configure, WallClimb.pre_update, \
+        WallClimb.post_update
 
     def stemming_params(self, params: dict) -> dict:
         return stemming_params(params)
 
-    def started(self) -> None:
-        self.hold = self.record.hold_statics
-
-    def metrics(self):
-        placed = self.placed or _placement(self.placement_file)
-        return stemming_metrics(placement_metrics(placed["report"]["settle"]), getattr(self, "hold", {}),
-                                self.record)
-
-
-class Helix:
-    """The helix: every screw at ``screw_rate``; the fall and mobility checks."""
-
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.helix = bool(scenario_params(sdf).get("helix", 0.0))
+        if not self.helix:
+            self._slot_configure(entity, sdf, ecm, event_mgr)
+            return
         params = scenario_params(sdf)
         for key in ("screw_rate", "fall_speed"):
             if key not in params:
@@ -78,6 +74,9 @@ class Helix:
         self.z: list[float] = []
         self.t0 = self.z0 = None
 
+    def started(self) -> None:  # the slot's hold begins: its hold analysis
+        self.hold = self.record.hold_statics
+
     def _hold_analysis(self) -> dict:
         contact = self.snake.screw_contact
         return hold_analysis(self.snake.chain, self.snake.angles(), self.snake.base_pose(), self.terrain,
@@ -85,6 +84,9 @@ class Helix:
                              contact.params.mu if contact is not None else None)
 
     def pre_update(self, info, ecm):
+        if not self.helix:
+            self._slot_pre_update(info, ecm)
+            return
         if info.paused:
             return
         if self.placed is None:  # the first step: the run starts where placement left the robot
@@ -96,6 +98,9 @@ class Helix:
             self.snake.command(velocities={j: self.rate for j in self.snake.screw_actuators})  # held from now on
 
     def post_update(self, info, ecm):
+        if not self.helix:
+            self._slot_post_update(info, ecm)
+            return
         if info.paused or self.placed is None or not self.snake.read(ecm):
             return
         if self.hold is None:
@@ -114,34 +119,17 @@ class Helix:
 
     def metrics(self):
         placed = self.placed or _placement(self.placement_file)
+        settle = placement_metrics(placed["report"]["settle"])
+        if not self.helix:
+            return stemming_metrics(settle, getattr(self, "hold", None) or {}, self.record)
         z0 = self.z0 if self.z0 is not None else float(placed["base_pose"]["position"][2])
-        return helix_metrics(placement_metrics(placed["report"]["settle"]), self.hold or {}, self.t, self.z, z0,
-                             self.watch)
+        return helix_metrics(settle, self.hold or {}, self.t, self.z, z0, self.watch)
 
     def plot(self, path):
-        if self.t:
+        if not self.helix:
+            super().plot(path)
+        elif self.t:
             plot_helix(path, self.t, self.z, self.watch, self.t0)
-
-
-class MoulinDescent:
-    """The slot or the helix, as ``<params><helix>`` says."""
-
-    def configure(self, entity, sdf, ecm, event_mgr):
-        self.impl = Helix() if scenario_params(sdf).get("helix", 0.0) else Stemming()
-        self.impl.configure(entity, sdf, ecm, event_mgr)
-        self.lead_in_s = getattr(self.impl, "lead_in_s", 0.0)
-
-    def pre_update(self, info, ecm):
-        self.impl.pre_update(info, ecm)
-
-    def post_update(self, info, ecm):
-        self.impl.post_update(info, ecm)
-
-    def metrics(self):
-        return self.impl.metrics()
-
-    def plot(self, path):
-        self.impl.plot(path)
 
 
 def get_system():

@@ -9,8 +9,9 @@ at its point, as a force at the link origin and its moment (``Link.add_world_wre
 step. An ``anchor="auto"`` is the attachment point when the run starts (the first ``pre_update``,
 after any placement).
 
-Other systems of the model find it as peer ``"tethers"``: ``wrenches(ecm)`` gives the forces at the
-state now, and ``scale`` (1 by default) scales the pull it applies (a schedule that lets a rope go).
+Other systems of the model find it as peer ``"tethers"``: ``wrenches_at(link_world_states(ecm,
+peer.links))`` gives the forces at the state now, and ``scale`` (1 by default) scales the pull it
+applies (a schedule that lets a rope go).
 """
 
 from __future__ import annotations
@@ -66,7 +67,10 @@ class Tethers:
         """``(force, moment)`` (n, 3) arrays, N and N m, world: each tether's force at the state now
         and its moment about its link's origin (unscaled), or None while the links' state is not
         reported. The arrays are this system's, overwritten by the next call."""
-        states = link_world_states(ecm, self.links)
+        return self.wrenches_at(link_world_states(ecm, self.links))
+
+    def wrenches_at(self, states):
+        """:meth:`wrenches` from ``link_world_states(ecm, self.links)`` (None gives None)."""
         if states is None:
             return None
         pos, rot, lin, ang = states

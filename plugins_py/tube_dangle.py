@@ -55,7 +55,7 @@ class TubeDangle:
     def post_update(self, info, ecm):
         if info.paused or self.t0 is None:
             return
-        out = self.tethers.wrenches(ecm)
+        out = self.tethers.wrenches_at(link_world_states(ecm, self.tethers.links))
         if out is None:
             return
         t = info.sim_time.total_seconds() - self.t0

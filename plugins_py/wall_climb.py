@@ -61,6 +61,7 @@ class WallClimb:
         model = sim.Model(entity)
         link, self.T_watch = fixed_carrier(urdf, self.watch.link, lambda n: bool(model.link_by_name(ecm, n)),
                                            self.snake.description_file)
+        self.R_watch = None if np.array_equal(self.T_watch[:3, :3], np.eye(3)) else self.T_watch[:3, :3]
         self.watch_links = self.snake.base_links if link == self.snake.chain.root else \
             [sim.Link(model.link_by_name(ecm, link))]
         if self.watch_links is not self.snake.base_links:
@@ -186,7 +187,7 @@ class WallClimb:
             R = base_pose[:3, :3]
         else:
             R = link_world_states(ecm, self.watch_links)[1][0]
-        return R @ self.T_watch[:3, :3]
+        return R if self.R_watch is None else R @ self.R_watch
 
     def hold_statics(self) -> dict:
         """eels_gz.scenarios.hold_analysis of the robot now, with the screw contact's loads of the last step."""

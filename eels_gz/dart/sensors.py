@@ -47,7 +47,7 @@ import numpy as np
 from eels_gz.dart.robot_shapes import ShapeTable, _bodies, robot_shapes  # noqa: F401  (robot_shapes: public here too)
 from eels_gz.dart.sensor_sdf import CAMERA_KINDS, _float, _text, sensor_frame_id  # noqa: F401
 from eels_gz.errors import ConfigError, DescriptionError
-from eels_gz.gzapi import msgs, transport
+from eels_gz.gzapi import gzsim, msgs, transport
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values, imu_values_from_origin
@@ -141,6 +141,18 @@ class _FixedSensor(_Sensor):
             self.log(t_ns, values)
 
 
+def _subtree(skel, root) -> list[int]:
+    """Indices of ``root`` and every body below it in ``skel``."""
+    out = []
+    for k in range(skel.getNumBodyNodes()):
+        b = skel.getBodyNode(k)
+        while b is not None and b.getIndexInSkeleton() != root.getIndexInSkeleton():
+            b = b.getParentBodyNode()
+        if b is not None:
+            out.append(k)
+    return out
+
+
 class ForceTorque(_FixedSensor):
     kind = "force_torque"
 
@@ -153,6 +165,12 @@ class ForceTorque(_FixedSensor):
                                    "switched off for a description without <preserveFixedJoint>?)")
         self.joint = joint
         self.child = joint.getChildBodyNode()
+        # batched link wrenches below the joint, which DART's transmitted force leaves out (gzsim.BatchedWrenches)
+        self.state = next(st for st in sim.states if st.skel is sim.robot_skeleton)
+        if self.state.wrenches is None:
+            self.state.wrenches = gzsim.BatchedWrenches(sim.robot_skeleton.getNumBodyNodes())
+        self.child_index = self.child.getIndexInSkeleton()
+        self.subtree = np.array(_subtree(sim.robot_skeleton, self.child), dtype=np.int64)
         self.frame = _text(el, "force_torque/frame", "child")
         if self.frame not in ("child", "sensor", "parent"):
             raise DescriptionError(f"{where}: <force_torque><frame> must be child, sensor or parent, got '{self.frame}'")
@@ -174,6 +192,10 @@ class ForceTorque(_FixedSensor):
     def measure(self) -> tuple[np.ndarray, np.ndarray]:
         """(force N, torque N m) in the sensor's reporting frame, per measure_direction."""
         F = np.asarray(self.child.getBodyForce(), dtype=float)  # [torque, force], child frame, parent -> child
+        batched = self.state.wrenches.subtree_wrench(self.subtree, self.child_index)
+        if batched is not None:  # DART's transmitted force holds its own external forces, not these
+            F[:3] -= batched[0]
+            F[3:] -= batched[1]
         torque, force = self.sign * F[:3], self.sign * F[3:]
         if self.frame == "sensor":
             force, torque = wrench_in_frame(force, torque, self.T_child_sensor)

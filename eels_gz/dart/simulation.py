@@ -497,6 +497,8 @@ class Simulation:
             st.q, st.dq, st.kin_fresh, st.acc_fresh = q, dq, False, False
             if dq.size and first_bad(dq, bound) >= 0:
                 self._diverged(st, int(first_bad(dq, bound)))
+            if st.wrenches is not None:
+                st.wrenches.step_taken()
 
     def _diverged(self, st: gzsim.SkeletonState, bad: int) -> None:
         joint, k = st.dof_owner[bad]
@@ -588,6 +590,8 @@ class Simulation:
             st.vel_cmd.clear()
             if st.ext_tau is not None:
                 st.ext_tau.fill(0.0)
+            if st.wrenches is not None:
+                st.wrenches.clear()
             st.ext_used = False
             st.applied = None
             st.refresh()

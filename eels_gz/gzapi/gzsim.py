@@ -115,6 +115,11 @@ class SkeletonState:
     total: np.ndarray | None = None  # buffer: the generalized forces set on the skeleton
     applied_buf: np.ndarray | None = None  # buffer behind ``applied``
     zero: np.ndarray | None = None  # zeros, the base of the forces when joint commands replace them
+    # Batched link wrenches enter DART as generalized forces (ext_tau), which its transmitted body forces
+    # (a force-torque sensor's reading) do not include, as they include DART's own external forces. A
+    # sensor that needs them tracks them (BatchedWrenches): per body, the world force and its world
+    # moment about the world origin, and the bodies' world poses they were applied at.
+    wrenches: Any = None
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()
@@ -656,9 +661,56 @@ def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques)
     state, idx = hit.state, hit.idx
     if state.ext_tau is None:
         state.ext_tau = np.zeros(state.skel.getNumDofs())
-    wrench_forces(state.kinematics(), idx, np.asarray(forces, float), np.asarray(torques, float), state.ext_tau)
+    kin = state.kinematics()
+    wrench_forces(kin, idx, np.asarray(forces, float), np.asarray(torques, float), state.ext_tau)
     state.ext_used = True
+    if state.wrenches is not None:
+        state.wrenches.add(kin.T, idx, forces, torques)
     return True
+
+
+class BatchedWrenches:
+    """The batched link wrenches of one skeleton, for the force-torque sensors: those of the coming step
+    (``add``), and, once it is taken (``step_taken``), those of the step just taken with the body poses
+    they were applied at (``subtree_wrench``)."""
+
+    def __init__(self, n_bodies: int):
+        self.coming = np.zeros((n_bodies, 6))  # world force, world moment about the origin
+        self.taken = np.zeros((n_bodies, 6))
+        self.T_coming = np.zeros((n_bodies, 4, 4))
+        self.T_taken = np.zeros((n_bodies, 4, 4))
+        self.any_coming = self.any_taken = False
+
+    def add(self, T: np.ndarray, idx, forces, torques) -> None:
+        f = np.asarray(forces, float)
+        moment = np.asarray(torques, float) + np.cross(T[idx, :3, 3], f)
+        np.add.at(self.coming[:, :3], idx, f)
+        np.add.at(self.coming[:, 3:], idx, moment)
+        if not self.any_coming:
+            self.T_coming[:] = T  # the state they act in: the step's start
+        self.any_coming = True
+
+    def step_taken(self) -> None:
+        self.coming, self.taken = self.taken, self.coming
+        self.T_coming, self.T_taken = self.T_taken, self.T_coming
+        self.any_taken, self.any_coming = self.any_coming, False
+        self.coming.fill(0.0)
+
+    def clear(self) -> None:
+        self.coming.fill(0.0)
+        self.taken.fill(0.0)
+        self.any_coming = self.any_taken = False
+
+    def subtree_wrench(self, bodies, child: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """(torque, force) in body ``child``'s frame about its origin of the batched wrenches the last
+        step applied to ``bodies`` (the subtree below a joint), or None when it applied none."""
+        if not self.any_taken:
+            return None
+        f = self.taken[bodies, :3].sum(axis=0)
+        moment = self.taken[bodies, 3:].sum(axis=0)
+        T = self.T_taken[child]
+        R, p = T[:3, :3], T[:3, 3]
+        return R.T @ (moment - np.cross(p, f)), R.T @ f
 
 
 def _joint_batch(ecm: EntityComponentManager, joints) -> _Batch | None:

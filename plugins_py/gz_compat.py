@@ -218,3 +218,45 @@ def set_joint_forces(ecm, joints, forces):
     if _batched(ecm) and sim.set_joint_forces(ecm, joints, forces):
         return
     set_joint_forces_each(ecm, joints, forces)
+
+
+# -- scenario systems (issue 32): peers, run end, scenario parameters --------------------------------
+# gz-sim 8 runs every Python system in one interpreter (src/Server.cc initialize_interpreter), so these
+# module-level tables are shared by the systems of a run in Gazebo too.
+_PEERS: dict = {}
+_RUN_END: list = []
+
+
+def register_peer(model_entity, name: str, system) -> None:
+    """Make ``system`` findable by the other systems of model ``model_entity`` as ``name``."""
+    _PEERS[(int(model_entity), str(name))] = system
+
+
+def peer(model_entity, name: str):
+    """The system registered as ``name`` on model ``model_entity``, or None. Look peers up lazily
+    (first ``pre_update``), not in ``configure``: systems are configured in load order."""
+    return _PEERS.get((int(model_entity), str(name)))
+
+
+def request_run_end(status: str, message: str) -> None:
+    """Ask the host to end the run after this step with ``status`` (``ok``, ``mobility_failure``...)."""
+    _RUN_END.append((str(status), str(message)))
+
+
+def scenario_params(sdf) -> dict:
+    """The ``<params>`` children of a scenario system's ``<plugin>`` element, as floats."""
+    out: dict = {}
+    if not sdf.has_element("params"):
+        return out
+    params = sdf.find_element("params")
+    el = params.get_first_element()
+    while el is not None:
+        name = el.get_name()
+        text, _ = params.get_string(name, "")
+        value = {"true": "1", "false": "0"}.get(text.strip().lower(), text)
+        try:
+            out[name] = float(value)
+        except ValueError:
+            raise ValueError(f"<params><{name}> must be a number, got {text!r}") from None
+        el = el.get_next_element("")
+    return out

@@ -43,7 +43,7 @@ from eels_gz.errors import ConfigError
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
 # soil: the soil set (config/soil/) unless the run sets soil.params
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller",
-                 "contact", "pose", "soil"}
+                 "contact", "pose", "soil", "systems", "placement"}
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")

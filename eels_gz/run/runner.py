@@ -121,6 +121,12 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     xacro_args.update(_world_args(entry, world, spec, _soil_params_file(cfg["soil"], entry, work_dir)))
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
+    if scenario is not None and scenario.get("systems"):  # the scenario's gz-sim systems (issue 32)
+        from eels_gz.run.scenario_systems import scenario_plugins
+
+        description.gazebo.extend(scenario_plugins(cfg["scenario"]["name"], scenario, entry.name,
+                                                   description.source, str(world.resolve()),
+                                                   scenario_file or str(cfg["scenario"]["name"])))
     host = cfg["sim"]
     from eels_gz.contact.params import resolved_contact_sets
 
@@ -481,6 +487,12 @@ class _RunLoop:
     def _setup(self) -> None:
         """The scenario controller's setup (placement...), interruptible at any moment."""
         prep, sim = self.prep, self.sim
+        if prep.scenario and prep.scenario.get("systems") and not prep.scenario.get("controller"):
+            from eels_gz.run.scenario_systems import SystemsOutputs, scenario_metrics
+
+            self.controller = SystemsOutputs(prep.scenario["systems"], scenario_metrics(prep.scenario))
+            self.controller.setup(sim, dict(prep.scenario["params"]))
+            return
         if not (prep.scenario and prep.scenario.get("controller")):
             return
         from eels_gz.scenarios import load_controller

@@ -61,6 +61,7 @@ class RoverDrive:
         self.sent = None
         self.end = None  # (status, message) once the drive is over
         self.max_rate = None
+        self.last = None  # (t, base pose, odometry) after the latest step
         register_peer(entity, PLUGIN, self)
 
     def on_odom(self, m) -> None:
@@ -117,6 +118,7 @@ class RoverDrive:
             return
         T = np.eye(4)
         T[:3, :3], T[:3, 3] = states[1][0], states[0][0]
+        self.last = (t, T, self.odom[:3])  # the run may end after any step: metrics() adds it
         sample = t >= self.next_sample - 1e-9
         if sample or self.plan.done:
             self.next_sample += SAMPLE_PERIOD if sample else 0.0
@@ -134,6 +136,9 @@ class RoverDrive:
         request_run_end("ok", f"{PLUGIN}: {message}" if status == "ok" else f"{PLUGIN}: {status}: {message}")
 
     def metrics(self) -> dict:
+        if self.last is not None and (not self.record.t or self.record.t[-1] < self.last[0]):
+            t, T, odom = self.last
+            self.record.add(t, planar_pose(self.T0, T), odom)
         if self.end is not None:
             status = self.end[0]
         else:

@@ -31,6 +31,7 @@ from eels_gz.rover.odometry import se2_step
 # the paths, in the order of the scenario's `path` index: the flat test paths of §3.1.1, then the slope
 # "parallel" drive of §3.1.2 (the campaign's plan: config/sweeps/rover_campaign.yaml)
 PATHS = ("straight", "lateral", "diagonal_20", "quarter_circle", "s_path", "square", "parallel")
+FLAT_PATHS = PATHS[:6]  # the flat test paths of §3.1.1
 SAMPLE_PERIOD = 0.1  # s, recorded samples (10 Hz)
 # Paper sizes (Fig. 9): 2 m lines, arcs of radius 1.5 m, a square of 1 m sides
 LINE = 2.0

@@ -231,7 +231,7 @@ ROVER_TYPES = {"robot": str, "path": str, "speed": float, "world": str, "mode": 
 # what a rover drive sample's summary.json holds (the drive record without its time series)
 ROVER_SUMMARY_KEYS = ("status", "message", "sim_time", "speed", "distance", "end_error", "end_error_relative",
                       "saturated", "max_wheel_rate", "slip", "robot", "path", "rate", "world", "slope_deg", "scale",
-                      "mode", "file")
+                      "mode", "file", "run")
 SERIES = ("t", "ground_truth", "odometry", "slip_samples", "nominal")
 
 

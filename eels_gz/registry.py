@@ -159,6 +159,9 @@ WORLDS: dict[str, WorldEntry] = {
         WorldEntry("sandbox_10", "sandbox_10.sdf", "soil sandbox 5 x 3 m tilted 10 deg, rising along +x; any tilt: "
                    "eels-gz world primitive sandbox --angle A; the soil set is the run's soil.params",
                    ("primitive", "sandbox", "--angle", "10")),
+        *(WorldEntry(f"sandbox_{a}", f"sandbox_{a}.sdf", f"soil sandbox 5 x 3 m tilted {a} deg (the Archimede slope "
+                     "campaign, config/sweeps/archimede_slopes.yaml); the soil set is the run's soil.params",
+                     ("primitive", "sandbox", "--angle", str(a))) for a in (0, 5, 15, 20)),
         WorldEntry("tube", "tube.sdf", "horizontal ice tube along x, bore radius 0.6 m with 2 cm rms roughness",
                    ("primitive", "tube")),
         WorldEntry("parallel_walls", "parallel_walls.sdf", "two parallel vertical ice walls on an ice floor, a stemming gap for EELS 1.5",

@@ -40,6 +40,10 @@ def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
         return ()
     path = registry.scenario_path(name)
     scenario = load_scenario(path, {k: v for k, v in scfg.items() if k != "name"})
+    if scenario.get("systems") and not scenario.get("controller"):  # its systems' metrics (issue 32)
+        from eels_gz.run.scenario_systems import scenario_metrics
+
+        return (*METRICS_FILE_KEYS, *scenario_metrics(scenario))
     if not scenario.get("controller"):
         return ()
     controller = load_controller(scenario["controller"], scenario, str(path))

@@ -47,8 +47,9 @@ import yaml
 
 from eels_gz.config import load_yaml
 from eels_gz.errors import ConfigError
+from eels_gz.sweep.figures import check_figures
 
-SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases")
+SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases", "figures")
 DISTRIBUTIONS = {
     "uniform": "[lo, hi], lo < hi: a number drawn evenly between them",
     "normal": "[mean, std], std > 0: a number drawn from the normal distribution",
@@ -123,6 +124,7 @@ class SweepSpec:
     cases: tuple[tuple[Dispersion, ...], ...] = ()
     source: str = "<spec>"
     case_labels: tuple[dict, ...] = ()  # per case: label column -> value (``labels:`` of a case)
+    figures: tuple[str, ...] = ()  # campaign figures by name (eels_gz.sweep.figures)
     raw: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -166,11 +168,14 @@ class SweepSpec:
             for case, labels in zip(out["cases"], self.case_labels):
                 if labels:
                     case["labels"] = dict(labels)
+        if self.figures:
+            out["figures"] = list(self.figures)
         return out
 
     def fingerprint(self) -> str:
         """A hash of what decides the samples and their runs (``--resume`` refuses another spec's folder)."""
-        text = json.dumps(self.to_dict(), sort_keys=True, default=str)
+        decides = {k: v for k, v in self.to_dict().items() if k != "figures"}  # figures are drawn afterwards
+        text = json.dumps(decides, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -284,7 +289,7 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
                                                    f"({', '.join(RESERVED_COLUMNS)}); leave it out")
     spec = SweepSpec(base=copy.deepcopy(base), samples=samples, seed=seed, dispersions=dispersions,
                      metrics=tuple(m for m in metrics if m != "status"), command=name, cases=cases, source=source,
-                     case_labels=labels if any(labels) else (),
+                     case_labels=labels if any(labels) else (), figures=check_figures(data.get("figures"), source),
                      raw=copy.deepcopy(data))
     clash = [m for m in spec.metrics if m in spec.keys]
     if clash:

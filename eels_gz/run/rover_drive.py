@@ -15,7 +15,6 @@ import logging
 import math
 from pathlib import Path
 
-import numpy as np
 from lxml import etree
 
 from eels_gz import registry

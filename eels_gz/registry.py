@@ -145,6 +145,14 @@ RIGS: dict[str, RobotEntry] = {
             floating_base=False,
             family="rig",
         ),
+        RobotEntry(
+            name="drag_rig",
+            xacro="drag_rig.urdf.xacro",
+            description="screw drag-test rig: one screw of an EELS variant under a load on x, y and z carriages "
+                        "(scenario drag_rig, eels-gz calibrate simulate)",
+            floating_base=False,
+            family="rig",
+        ),
     )
 }
 

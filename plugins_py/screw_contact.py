@@ -25,7 +25,7 @@ velocities; the contact is computed with them (a robot starts at rest).
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, register_peer, sim
 
 from eels_gz.contact.kernel import ScrewContactStep
 from eels_gz.contact.params import DEFAULT, load_contact_params
@@ -67,6 +67,7 @@ class ScrewContact:
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
         self.contact = ScrewContactStep(self.points, self.params, self.terrain)
+        register_peer(entity, PLUGIN, self)  # the scenario systems read self.last (issue 32)
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
 

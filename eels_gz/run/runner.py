@@ -116,6 +116,8 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
         xacro_args.update(contact=contact["model"], contact_params=contact_params)
+    elif entry.family == "rig" and "contact_params" in _declared_args(entry):  # the drag rig's own screw contact
+        xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
     xacro_args.update(_world_args(entry, world, spec, _soil_params_file(cfg["soil"], entry, work_dir)))
@@ -207,6 +209,12 @@ def _resolve_contact(contact: dict, work_dir: Path | None) -> tuple[ContactParam
     header = (f"{contact['params']} ({source}) with "
               + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
     return params, str(write_contact_params(params, folder / "contact.yaml", header).resolve())
+
+
+def _declared_args(entry) -> set[str]:
+    from eels_gz.description.assemble import xacro_arg_names
+
+    return set(xacro_arg_names(entry.path))
 
 
 def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:

@@ -112,7 +112,8 @@ def drive_config(robot: str, path: str, rate: float, world: str | Path, *, scale
 
 def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path | None, *,
               slope_deg: float = 0.0, scale: float = 1.0, mode: str = "general_ackermann",
-              extent: float = math.inf, overwrite: bool = True, final: Path | None = None) -> dict:
+              extent: float = math.inf, overwrite: bool = True, final: Path | None = None,
+              plots: bool = True) -> dict:
     """One drive, a run of the scenario rover_drive; writes ``out/<robot>_<path>_<rate>_<world>.json``
     (the record) and the run's own folder ``out/<robot>_<path>_<rate>_<world>/`` (summary.json,
     metrics.json, log.mcap, plots) when ``out`` is given (a temporary folder otherwise).
@@ -124,7 +125,8 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
     The file is checked writable (and, without ``overwrite``, absent) before the
     model is built, locked against a concurrent run and replaced as a whole. An
     interrupted drive (SIGINT, SIGTERM) writes its record too, with status
-    ``interrupted`` and the signal number in ``signal``."""
+    ``interrupted`` and the signal number in ``signal``. ``plots``: the run's trajectory.png and
+    rover_drive.png (a campaign's drives leave them out)."""
     import tempfile
 
     from eels_gz.outputs import OutputFile
@@ -144,7 +146,8 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="eels_gz_drive_"))) / stem
         with interrupts() as stop, stop.immediately():
             _rover_checks(robot, path, rate, segments, mode)
-            cfg = drive_config(robot, path, rate, world, scale=scale, mode=mode, extent=extent)
+            cfg = drive_config(robot, path, rate, world, scale=scale, mode=mode, extent=extent,
+                               extra=None if plots else {"log.plot": False})
         record = _drive_run(run, cfg, folder, final)
         record.update({"robot": robot, "path": path, "rate": rate, "world": str(_moved(world, out, final)),
                        "slope_deg": slope_deg, "scale": scale, "mode": mode,
@@ -238,7 +241,7 @@ def drive_sample(settings: dict, out: Path, final: Path | None = None) -> dict:
             world = slope_world(angle, out / "terrain")
         extent = 0.5 * _slope_length() - 1.0  # stop a run before the rover leaves the slope
     return run_drive(settings["robot"], settings["path"], float(settings["speed"]), world, out, slope_deg=angle,
-                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent, final=final)
+                     scale=float(settings["scale"]), mode=settings["mode"], extent=extent, final=final, plots=False)
 
 
 def interrupted(record: dict) -> RunInterrupted | None:

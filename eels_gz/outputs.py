@@ -237,13 +237,15 @@ def holds_run(folder: Path) -> bool:
 # every file the run wrote (RunFolder.commit), and those are its own files.
 OWN_ENTRIES = {
     "run": ("summary.json", "log.mcap", "log.recovered.mcap", "trajectory.png", "scenario.yaml", "contact.yaml",
-            "metrics.json", "replay.html"),
+            "metrics.json", "replay.html", "robot.urdf", "placement.json"),
     "compare": ("compare.json", "compare.png", "replay.html", "stock", "screw"),
     "sweep": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md", "plots",
               "samples"),
     "rover campaign": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md",
                        "plots", "samples", "runs", "campaign.json", "campaign.md"),
 }
+# eels-gz export (eels_gz/run/export.py), besides its <robot>.urdf
+OWN_ENTRIES["export"] = ("world.sdf", "placement.json", "export.json", "scenario.yaml", "contact.yaml", "soil.yaml")
 OWN_ENTRIES["sweep sample"] = (*OWN_ENTRIES["run"], "row.json")
 
 

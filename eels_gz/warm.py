@@ -35,14 +35,19 @@ def warm() -> dict:
     from eels_gz import config
     from eels_gz.run.runner import run
 
-    logging.getLogger("eels_gz").setLevel(logging.ERROR)  # the runs' own "numba compiled" warnings: expected here
+    package_log = logging.getLogger("eels_gz")
+    level = package_log.level
+    package_log.setLevel(logging.ERROR)  # the runs' own "numba compiled" warnings: expected here
     compiled, seconds, t0 = [], 0.0, time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="eels_gz_warm_") as tmp:
-        for k, case in enumerate(CASES):
-            cfg = config.resolve(overrides={**case, "duration": DURATION, "log": {"plot": False}})
-            summary = run(cfg, Path(tmp) / str(k))
-            compiled += summary["numba"]["compiled"]
-            seconds += summary["numba"]["compile_time"]
+    try:
+        with tempfile.TemporaryDirectory(prefix="eels_gz_warm_") as tmp:
+            for k, case in enumerate(CASES):
+                cfg = config.resolve(overrides={**case, "duration": DURATION, "log": {"plot": False}})
+                summary = run(cfg, Path(tmp) / str(k))
+                compiled += summary["numba"]["compiled"]
+                seconds += summary["numba"]["compile_time"]
+    finally:
+        package_log.setLevel(level)  # a caller's logging as it was (tests run this in their process)
     return {"compiled": compiled, "compile_time": seconds, "wall_time": time.perf_counter() - t0}
 
 

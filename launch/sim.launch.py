@@ -2,9 +2,16 @@
 
 Arguments: ``robot`` (a registry name, see README), ``n_modules`` (EELS;
 empty: the variant's), ``world`` (registry name or SDF path), ``contact``
-(screw|stock), ``gui`` (true|false). ``scenario`` is refused for now: a
-scenario's controllers become gz-sim systems with issue 32 (``eels-gz
-export``); until then scenarios run in the embedded host (``eels-gz run``).
+(screw|stock; empty: the scenario's, else stock), ``gui`` (true|false),
+``scenario`` (a name in config/scenarios/; empty: none).
+
+With ``scenario:=NAME`` the scenario is exported as ``eels-gz export
+--scenario NAME`` writes it (eels_gz.run.export.launch_export, into
+a temporary folder; robot, world and contact as given, else the
+scenario's) and ``gz sim -r`` runs that world: the robot is in it at its
+placed pose with its own and the scenario's Python systems, so there is no
+``create``. A scenario whose behaviour is still embedded-host code is
+refused with the export's message.
 
 Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
 (the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
@@ -39,9 +46,9 @@ ARGS = {
     "robot": ("eels_1_0_front_only", "robot registry name"),
     "n_modules": ("", "number of EELS modules (empty: the variant's)"),
     "world": ("ice_plane", "world registry name or SDF file"),
-    "contact": ("stock", "screw (EELS screw-ice model) or stock (engine contact)"),
+    "contact": ("", "screw (EELS screw-ice model) or stock (engine contact); empty: the scenario's, else stock"),
     "gui": ("true", "start the Gazebo GUI"),
-    "scenario": ("", "not yet supported in Gazebo (issue 32); run scenarios with eels-gz run --scenario"),
+    "scenario": ("", "scenario name (config/scenarios/): its world exported by eels-gz export and run; empty: none"),
 }
 
 
@@ -74,33 +81,62 @@ def _setup(context):
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
     if arg["scenario"]:
-        raise RuntimeError(f"scenario:={arg['scenario']}: scenarios are not available in Gazebo yet (issue 32 turns "
-                           "them into gz-sim systems); run it in the embedded host: eels-gz run --scenario "
-                           f"{arg['scenario']}")
+        return _scenario(arg)
     entry = registry.robot(arg["robot"])
     world = registry.world_path(arg["world"])
+    contact = arg["contact"] or "stock"
     xacro_args = {}
     if entry.family == "eels":
-        xacro_args = {"contact": arg["contact"], "contact_params": "ice", "world_file": str(world)}
+        xacro_args = {"contact": contact, "contact_params": "ice", "world_file": str(world)}
     description = robot_description(entry, n_modules=int(arg["n_modules"]) if arg["n_modules"] else None,
                                     xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
     world_name = load_world(world).name
     spawn = resting_spawn(description, world)
     urdf_file = Path(tempfile.mkdtemp(prefix="eels_gz_spawn_")) / f"{entry.name}.urdf"
     urdf_file.write_text(spawn_urdf(description, spawn))
-    gz_args = f"-r {world}" + ("" if arg["gui"] == "true" else " -s")
     return [
-        IncludeLaunchDescription(
-            PythonLaunchDescriptionSource([FindPackageShare("ros_gz_sim"), "/launch/gz_sim.launch.py"]),
-            launch_arguments={"gz_args": gz_args}.items()),
-        Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
-             parameters=[{"robot_description": description.gazebo_urdf(), "use_sim_time": True}]),
+        _gz_sim(str(world), arg["gui"]),
+        _state_publisher(description.gazebo_urdf()),
         Node(package="ros_gz_sim", executable="create", output="screen",
              arguments=create_arguments(entry.name, urdf_file, spawn)),
-        Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
-             parameters=[{"config_file": _bridge_file(entry.name, world_name, _sensor_specs(description)),
-                          "use_sim_time": True}]),
+        _bridge(entry.name, world_name, description),
     ]
+
+
+def _scenario(arg: dict) -> list:
+    """``scenario:=NAME``: the exported world (robot and systems in it) run by gz sim, and the bridges."""
+    from eels_gz.errors import EelsError
+    from eels_gz.run.export import launch_export
+
+    try:
+        result, resolved = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
+                                           contact=arg["contact"], n_modules=arg["n_modules"])
+    except EelsError as exc:
+        raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None
+    urdf = Path(result["files"]["robot"]).read_text()
+    return [
+        _gz_sim(result["files"]["world"], arg["gui"]),
+        _state_publisher(urdf),
+        _bridge(result["robot"], result["world_name"], resolved.description),
+    ]
+
+
+def _gz_sim(world_file: str, gui: str):
+    gz_args = f"-r {world_file}" + ("" if gui == "true" else " -s")
+    return IncludeLaunchDescription(
+        PythonLaunchDescriptionSource([FindPackageShare("ros_gz_sim"), "/launch/gz_sim.launch.py"]),
+        launch_arguments={"gz_args": gz_args}.items())
+
+
+def _state_publisher(urdf: str):
+    return Node(package="robot_state_publisher", executable="robot_state_publisher", output="screen",
+                parameters=[{"robot_description": urdf, "use_sim_time": True}])
+
+
+def _bridge(robot: str, world_name: str, description):
+    return Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
+                parameters=[{"config_file": _bridge_file(robot, world_name, _sensor_specs(description)),
+                             "use_sim_time": True}])
 
 
 def generate_launch_description() -> LaunchDescription:

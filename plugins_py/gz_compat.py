@@ -220,43 +220,62 @@ def set_joint_forces(ecm, joints, forces):
     set_joint_forces_each(ecm, joints, forces)
 
 
-# -- scenario systems (issue 32): peers, run end, scenario parameters --------------------------------
-# gz-sim 8 runs every Python system in one interpreter (src/Server.cc initialize_interpreter), so these
-# module-level tables are shared by the systems of a run in Gazebo too.
-_PEERS: dict = {}
-_RUN_END: list = []
+# --- scenario systems: parameters, peers on one model, a run's end (both hosts) ---------------------------
+
+def scenario_params(sdf) -> dict:
+    """The scenario's resolved parameters: every child of the ``<params>`` element as a float
+    (eels_gz.scenarios.systems writes them; SI units and radians). {} without ``<params>``; a child
+    that is not a number is a ValueError naming it."""
+    if not sdf.has_element("params"):
+        return {}
+    out = {}
+    el = sdf.find_element("params").get_first_element()
+    while el is not None:
+        value, found = el.get_double("", 0.0)  # the element's own value (sdformat: an empty key)
+        if not found:
+            text, _ = el.get_string("", "")
+            raise ValueError(f"scenario <params>: <{el.get_name()}> must be a number, got {text!r}")
+        out[el.get_name()] = value
+        el = el.get_next_element("")
+    return out
+
+
+_PEERS: dict = {}  # (model entity, name) -> system; gz-sim runs every Python system in one interpreter
 
 
 def register_peer(model_entity, name: str, system) -> None:
-    """Make ``system`` findable by the other systems of model ``model_entity`` as ``name``."""
-    _PEERS[(int(model_entity), str(name))] = system
+    """Make ``system`` findable by the other systems of model ``model_entity`` as ``name`` (in the
+    embedded host, per simulation)."""
+    if HOST == "embedded":
+        sim.register_peer(model_entity, name, system)
+    else:
+        _PEERS[(int(model_entity), name)] = system
 
 
 def peer(model_entity, name: str):
-    """The system registered as ``name`` on model ``model_entity``, or None. Look peers up lazily
-    (first ``pre_update``), not in ``configure``: systems are configured in load order."""
-    return _PEERS.get((int(model_entity), str(name)))
+    """The system registered as ``name`` on model ``model_entity``, or None (look it up on the first
+    ``pre_update``: systems are configured in load order)."""
+    if HOST == "embedded":
+        return sim.peer(model_entity, name)
+    return _PEERS.get((int(model_entity), name))
 
 
-def request_run_end(status: str, message: str) -> None:
-    """Ask the host to end the run after this step with ``status`` (``ok``, ``mobility_failure``...)."""
-    _RUN_END.append((str(status), str(message)))
+def request_run_end(status: str, message: str, ecm=None) -> None:
+    """End the run after this step with ``status`` ("ok", "mobility_failure", "slip_failure", ...).
+    The embedded host's runner stops there and records the status; under Gazebo the request is
+    logged and, given ``ecm``, the world is paused through its ``/world/<name>/control`` service."""
+    import logging
 
-
-def scenario_params(sdf) -> dict:
-    """The ``<params>`` children of a scenario system's ``<plugin>`` element, as floats."""
-    out: dict = {}
-    if not sdf.has_element("params"):
-        return out
-    params = sdf.find_element("params")
-    el = params.get_first_element()
-    while el is not None:
-        name = el.get_name()
-        text, _ = params.get_string(name, "")
-        value = {"true": "1", "false": "0"}.get(text.strip().lower(), text)
-        try:
-            out[name] = float(value)
-        except ValueError:
-            raise ValueError(f"<params><{name}> must be a number, got {text!r}") from None
-        el = el.get_next_element("")
-    return out
+    if HOST == "embedded":
+        sim.request_run_end(status, message)
+        return
+    logging.getLogger("gz_compat").warning("scenario run end: %s: %s", status, message)
+    if ecm is None:
+        return
+    try:
+        world = sim.World(sim.world_entity(ecm)).name(ecm)
+        request = msgs.WorldControl()
+        request.pause = True
+        transport.Node().request(f"/world/{world}/control", request, msgs.WorldControl, msgs.Boolean, 1000)
+    except Exception as exc:  # pausing is a courtesy: never disable the plugin for it
+        logging.getLogger("gz_compat").warning("could not pause the world: %s", exc)

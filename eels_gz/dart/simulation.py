@@ -24,7 +24,7 @@ from eels_gz.gzapi.element import Element
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.dart.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.dart.step_kernels import compose_forces, first_bad, same_values
-from eels_gz.gzapi.systems import PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
+from eels_gz.gzapi.systems import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 from eels_gz.spawn import AUTO_CLEARANCE
 
@@ -50,6 +50,9 @@ class RobotSpec:
     description: Description
     pose: list[float] | str = "auto"  # [x, y, z, roll, pitch, yaw] or "auto"
     optimize: bool = True  # merge locked bodies and prune massless links first (EELS-DARTS §2.1.4)
+    # <plugin> elements added to the robot model's own (a scenario's systems, eels_gz.scenarios.systems),
+    # as XML text; a gz: prefix needs no declaration, as in gz-sim's own worlds
+    plugins: tuple[str, ...] = ()
 
 
 PHASES = ("pre_update", "update", "post_update")
@@ -135,6 +138,7 @@ class Simulation:
         # gz-transport topics of this simulation: systems' Node() objects bind to it while configured
         self.transport = transport.Bus()
         previous = transport.activate(self.transport)
+        previous_ecm = gzsim.activate(self.ecm)  # systems register peers with this simulation
         # Gazebo's own systems the world and models name (file name -> [(entity, spec)]), which the host provides
         self.gz_systems: dict[str, list[tuple[int, PluginSpec]]] = {}
         try:
@@ -149,9 +153,11 @@ class Simulation:
             raise
         finally:
             transport.activate(previous)
+            gzsim.activate(previous_ecm)
         self._phases: dict[str, list] = {phase: [] for phase in PHASES}
         self._owner: dict[int, LoadedSystem] = {}  # id(bound callback) -> its system
-        for loaded in self.systems:
+        # gz-sim 8: pre_update and update in <gz:system_priority> order (stable: load order within one)
+        for loaded in sorted(self.systems, key=lambda s: s.priority):
             if loaded.disabled:
                 continue
             for phase in PHASES:
@@ -335,7 +341,36 @@ class Simulation:
                 element = Element(node, where)
                 module, _ = element.get_string("module_name", "")
                 specs.append(PluginSpec(node.get("filename", ""), node.get("name", ""), module, element))
+        for text in robot.plugins:
+            wrapped = etree.fromstring(f'<plugins xmlns:gz="{GZ_NAMESPACE}">{text}</plugins>'.encode())
+            for node in wrapped:
+                element = Element(node, f"{robot.description.source} (scenario systems)")
+                module, _ = element.get_string("module_name", "")
+                specs.append(PluginSpec(node.get("filename", ""), node.get("name", ""), module, element))
         return specs
+
+    def place_robot(self, base_pose: np.ndarray, joints: dict[str, float], root: str) -> None:
+        """Teleport the robot before (or between) steps: link ``root`` of its original description at
+        ``base_pose`` (4x4, world), 1-DOF joints at ``joints`` (rad or m), every velocity zero; mimic
+        couplings projected, the state caches refreshed. An unknown joint is a ConfigError naming it."""
+        from eels_gz.errors import ConfigError
+
+        skel = self.robot_skeleton
+        q = skel.getPositions()
+        for name, value in joints.items():
+            joint = skel.getJoint(name)
+            if joint is None or joint.getNumDofs() != 1:
+                raise ConfigError(f"placement: joint '{name}' is not a 1-DOF joint of robot '{skel.getName()}'")
+            q[joint.getIndexInSkeleton(0)] = value
+        skel.setPositions(q)
+        frame = self.robot_frames.get(root)
+        T = np.asarray(base_pose, float) @ (np.linalg.inv(frame.pose) if frame else np.eye(4))
+        self._set_root_pose(skel, T)
+        skel.setVelocities(np.zeros(skel.getNumDofs()))
+        for c in self.couplings:
+            c.project_positions()
+        for st in self.states:
+            st.refresh()
 
     def frame_world_pose(self, name: str) -> np.ndarray:
         """World pose (4x4) of any link or frame of the original description, at the skeleton's
@@ -490,6 +525,7 @@ class Simulation:
         """One iteration: pre_update, physics, update, post_update (gz-sim's order)."""
         if self._wall0 is None:
             self._wall0 = _time.perf_counter()
+        gzsim._active = self.ecm  # scenario helpers (peers, run end) act on this simulation
         self.iterations += 1
         self.total_iterations += 1
         ecm = self.ecm

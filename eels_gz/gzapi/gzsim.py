@@ -197,6 +197,44 @@ class EntityComponentManager:
         self.pose_cmds: dict[int, Pose3d] = {}  # model entity -> pose to set before the next step
         # False withholds the batch helpers, so plugins take the per-entity path Gazebo runs
         self.batch_api = True
+        # scenario systems (plugins_py/gz_compat.py): systems of one model that find each other, and
+        # the first run end a system asked for ((status, message), or None)
+        self.peers: dict[tuple[int, str], Any] = {}
+        self.run_end: tuple[str, str] | None = None
+
+
+# the ECM whose systems are being configured or stepped (set by the simulation that owns it): the
+# scenario helpers of gz_compat (peers, run end) take no ECM argument, as under Gazebo
+_active: EntityComponentManager | None = None
+
+
+def activate(ecm: EntityComponentManager | None) -> EntityComponentManager | None:
+    """Make ``ecm`` the one the scenario helpers act on; returns the one before."""
+    global _active
+    previous, _active = _active, ecm
+    return previous
+
+
+def _active_ecm() -> EntityComponentManager:
+    if _active is None:
+        raise RuntimeError("no embedded-host simulation is configuring or stepping its systems")
+    return _active
+
+
+def register_peer(model_entity: int, name: str, system: Any) -> None:
+    """Host side of ``gz_compat.register_peer``: per simulation (its ECM)."""
+    _active_ecm().peers[(int(model_entity), name)] = system
+
+
+def peer(model_entity: int, name: str) -> Any:
+    return _active_ecm().peers.get((int(model_entity), name))
+
+
+def request_run_end(status: str, message: str) -> None:
+    """Host side of ``gz_compat.request_run_end``: the first request of a step wins."""
+    ecm = _active_ecm()
+    if ecm.run_end is None:
+        ecm.run_end = (str(status), str(message))
 
 
 def new_entity(ecm: EntityComponentManager) -> int:

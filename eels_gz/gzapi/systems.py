@@ -85,6 +85,7 @@ class LoadedSystem:
     shutdown: Any = None
     disabled: str = ""  # why the system was disabled ("" while it runs)
     callbacks: list = field(default_factory=list)  # bound callbacks registered with the step loop
+    priority: int = 0  # <gz:system_priority>: smaller runs earlier in pre_update and update (gz-sim 8)
 
 
 def _extend_sys_path() -> None:
@@ -105,6 +106,24 @@ def _import(module: str, where: str):
         raise PluginError(f"{where}: importing '{module}' failed: {exc}") from exc
     except Exception as exc:
         raise PluginError(f"{where}: importing '{module}' failed: {type(exc).__name__}: {exc}") from exc
+
+
+GZ_NAMESPACE = "http://gazebosim.org/schema"  # the namespace gz-sim's custom elements are written in
+
+
+def system_priority(spec: PluginSpec) -> int:
+    """The plugin's ``<gz:system_priority>`` (gz-sim 8, ``System::kPriorityElementName``; SystemManager.cc
+    reads it from the plugin's element), 0 without one. Smaller values run earlier in ``pre_update`` and
+    ``update``; systems of equal priority run in load order."""
+    for child in spec.element._node:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in ("gz:system_priority", f"{{{GZ_NAMESPACE}}}system_priority"):
+            text = (child.text or "").strip()
+            try:
+                return int(text)
+            except ValueError:
+                raise PluginError(f"{spec.where}: <gz:system_priority> must be a whole number, got '{text}'") from None
+    return 0
 
 
 def builtin(spec: PluginSpec) -> bool:
@@ -147,6 +166,7 @@ def load_system(spec: PluginSpec, entity: int, ecm, event_mgr, plugin_errors: st
         post_update=getattr(system, "post_update", None),
         reset=getattr(system, "reset", None),
         shutdown=getattr(system, "shutdown", None),
+        priority=system_priority(spec),
     )
     try:
         if hasattr(system, "configure"):

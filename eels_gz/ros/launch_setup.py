@@ -10,6 +10,9 @@
 - :func:`create_arguments`: ``ros_gz_sim create``'s command line (ros_gz
   ``jazzy``, ``create.cpp``, parsed by gflags: ``-name``, ``-file``,
   ``-x -y -z`` in m, ``-R -P -Y`` in rad).
+
+For ``scenario:=NAME`` the launch file calls :func:`eels_gz.run.export.launch_export`
+instead (run orchestration, above this package).
 """
 
 from __future__ import annotations

@@ -201,6 +201,8 @@ def _drive_run(run, cfg: dict, folder: Path, final: Path | None) -> dict:
                       "q1": metrics.get("slip_q1"), "q3": metrics.get("slip_q3")}
     for key in ("slip_samples", "t", "ground_truth", "odometry"):
         record[key] = record[key] or []
+    if record["t"]:  # the last step's time on gz-sim's clock (integer ns), which the samples carry
+        record["sim_time"] = record["t"][-1]
     if signum is not None:
         record["status"], record["signal"] = "interrupted", signum
     return record

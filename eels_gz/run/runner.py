@@ -8,24 +8,20 @@ import copy
 import gc
 import json
 import logging
-import math
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 import numpy as np
 import yaml
 
-from eels_gz import registry
-from eels_gz.control.setpoints import load_scenario
-from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
+from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
+                                  check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
-from eels_gz.dart.sdf_world import load_world
 from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.dart.step_kernels import base_odometry
 from eels_gz.dart.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
@@ -36,12 +32,7 @@ from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
 from eels_gz.rotations import quat_yaw as _yaw
 
-if TYPE_CHECKING:
-    from eels_gz.contact.params import ContactParams
-
 log = logging.getLogger(__name__)
-DEFAULT_DURATION = 10.0
-CONTACT_MODELS = ("stock", "screw")
 
 
 @dataclass
@@ -54,29 +45,6 @@ class Prepared:
     terrain: object | None = None  # the world's terrain distance field (eels_gz.terrain), if it has one
 
 
-def _scenario_file(scfg: dict, work_dir: Path | None) -> tuple[str, dict | None]:
-    """The scenario the joint-control plugin reads, with ``scenario.*`` parameters applied.
-
-    A scenario with parameters is written, resolved, to ``work_dir/scenario.yaml``
-    (a temporary folder without one), so the run's output records what ran.
-    """
-    if not scfg.get("name"):
-        extra = sorted(k for k in scfg if k != "name")
-        if extra:
-            raise ConfigError(f"scenario parameters {extra} given without a scenario (set --scenario)")
-        return "", None
-    source = registry.scenario_path(scfg["name"]).resolve()
-    scenario = load_scenario(source, {k: v for k, v in scfg.items() if k != "name"})
-    if not scenario["params"]:
-        return str(source), scenario
-    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_scenario_"))
-    folder.mkdir(parents=True, exist_ok=True)
-    resolved = folder / "scenario.yaml"
-    resolved.write_text(f"# {scfg['name']} from {source}, parameters resolved\n"
-                        + yaml.safe_dump(scenario, sort_keys=False))
-    return str(resolved.resolve()), scenario
-
-
 def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     """Build the simulation a resolved configuration describes (``work_dir``:
     where a parametrized scenario is written resolved).
@@ -86,66 +54,30 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     (:mod:`eels_gz.contact.stability`). ``robot.pose: auto`` puts the robot
     on the terrain under it (:mod:`eels_gz.dart.terrain_start`).
     """
-    scenario_file, scenario = _scenario_file(cfg["scenario"], work_dir)
-    cfg = scenario_defaults(cfg, scenario)
-    rcfg = cfg["robot"]
-    entry = registry.robot(rcfg["name"])
-    duration = cfg["duration"]
-    if scenario is not None and duration is None:
-        duration = scenario.get("duration")
-    duration = DEFAULT_DURATION if duration is None else float(duration)
-    if not (duration > 0 and math.isfinite(duration)):
-        raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
-    world = registry.world_path(cfg["world"])
-    spec = load_world(world)
+    r = resolve_run(cfg, work_dir)  # shared with eels-gz export (eels_gz.run.resolve)
+    cfg, rcfg, entry, world, spec, dt, duration = r.cfg, r.cfg["robot"], r.entry, r.world, r.spec, r.dt, r.duration
+    scenario, scenario_file, description = r.scenario, r.scenario_file, r.description
+    contact, contact_set, contact_params = cfg["contact"], r.contact_set, r.contact_params
     phys = cfg["physics"]
-    dt = float(phys["dt"] or spec.dt)
-    if dt > duration:
-        raise ConfigError(f"the step physics.dt = {dt:g} s is longer than the duration {duration:g} s: "
-                          "the run would take no step; shorten the step or lengthen the duration")
-    contact = cfg["contact"]
-    if contact["model"] not in CONTACT_MODELS:
-        raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
-    contact_set, contact_params = _resolve_contact(contact, work_dir)  # the one parse of the run's set
-    user_args = dict(rcfg.get("xacro_args") or {})
-    check_xacro_args(entry, user_args, "robot.xacro_args")
-    xacro_args = dict(user_args)
-    state_rate = cfg["ros"]["state_rate"]
-    if not state_rate > 0:
-        raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
-    xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
-    if entry.family == "eels":
-        xacro_args.update(contact=contact["model"], contact_params=contact_params)
-    elif entry.family == "rig" and "contact_params" in _declared_args(entry):  # the drag rig's own screw contact
-        xacro_args["contact_params"] = contact["params"]
-    elif contact["model"] != "stock":
-        raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
-    xacro_args.update(_world_args(entry, world, spec, _soil_params_file(cfg["soil"], entry, work_dir)))
-    description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
-                                    urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
-    if scenario is not None and scenario.get("systems"):  # the scenario's gz-sim systems (issue 32)
-        from eels_gz.run.scenario_systems import scenario_plugins
-
-        description.gazebo.extend(scenario_plugins(cfg["scenario"]["name"], scenario, entry.name,
-                                                   description.source, str(world.resolve()),
-                                                   scenario_file or str(cfg["scenario"]["name"])))
     host = cfg["sim"]
+    plugins = _scenario_system_plugins(r, work_dir)
     from eels_gz.contact.params import resolved_contact_sets
 
     # the screw contact system reads <contact_params> in configure: it gets the set resolved above
     with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
-        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"])),
+        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
+                                         plugins=plugins),
                          dt=dt, collision_detector=phys["collision_detector"],
                          max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
                          batch_api=bool(host["batch_api"]), solver=phys["solver"])
-    n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
+    n_modules = r.n_modules
     if contact_set is not None:
-        _check_contact_step(sim, entry, int(n_modules), contact_set, contact_params)
+        check_contact_step(r, sim.robot_skeleton.getMass())
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
-    elif not (scenario and scenario.get("controller")):  # a controller places the robot in its setup
+    elif not (scenario and (scenario.get("controller") or scenario.get("placement"))):  # placed in the setup
         check_start_pose(sim, rcfg["pose"])
     if scenario is not None and scenario.get("tethers"):
         from eels_gz.run.tethers import TetherSet, parse_tethers
@@ -173,7 +105,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
             "systems": [s.module for s in sim.systems],
         },
     }
-    soil_set = check_soil(cfg["soil"], entry)
+    soil_set = r.soil_set
     if soil_set is not None:  # the numbers the soil contact runs with (summary.json)
         settings["resolved"]["soil_params"] = soil_set.to_dict()
     if contact_set is not None:  # the numbers the screw contact runs with (summary.json)
@@ -183,143 +115,19 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
 
 
-def _resolve_contact(contact: dict, work_dir: Path | None) -> tuple[ContactParams | None, str]:
-    """The run's screw contact parameters, resolved once (the file ``contact.params`` names with the keys
-    set on their own, ``contact.mu``..., replaced), and the parameter set as the plugin reads it
-    (``<contact_params>``): ``contact.params`` as named, or, with such keys, the resolved set written to
-    ``work_dir/contact.yaml`` (a temporary folder without one) so the run records what it used.
-    ``(None, contact.params)`` under the engine's own contact, which reads no set."""
-    from eels_gz.config import contact_overrides
-    from eels_gz.contact.params import contact_config_path, resolve_contact_params, write_contact_params
+def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
+    """The ``<plugin>`` elements of the scenario's systems (eels_gz.run.resolve.scenario_system_plugins,
+    the export's writer too), with the robot's URDF written to ``work_dir/robot.urdf`` (a temporary
+    folder without one) for them to read."""
+    if not (r.scenario and r.scenario.get("systems")):
+        return ()
+    import tempfile
 
-    overrides = contact_overrides(contact)
-    if overrides and contact["model"] != "screw":
-        keys = ", ".join(f"contact.{k}" for k in overrides)
-        raise ConfigError(f"{keys} set parameters of the screw contact, but contact.model is '{contact['model']}' "
-                          "(the engine's own contact reads no parameter set); set contact.model=screw "
-                          "(--contact screw) or leave them out")
-    if contact["model"] != "screw":
-        return None, contact["params"]
-    params = resolve_contact_params(contact["params"], overrides)
-    if not overrides:
-        return params, contact["params"]
-    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_contact_"))
+    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_robot_"))
     folder.mkdir(parents=True, exist_ok=True)
-    source = contact_config_path(contact["params"])
-    header = (f"{contact['params']} ({source}) with "
-              + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
-    return params, str(write_contact_params(params, folder / "contact.yaml", header).resolve())
-
-
-def _declared_args(entry) -> set[str]:
-    from eels_gz.description.assemble import xacro_arg_names
-
-    return set(xacro_arg_names(entry.path))
-
-
-def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
-    """The xacro arguments a robot's description takes from the world it runs in, each passed when its
-    xacro declares it: ``world_file`` (the SDF file, whose terrain the contact systems query),
-    ``gravity`` (the magnitude of its <gravity>, m/s^2) and ``soil`` (the run's soil set)."""
-    from eels_gz.description.assemble import xacro_arg_names
-
-    declared = xacro_arg_names(entry.path)
-    values = {"world_file": str(world.resolve()), "gravity": repr(float(np.linalg.norm(spec.gravity))),
-              "soil": soil}
-    return {k: v for k, v in values.items() if k in declared}
-
-
-def check_soil(soil: dict, entry):
-    """The run's soil set (``soil.params`` with the ``soil.<key>`` set on their own), checked: an unknown
-    set, a bad key, keys without a set, or a soil for a robot whose description takes none (no xacro
-    argument ``soil``) raise ConfigError naming the setting; None when no soil is set."""
-    from eels_gz.config import soil_overrides
-    from eels_gz.description.assemble import xacro_arg_names
-    from eels_gz.soil.params import resolve_soil_params
-
-    overrides = soil_overrides(soil)
-    if not soil.get("params"):
-        if overrides:
-            raise ConfigError(f"{', '.join('soil.' + k for k in overrides)} set keys of a soil set, but no set "
-                              "is named: set soil.params=NAME (config/soil/) too")
-        return None
-    if "soil" not in xacro_arg_names(entry.path):
-        raise ConfigError(f"soil.params sets the soil under a robot's wheels, but '{entry.name}' takes no soil "
-                          "(robots that do: archimede, wheel_rig); leave soil.params and the soil keys out")
-    return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
-
-
-def _soil_params_file(soil: dict, entry, work_dir: Path | None) -> str:
-    """The soil set the soil contact reads (``<soil_params>``, :func:`check_soil`): ``soil.params`` as
-    named, or, when keys are set on their own (``soil.cohesion``...), that set with them replaced, written
-    resolved to ``work_dir/soil.yaml`` (a temporary folder without one) so the run records what it used;
-    "" for none."""
-    from eels_gz.config import soil_overrides
-    from eels_gz.soil.params import soil_config_path, write_soil_params
-
-    params = check_soil(soil, entry)
-    overrides = soil_overrides(soil)
-    if params is None or not overrides:
-        return str(soil.get("params") or "")
-    folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_soil_"))
-    folder.mkdir(parents=True, exist_ok=True)
-    header = (f"{soil['params']} ({soil_config_path(soil['params'])}) with "
-              + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run, resolved")
-    return str(write_soil_params(params, folder / "soil.yaml", header).resolve())
-
-
-def _check_contact_step(sim: Simulation, entry, n_modules: int, params: ContactParams,
-                        params_name: str) -> None:
-    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
-    resolved set ``params`` (read from ``params_name``), with the screw's static share of the robot's
-    weight as its load."""
-    from eels_gz.contact.params import contact_config_path
-    from eels_gz.contact.stability import ScrewLoad, step_bounds
-
-    variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
-    n_screws = n_modules * int(variant.get("screws") or 0)
-    if not n_screws:
-        return
-    screw = variant["screw"]
-    weight = sim.robot_skeleton.getMass() * float(np.linalg.norm(sim.spec.gravity))
-    load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
-    bounds = step_bounds(params, load)
-    name, bound = min(bounds.items(), key=lambda kv: kv[1])
-    if sim.dt > bound:
-        raise ConfigError(
-            f"the step physics.dt = {sim.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
-            f"{name} ({contact_config_path(params_name)}, on a {screw['mass']:g} kg screw of {entry.name} carrying "
-            f"{load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would blow up. "
-            f"Use --dt {0.9 * bound:.2g} or less")
-
-
-CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
-
-
-def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
-    """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
-    configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
-    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``."""
-    contact = dict(cfg["contact"])
-    for key, fallback in CONTACT_FALLBACK.items():
-        if contact.get(key) is None:
-            contact[key] = ((scenario or {}).get("contact") or {}).get(key) or fallback
-    soil = dict(cfg.get("soil") or {"params": None})
-    if soil.get("params") is None and (scenario or {}).get("soil"):
-        soil["params"] = str(scenario["soil"])
-    out = dict(cfg, contact=contact, soil=soil)
-    if not scenario:
-        return out
-    from eels_gz.config import defaults
-
-    base = defaults()
-    if scenario.get("robot") and cfg["robot"]["name"] == base["robot"]["name"]:
-        out["robot"] = {**cfg["robot"], "name": scenario["robot"]}
-    if scenario.get("world") and cfg["world"] == base["world"]:
-        out["world"] = scenario["world"]
-    if scenario.get("pose") is not None and cfg["robot"]["pose"] == base["robot"]["pose"]:
-        out["robot"] = {**out["robot"], "pose": list(scenario["pose"])}
-    return out
+    urdf = folder / "robot.urdf"
+    urdf.write_text(r.description.urdf)
+    return tuple(scenario_system_plugins(r, str(urdf.resolve())))
 
 
 class Recorder:
@@ -493,14 +301,16 @@ class _RunLoop:
         self.kernels: KernelManifest | None = None  # the kernels runs of this kind call
 
     def _setup(self) -> None:
-        """The scenario controller's setup (placement...), interruptible at any moment."""
+        """The scenario's placement before the run (eels_gz.run.placing) or its controller's setup,
+        interruptible at any moment."""
         prep, sim = self.prep, self.sim
-        if prep.scenario and prep.scenario.get("systems") and not prep.scenario.get("controller"):
-            from eels_gz.run.scenario_systems import SystemsOutputs, scenario_metrics
+        if prep.scenario and prep.scenario.get("placement"):
+            from eels_gz.run.placing import place
 
-            self.controller = SystemsOutputs(prep.scenario["systems"], scenario_metrics(prep.scenario))
-            self.controller.setup(sim, dict(prep.scenario["params"]))
-            return
+            with self.stop.immediately():
+                placed = place(sim, prep, self.out, settle=None)
+            if placed is not None and placed.status != "ok":
+                self.status, self.message = placed.status, placed.message
         if not (prep.scenario and prep.scenario.get("controller")):
             return
         from eels_gz.scenarios import load_controller
@@ -585,6 +395,10 @@ class _RunLoop:
                 self.status, self.message = end.status, end.message
                 rec.sample()
                 break
+            if sim.ecm.run_end is not None:  # a scenario system ended the run (gz_compat.request_run_end)
+                self.status, self.message = sim.ecm.run_end
+                rec.sample()
+                break
             if sensors is not None:
                 sensors.post_step()
             if ros is not None:
@@ -664,6 +478,16 @@ class _RunLoop:
             _say_compiled(summary["numba"])
         if self.message:
             summary["message"] = self.message
+        scenario_systems = [s for s in self.sim.systems if hasattr(s.system, "metrics") or hasattr(s.system, "plot")]
+        if self.prep.scenario and self.prep.scenario.get("systems") and self.controller is None:
+            try:
+                _system_outputs(scenario_systems, self.prep, cfg, out, summary, final)
+            except OSError as exc:
+                self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
+            except Exception as exc:
+                if self.error is None:
+                    raise
+                self.unwritten.append(f"metrics.json and the scenario plot ({type(exc).__name__}: {exc})")
         if self.controller is not None:
             try:
                 _scenario_outputs(self.controller, cfg, out, summary, final)
@@ -712,6 +536,36 @@ def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Pa
     if cfg["log"]["plot"]:
         png = out / f"{cfg['scenario']['name']}.png"
         controller.plot(png)
+        if png.exists():
+            summary["files"]["scenario_plot"] = str(final / png.name)
+
+
+def _system_outputs(systems: list, prep, cfg: dict, out: Path, summary: dict, final: Path) -> None:
+    """metrics.json from the scenario systems' ``metrics()`` (merged in load order; a key two systems
+    give is an error naming both) and ``<scenario>.png`` from the first system with ``plot``."""
+    from eels_gz.scenarios import scenario_metrics
+
+    metrics: dict = {"scenario": cfg["scenario"]["name"], "status": summary["status"]}
+    owner: dict[str, str] = {}
+    for s in systems:
+        if s.disabled or not hasattr(s.system, "metrics"):
+            continue
+        for key, value in (s.system.metrics() or {}).items():
+            if key in owner:
+                raise ValueError(f"metrics.json key '{key}' is given by both systems '{owner[key]}' and '{s.module}'")
+            owner[key] = s.module
+            metrics[key] = value
+    declared = {"scenario", "status", *scenario_metrics(prep.scenario, prep.scenario_file)}
+    undeclared = set(metrics) - declared
+    if undeclared:  # a sweep checks its metrics against METRICS before it runs: keep them in step
+        log.warning("scenario '%s': metrics.json keys %s are not in its systems' METRICS", cfg["scenario"]["name"],
+                    ", ".join(sorted(undeclared)))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    summary["files"]["metrics"] = str(final / "metrics.json")
+    plotter = next((s.system for s in systems if not s.disabled and hasattr(s.system, "plot")), None)
+    if cfg["log"]["plot"] and plotter is not None:
+        png = out / f"{cfg['scenario']['name']}.png"
+        plotter.plot(png)
         if png.exists():
             summary["files"]["scenario_plot"] = str(final / png.name)
 

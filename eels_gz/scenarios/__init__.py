@@ -1,4 +1,15 @@
-"""Scenario controllers: host-level orchestration of a scenario run.
+"""Scenarios: what a scenario run adds to a robot in a world.
+
+A scenario runs as gz-sim systems (``systems:`` in its YAML, modules of
+``plugins_py/``; :mod:`eels_gz.scenarios.systems` writes their ``<plugin>``
+elements for ``run`` and ``export``), with its pure parts here, one module per
+system of the same name: ``METRICS`` (the keys its ``metrics()`` writes to
+``metrics.json``), the metric computations, the plot, and ``place(ctx)`` when
+the scenario sets the robot's start before the run (``placement:``), given a
+:class:`PlacementContext` and returning a :class:`Placement`. Nothing here
+imports the engine or the host.
+
+The older form, being retired as scenarios move to systems, is below.
 
 A scenario YAML may name a controller (``controller: leader_follower``); it
 is the module ``eels_gz.scenarios.<name>`` and provides
@@ -24,8 +35,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Callable
 
 from eels_gz.errors import ConfigError
 
@@ -67,6 +79,64 @@ class ScenarioController:
 
     def plot(self, path: str | Path) -> None:
         """Write a figure of the run to ``path`` (PNG)."""
+
+
+@dataclass
+class Placement:
+    """A robot's start, found before the run: ``base_pose`` (4x4, the world pose of the description's
+    root link), ``joints`` (rad or m by joint name; held there from the first step), ``report``
+    (JSON-able figures of how it was found) and ``status`` ("ok", or e.g. "placement_failed", which
+    ends the run before its first step with ``message``)."""
+
+    base_pose: Any
+    joints: dict[str, float]
+    report: dict = field(default_factory=dict)
+    status: str = "ok"
+    message: str = ""
+
+
+@dataclass
+class PlacementContext:
+    """What ``place(ctx)`` is given: the scenario's resolved ``params`` and mapping, the robot's registry
+    name, its URDF text and source (every link and frame), the world file, the world's terrain field
+    (eels_gz.terrain, or None), gravity (3,), and ``settle``: the engine's settling step for placements
+    that need it (gravity off, attraction springs, a rope; supplied by eels_gz.run), or None."""
+
+    params: dict[str, float]
+    scenario: dict
+    robot: str
+    urdf: str
+    source: str
+    world_file: str
+    terrain: Any
+    gravity: Any
+    settle: Callable[..., Placement] | None = None
+
+
+def pure_module(name: str):
+    """``eels_gz.scenarios.<name>``, or None when there is none."""
+    try:
+        return importlib.import_module(f"eels_gz.scenarios.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"eels_gz.scenarios.{name}":
+            raise
+        return None
+
+
+def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
+    """The top-level keys the scenario's systems (their pure modules' ``METRICS``), or its controller,
+    write to metrics.json."""
+    from eels_gz.scenarios.systems import system_entries
+
+    if scenario.get("systems"):
+        keys: list[str] = []
+        for module, _ in system_entries(scenario, source):
+            mod = pure_module(module)
+            keys += [k for k in getattr(mod, "METRICS", ()) if k not in keys]
+        return tuple(keys)
+    if scenario.get("controller"):
+        return tuple(load_controller(scenario["controller"], scenario, source).METRICS)
+    return ()
 
 
 def load_controller(name: object, scenario: dict, source: str) -> ScenarioController:

@@ -1,5 +1,5 @@
-"""``screw_spin`` metrics: a controller that only watches; the set points stay those of
-config/scenarios/screw_spin.yaml. It reports how the robot moved while its screws spun, from the
+"""``screw_spin`` metrics (pure; the system is plugins_py/screw_spin.py, which only watches: the set
+points stay those of config/scenarios/screw_spin.yaml). It reports how the robot moved while its screws spun, from the
 base link (the tail) at the start of the run and at its end:
 
 - ``advance_m``: the base's horizontal displacement along its initial heading (the tail link's x
@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 
-from eels_gz.scenarios import ScenarioController
 
 
 def _heading(T: np.ndarray) -> float:
@@ -36,36 +35,24 @@ def _roll(T: np.ndarray) -> float:
     return math.atan2(float(np.cross(up, T[:3, 2]) @ x), float(up @ T[:3, 2]))
 
 
-class ScrewSpin(ScenarioController):
-    METRICS = ("duration_s", "advance_m", "lateral_m", "displacement_m", "advance_speed_m_s", "speed_m_s",
-               "yaw_change_rad", "roll_change_rad")
-    def setup(self, sim, params):
-        self.sim = sim
-        self.body = sim.robot_skeleton.getBodyNode(0)
-        self.T0 = self.body.getWorldTransform().matrix().copy()
-        self.t0 = sim.time
-
-    # no post_step: the run's end is read once, in metrics() (the world outlives the run's systems)
-
-    def metrics(self):
-        T0, T = self.T0, self.body.getWorldTransform().matrix()
-        d = T[:2, 3] - T0[:2, 3]
-        h = _heading(T0)
-        along = np.array([math.cos(h), math.sin(h)])
-        left = np.array([-along[1], along[0]])
-        duration = self.sim.time - self.t0
-        advance, lateral, moved = float(d @ along), float(d @ left), float(np.linalg.norm(d))
-        return {
-            "duration_s": duration,
-            "advance_m": advance,
-            "lateral_m": lateral,
-            "displacement_m": moved,
-            "advance_speed_m_s": advance / duration if duration > 0 else None,
-            "speed_m_s": moved / duration if duration > 0 else None,
-            "yaw_change_rad": math.remainder(_heading(T) - h, 2 * math.pi),
-            "roll_change_rad": math.remainder(_roll(T) - _roll(T0), 2 * math.pi),
-        }
+METRICS = ("duration_s", "advance_m", "lateral_m", "displacement_m", "advance_speed_m_s", "speed_m_s",
+           "yaw_change_rad", "roll_change_rad")
 
 
-def make_controller(scenario: dict) -> ScrewSpin:
-    return ScrewSpin()
+def spin_metrics(T0: np.ndarray, T: np.ndarray, duration: float) -> dict:
+    """The metrics of a run whose base went from world pose ``T0`` to ``T`` (4x4) in ``duration`` s."""
+    d = T[:2, 3] - T0[:2, 3]
+    h = _heading(T0)
+    along = np.array([math.cos(h), math.sin(h)])
+    left = np.array([-along[1], along[0]])
+    advance, lateral, moved = float(d @ along), float(d @ left), float(np.linalg.norm(d))
+    return {
+        "duration_s": duration,
+        "advance_m": advance,
+        "lateral_m": lateral,
+        "displacement_m": moved,
+        "advance_speed_m_s": advance / duration if duration > 0 else None,
+        "speed_m_s": moved / duration if duration > 0 else None,
+        "yaw_change_rad": math.remainder(_heading(T) - h, 2 * math.pi),
+        "roll_change_rad": math.remainder(_roll(T) - _roll(T0), 2 * math.pi),
+    }

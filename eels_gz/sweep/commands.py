@@ -33,21 +33,15 @@ def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
     parameters) writes: none without a scenario or a controller."""
     from eels_gz import registry
     from eels_gz.control.setpoints import load_scenario
-    from eels_gz.scenarios import load_controller
+    from eels_gz.scenarios import scenario_metrics
 
     name = scfg.get("name")
     if not name:
         return ()
     path = registry.scenario_path(name)
     scenario = load_scenario(path, {k: v for k, v in scfg.items() if k != "name"})
-    if scenario.get("systems") and not scenario.get("controller"):  # its systems' metrics (issue 32)
-        from eels_gz.run.scenario_systems import scenario_metrics
-
-        return (*METRICS_FILE_KEYS, *scenario_metrics(scenario))
-    if not scenario.get("controller"):
-        return ()
-    controller = load_controller(scenario["controller"], scenario, str(path))
-    return (*METRICS_FILE_KEYS, *controller.METRICS)
+    keys = scenario_metrics(scenario, str(path))
+    return (*METRICS_FILE_KEYS, *keys) if keys or scenario.get("controller") or scenario.get("systems") else ()
 
 
 class _KeyedError(Exception):
@@ -235,7 +229,7 @@ ROVER_TYPES = {"robot": str, "path": str, "speed": float, "world": str, "mode": 
 # what a rover drive sample's summary.json holds (the drive record without its time series)
 ROVER_SUMMARY_KEYS = ("status", "message", "sim_time", "speed", "distance", "end_error", "end_error_relative",
                       "saturated", "max_wheel_rate", "slip", "robot", "path", "rate", "world", "slope_deg", "scale",
-                      "mode", "file", "run")
+                      "mode", "file")
 SERIES = ("t", "ground_truth", "odometry", "slip_samples", "nominal")
 
 

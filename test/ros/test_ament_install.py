@@ -105,6 +105,16 @@ def test_ament_install_describes_and_runs(tmp_path, ament_prefix_path):
     summary = json.loads((run / "summary.json").read_text())
     assert summary["status"] == "ok", summary
     assert summary["sim_time"] == pytest.approx(0.02)
+    # eels-gz export from the install: the world, the robot's systems and the files they read come
+    # from the prefix's share folder, none from the checkout
+    export = tmp_path / "export"
+    out = _run(prefix, purelib, ["export", "--scenario", "screw_spin", "--out", str(export)], env, tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    result = json.loads((export / "export.json").read_text())
+    share = str(prefix.resolve() / "share" / "eels_gz")
+    assert result["world"].startswith(share), result["world"]
+    assert "screw_spin" in result["python_systems"]
+    assert str(REPO) not in (export / "world.sdf").read_text() + (export / "eels_1_0_front_only.urdf").read_text()
 
 
 def test_ament_prefix_path_finds_the_share_of_a_package_installed_elsewhere(tmp_path):

@@ -110,3 +110,69 @@ def test_gazebo_gets_the_description_with_its_gazebo_blocks():
     assert {"imu", "gpu_lidar", "force_torque", "camera"} <= sensors
     # the Gazebo blocks are the description's own, unchanged
     assert len(root.findall("gazebo")) == len(desc.gazebo) + len(desc.references)
+
+
+# --- scenario:= ---------------------------------------------------------------------------------------
+
+def _node(actions, executable: str):
+    (node,) = [a for a in actions if type(a).__name__ == "Node" and a.kwargs["executable"] == executable]
+    return node
+
+
+def test_scenario_runs_its_exported_world(monkeypatch):
+    """``scenario:=hold gui:=false``: gz sim runs (-r, server only) the world eels-gz export writes for
+    the scenario, with the robot in it (no ``create``); robot_state_publisher gets the exported URDF
+    with its Gazebo blocks, and the bridge carries the description's sensors as without a scenario."""
+    import json
+
+    import yaml
+    from test_spawn import run_launch
+
+    actions = run_launch(monkeypatch, scenario="hold", gui="false")
+    (gz,) = [a for a in actions if type(a).__name__ == "IncludeLaunchDescription"]
+    gz_args = dict(gz.kwargs["launch_arguments"])["gz_args"].split()
+    assert gz_args[0] == "-r" and gz_args[-1] == "-s"
+    world = Path(gz_args[1])
+    assert world.name == "world.sdf"
+    result = json.loads((world.parent / "export.json").read_text())
+    assert result["scenario"] == "hold" and result["files"]["world"] == str(world)
+    assert not [a for a in actions if type(a).__name__ == "Node" and a.kwargs["executable"] == "create"]
+    urdf = _node(actions, "robot_state_publisher").kwargs["parameters"][0]["robot_description"]
+    assert urdf == Path(result["files"]["robot"]).read_text() and "<gazebo>" in urdf
+    bridge = _node(actions, "parameter_bridge").kwargs["parameters"][0]["config_file"]
+    without = run_launch(monkeypatch, gui="false")  # the same robot and world, no scenario
+    bridge0 = _node(without, "parameter_bridge").kwargs["parameters"][0]["config_file"]
+    assert yaml.safe_load(Path(bridge).read_text()) == yaml.safe_load(Path(bridge0).read_text())
+
+
+def test_scenario_takes_the_launch_arguments_as_the_export_flags(monkeypatch):
+    """robot:=, world:= and contact:= reach the export as --robot, --world and --contact; an empty
+    contact:= takes the scenario's (hold names none: stock)."""
+    import json
+
+    from test_spawn import run_launch
+
+    def exported(**given) -> dict:
+        actions = run_launch(monkeypatch, scenario="hold", gui="false", **given)
+        (gz,) = [a for a in actions if type(a).__name__ == "IncludeLaunchDescription"]
+        world = Path(dict(gz.kwargs["launch_arguments"])["gz_args"].split()[1])
+        return json.loads((world.parent / "export.json").read_text())
+
+    result = exported(robot="eels_1_5", world="tube", contact="screw")
+    assert (result["robot"], result["world_name"], result["config"]["contact"]["model"]) == ("eels_1_5", "tube", "screw")
+    assert "screw_contact" in result["python_systems"]
+    assert exported()["config"]["contact"]["model"] == "stock"
+
+
+def test_a_host_only_scenario_is_refused_with_the_exports_message(monkeypatch):
+    import yaml
+    from test_spawn import run_launch
+
+    from eels_gz import registry
+
+    scenarios = {n: yaml.safe_load(p.read_text()) for n, p in registry.scenarios().items()}
+    hosted = sorted(n for n, s in scenarios.items() if s.get("controller") and not s.get("systems"))
+    if not hosted:
+        pytest.skip("every scenario is gz-sim systems now")
+    with pytest.raises(RuntimeError, match=f"scenario:={hosted[0]}: scenario '{hosted[0]}' .*'controller:'"):
+        run_launch(monkeypatch, scenario=hosted[0], gui="false")

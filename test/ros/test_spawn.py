@@ -138,8 +138,8 @@ def test_the_robot_rests_on_the_ground_not_in_it(monkeypatch, world):
     assert float(np.min(d)) == pytest.approx(AUTO_CLEARANCE, abs=2e-5)  # the placement's 1e-5 m tolerance, twice
 
 
-def test_scenario_is_refused_until_scenarios_are_gazebo_systems(monkeypatch):
-    with pytest.raises(RuntimeError, match="scenario:=screw_forward: scenarios are not available in Gazebo yet"):
+def test_an_unknown_scenario_is_refused_naming_it(monkeypatch):
+    with pytest.raises(RuntimeError, match="scenario:=screw_forward: .*unknown scenario 'screw_forward'"):
         run_launch(monkeypatch, scenario="screw_forward")
 
 

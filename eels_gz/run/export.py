@@ -1,0 +1,342 @@
+"""``eels-gz export``: a scenario's run resolved as ``run`` resolves it, written as a Gazebo world.
+
+:func:`export_scenario` writes into an output folder ``DIR``:
+
+- ``world.sdf``: the world's own content (``worlds/<world>.sdf`` or the SDF file given) with the
+  Physics, Sensors, Imu and ForceTorque systems loaded (added when the world lacks them; gz-sim 8's
+  names, :data:`eels_gz.gzapi.systems.BUILTIN_SYSTEMS`), its step set to the run's ``physics.dt`` (and
+  its DART collision detector and solver to the run's when they are set), and the robot as an
+  ``<include>`` at its placed pose, holding the initial_joints system (the placed joint positions)
+  and the scenario's systems (:func:`eels_gz.scenarios.systems.scenario_plugins`);
+- ``<robot>.urdf``: the robot's description with its ``<gazebo>`` blocks (its own Python systems,
+  joint_control, screw_contact..., and sensors), as Gazebo converts it itself when it includes it;
+- ``placement.json`` (:func:`eels_gz.run.placing.placement_record`, as a run writes it): the robot's
+  base pose (the world pose of the URDF's root link) and joint positions, and how they were found
+  (the scenario's placement before the run, ``pose: auto`` as :mod:`eels_gz.spawn` computes it, or
+  the configuration's pose);
+- ``scenario.yaml``, ``contact.yaml``, ``soil.yaml`` (those that apply): the sets the systems read,
+  resolved (``--set`` applied), named by the description;
+- ``export.json``: what was exported, the resolved configuration and the command that runs it.
+
+Paths: the robot's ``<include><uri>`` and every file the systems read are absolute (``file://`` for
+the include). libsdformat resolves a relative include URI against the current folder or
+``GZ_SIM_RESOURCE_PATH``, not against the world file's folder, so a relative URI would make
+``gz sim -r DIR/world.sdf`` depend on where it is started; the price is that ``DIR`` cannot be moved
+(export again instead). The world's own ``model://`` terrain includes are kept: their models name
+their meshes and heightmaps by ``model://`` too, so Gazebo needs the package's ``models/`` on
+``GZ_SIM_RESOURCE_PATH`` either way (the package's environment hook sets it; see README).
+
+A scenario with parts still in embedded-host code (a ``controller:``, or ``tethers:`` that no system
+of the scenario carries) is refused with a message that says so: its Gazebo world would not run them.
+The scenario's systems get ``<metrics_file>`` ``DIR/metrics.json``: under Gazebo they write their
+metrics there. The engine (dartpy) is imported only for a scenario whose placement before the run needs
+it (``placement:``, :func:`engine_placement`); otherwise the export runs where dartpy is not installed
+(the launch file calls it on a ROS 2 machine).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from eels_gz.errors import ConfigError, TerrainError
+from eels_gz.gzapi.systems import GZ_NAMESPACE
+from eels_gz.rotations import rpy_matrix
+from eels_gz.run.placing import PLACEMENT_FILE, placement_record
+from eels_gz.run.resolve import (Resolved, RunFiles, check_contact_step, resolve_run, scenario_system_plugins,
+                                 urdf_mass)
+from eels_gz.scenarios import Placement
+from eels_gz.spawn import pose_of
+
+log = logging.getLogger(__name__)
+WORLD_FILE = "world.sdf"
+RESULT_FILE = "export.json"
+METRICS_FILE = "metrics.json"  # where the scenario's systems write their metrics under Gazebo
+# the gz-sim systems the exported world must load (gz-sim 8 file names)
+REQUIRED_SYSTEMS = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-imu-system",
+                    "gz-sim-forcetorque-system")
+LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::systems::PythonSystemLoader"}
+RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
+
+
+def check_exportable(r: Resolved) -> None:
+    """ConfigError when part of the scenario is embedded-host code a Gazebo world cannot run: a
+    ``controller:`` (it steps the host itself), or ``tethers:`` that no system of the scenario carries
+    (a system whose module name contains ``tether``, issue 32)."""
+    from eels_gz import registry
+    from eels_gz.scenarios.systems import system_entries
+
+    scenario = r.scenario
+    if not scenario:
+        return
+    name = r.cfg["scenario"]["name"]
+    source = registry.scenario_path(name)
+    modules = [m for m, _ in system_entries(scenario, str(source))]
+    hosted = []
+    if scenario.get("controller"):
+        hosted.append(("controller", f"its controller eels_gz/scenarios/{scenario['controller']}.py, which steps "
+                                     "the embedded host itself"))
+    if scenario.get("tethers") and not any("tether" in m for m in modules):
+        hosted.append(("tethers", "its tethers, applied by the embedded host (eels_gz/run/tethers.py)"))
+    for key, what in hosted:
+        raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; a Gazebo "
+                          f"world cannot run it until the scenario names systems for it ('systems:', issue 32). "
+                          f"Run it in the embedded host: eels-gz run --scenario {name}")
+
+
+def _matrix(pose) -> np.ndarray:
+    """4x4 world pose of [x, y, z, roll, pitch, yaw] (m, rad; fixed-axis rpy)."""
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(*(float(v) for v in pose[3:6]))
+    T[:3, 3] = [float(v) for v in pose[:3]]
+    return T
+
+
+def placement(r: Resolved, cfg: dict) -> Placement:
+    """The robot's start: the scenario's placement before the run (``placement:``, which runs the engine
+    as ``run`` does: :func:`engine_placement`), else the configuration's pose, or ``pose: auto`` on the
+    world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of the host's own placement)."""
+    if r.scenario and r.scenario.get("placement"):
+        return engine_placement(cfg)
+    pose = r.cfg["robot"]["pose"]
+    if pose != "auto":
+        return Placement(_matrix(pose), {}, {"method": "robot.pose"})
+    from eels_gz.spawn import spawn_pose
+    from eels_gz.terrain.writers import find_terrain_field
+
+    try:
+        field = find_terrain_field(r.world)
+    except TerrainError as exc:
+        log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
+        field = None
+    spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]))
+    return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method})
+
+
+def engine_placement(cfg: dict) -> Placement:
+    """A scenario's placement that needs the engine (gravity off, attraction springs, a rope): the run's own
+    step (:func:`eels_gz.run.placing.place` on the simulation ``run`` prepares), in a scratch folder.
+    ConfigError when it fails: the world would start the robot where it does not rest."""
+    import tempfile
+
+    from eels_gz.run.placing import place
+    from eels_gz.run.runner import prepare  # the engine: only for a scenario that places with it
+
+    with tempfile.TemporaryDirectory(prefix="eels_gz_placing_") as scratch:
+        prep = prepare(cfg, scratch)
+        try:
+            placed = place(prep.sim, prep, None, settle=None)
+        finally:
+            prep.sim.close()
+    if placed is None or placed.status != "ok":
+        why = placed.message if placed is not None else "it placed nothing"
+        raise ConfigError(f"scenario '{cfg['scenario']['name']}': the placement before the run failed "
+                          f"({placed.status if placed is not None else 'none'}): {why}")
+    return placed
+
+
+def _system_file(element) -> str:
+    """A <plugin filename> as gz-sim 8 names it (``libgz-sim-imu-system.so`` -> ``gz-sim-imu-system``)."""
+    name = Path(element.get("filename") or "").name
+    if name.startswith("lib"):
+        name = name[3:]
+    return name[:-3] if name.endswith(".so") else name
+
+
+def add_systems(world) -> list[str]:
+    """Add the REQUIRED_SYSTEMS the ``<world>`` element lacks, after its last plugin; their file names."""
+    from eels_gz.gzapi.systems import BUILTIN_SYSTEMS
+
+    plugins = world.findall("plugin")
+    have = {_system_file(p) for p in plugins}
+    added = []
+    anchor = plugins[-1] if plugins else (world.find("gravity") if world.find("gravity") is not None
+                                          else world.find("physics"))
+    for filename in REQUIRED_SYSTEMS:
+        if filename in have:
+            continue
+        plugin = etree.Element("plugin", filename=filename, name=BUILTIN_SYSTEMS[filename][0])
+        if filename == "gz-sim-sensors-system":
+            etree.SubElement(plugin, "render_engine").text = RENDER_ENGINE
+        if anchor is None:
+            world.insert(0, plugin)
+        else:
+            anchor.addnext(plugin)
+        anchor = plugin
+        added.append(filename)
+    return added
+
+
+def _set_physics(world, r: Resolved) -> None:
+    """The run's step (and its collision detector and solver when set) in the world's <physics>."""
+    physics = world.find("physics")
+    if physics is None:
+        physics = etree.Element("physics", name="eels_gz", type="dart")
+        world.insert(0, physics)
+    step = physics.find("max_step_size")
+    if step is None:
+        step = etree.SubElement(physics, "max_step_size")
+    step.text = repr(float(r.dt))
+    phys = r.cfg["physics"]
+    if phys.get("collision_detector") or phys.get("solver"):
+        dart = physics.find("dart")
+        if dart is None:
+            dart = etree.SubElement(physics, "dart")
+        if phys.get("collision_detector"):
+            detector = dart.find("collision_detector")
+            if detector is None:
+                detector = etree.SubElement(dart, "collision_detector")
+            detector.text = str(phys["collision_detector"])
+        if phys.get("solver"):
+            solver = dart.find("solver")
+            if solver is None:
+                solver = etree.SubElement(dart, "solver")
+            kind = solver.find("solver_type")
+            if kind is None:
+                kind = etree.SubElement(solver, "solver_type")
+            kind.text = str(phys["solver"])
+
+
+def initial_joints_plugin(joints: dict[str, float]):
+    """The initial_joints system (plugins_py/initial_joints.py) setting ``joints``."""
+    plugin = etree.Element("plugin", **LOADER)
+    etree.SubElement(plugin, "module_name").text = "initial_joints"
+    for name, q in sorted(joints.items()):
+        etree.SubElement(plugin, "joint", name=name, position=repr(float(q)))
+    return plugin
+
+
+def scenario_systems(r: Resolved, description_file: Path, metrics_file: Path) -> list:
+    """The scenario's gz-sim systems as <plugin> elements (the writer ``run`` uses,
+    :func:`eels_gz.run.resolve.scenario_system_plugins`), parsed with gz-sim's namespace for their
+    ``<gz:system_priority>``."""
+    texts = scenario_system_plugins(r, str(description_file), str(metrics_file))
+    if not texts:
+        return []
+    wrapped = etree.fromstring(f'<plugins xmlns:gz="{GZ_NAMESPACE}">{"".join(texts)}</plugins>'.encode())
+    return list(wrapped)
+
+
+def robot_include(name: str, uri: str, start: Placement, plugins: list):
+    """The robot's <include>: ``uri`` as model ``name`` at the placed pose, with ``plugins`` inside."""
+    include = etree.Element("include")
+    etree.SubElement(include, "uri").text = uri
+    etree.SubElement(include, "name").text = name
+    etree.SubElement(include, "pose").text = " ".join(repr(float(v)) for v in pose_of(np.asarray(start.base_pose)))
+    if start.joints:
+        include.append(initial_joints_plugin(start.joints))
+    for plugin in plugins:
+        include.append(plugin)
+    return include
+
+
+def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> dict:
+    """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
+    naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
+    Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
+    reader's, xacro's error) before anything but the resolved sets is written."""
+    return write_export(cfg, work_dir, final_dir)[0]
+
+
+def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+    """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
+    sensors and gives robot_state_publisher its URDF)."""
+    work = Path(work_dir)
+    final = Path(final_dir) if final_dir is not None else work
+    r = resolve_run(cfg, RunFiles(work, record=True))
+    check_contact_step(r, urdf_mass(r.description.urdf))
+    check_exportable(r)
+    start = placement(r, cfg)
+    final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
+
+    def named(text: str) -> str:
+        """``text`` naming the resolved sets in the folder's final place, not in ``work_dir`` (its
+        staging name, DIR.partial, until the export is complete)."""
+        return text if final_abs == work_abs else text.replace(f"{work_abs}/", f"{final_abs}/")
+
+    robot_file = f"{r.entry.name}.urdf"
+    world_file = final_abs / WORLD_FILE
+    plugins = scenario_systems(r, final_abs / robot_file, final_abs / METRICS_FILE)
+
+    tree = etree.parse(str(r.world), etree.XMLParser(remove_comments=False))
+    root = tree.getroot()
+    world = root.find("world")
+    if world is None:
+        raise ConfigError(f"world file '{r.world}': no <world> element under <sdf>")
+    added = add_systems(world)
+    _set_physics(world, r)
+    world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
+    scenario = r.cfg["scenario"]["name"]
+    root.insert(0, etree.Comment(
+        f" eels-gz export: scenario {scenario or '(none)'}, robot {r.entry.name}, world {r.world}; "
+        f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
+    etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
+    etree.indent(root, space="  ")
+    gazebo_urdf = r.description.gazebo_urdf()
+    (work / robot_file).write_text(named(gazebo_urdf))
+    (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
+    (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
+                                      encoding="utf-8")
+    resolved_cfg = copy.deepcopy(r.cfg)
+    resolved_cfg["duration"], resolved_cfg["robot"]["n_modules"] = r.duration, r.n_modules
+    resolved_cfg["physics"]["dt"] = r.dt
+    if r.scenario is not None:
+        resolved_cfg["scenario"] = {"name": scenario, **r.scenario["params"]}
+    files = {"world": str(world_file), "robot": str(final_abs / robot_file),
+             "placement": str(final_abs / PLACEMENT_FILE)}
+    for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml")):
+        if (work / name).is_file():
+            files[key] = str(final_abs / name)
+    if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export
+        files["metrics"] = str(final_abs / METRICS_FILE)
+    steps = int(round(r.duration / r.dt))
+    result = {
+        "status": "ok",
+        "scenario": scenario,
+        "robot": r.entry.name,
+        "world": str(r.world.resolve()),
+        "world_name": world.get("name"),
+        "duration": r.duration,
+        "dt": r.dt,
+        "placement": placement_record(start),
+        "systems_added": added,
+        "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
+                                 | {p.findtext("module_name") for p in plugins}
+                                 | ({"initial_joints"} if start.joints else set())),
+        "command": f"gz sim -r --iterations {steps} {world_file}",
+        "config": resolved_cfg,
+        "files": files,
+    }
+    (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
+    return result, r
+
+
+def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
+                  out_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+    """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
+    (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
+    new temporary folder when None).
+    Returns (export.json's content, the resolution: its description and world). Bad input raises the
+    export's error (ConfigError, RegistryError...), whose message names it."""
+    import tempfile
+
+    from eels_gz import config
+
+    overrides: dict = {"scenario": scenario}
+    if robot:
+        overrides.setdefault("robot", {})["name"] = robot
+    if n_modules:
+        overrides.setdefault("robot", {})["n_modules"] = int(n_modules)
+    if world:
+        overrides["world"] = world
+    if contact:
+        overrides["contact"] = {"model": contact}
+    cfg = config.resolve(None, overrides, [])
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    return write_export(cfg, out)

@@ -1,0 +1,61 @@
+"""Placement before the run: a scenario's ``place(ctx)`` (``placement:`` in its YAML, a module of
+eels_gz/scenarios/) finds the robot's start, which the run then starts from and ``placement.json`` in
+the run folder records for the Gazebo export and launch.
+
+``placement.json``: ``base_pose`` (the description's root link in the world: ``position`` [m],
+``orientation_wxyz``, ``rpy`` [rad]), ``joints`` {name: rad or m}, ``report`` (the scenario's own
+figures of how it placed), ``status`` and ``message``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from eels_gz.description.urdf_tree import root_link
+from eels_gz.errors import ConfigError
+from eels_gz.rotations import matrix_to_quat, quat_rpy
+from eels_gz.scenarios import Placement, PlacementContext, pure_module
+
+log = logging.getLogger(__name__)
+PLACEMENT_FILE = "placement.json"
+
+
+def placement_record(p: Placement) -> dict:
+    """``placement.json``'s content for ``p``."""
+    T = np.asarray(p.base_pose, float)
+    q = matrix_to_quat(T[:3, :3])
+    return {"base_pose": {"position": [float(v) for v in T[:3, 3]], "orientation_wxyz": [float(v) for v in q],
+                          "rpy": [float(v) for v in quat_rpy(q)]},
+            "joints": {k: float(v) for k, v in p.joints.items()}, "report": p.report, "status": p.status,
+            "message": p.message}
+
+
+def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
+    """Run the scenario's placement on ``sim`` (the run's simulation, before its first timed step), move
+    the robot there and write ``out/placement.json``; None when the scenario places nothing."""
+    scenario = prep.scenario
+    name = scenario.get("placement") if scenario else None
+    if not name:
+        return None
+    where = prep.scenario_file or "scenario"
+    module = pure_module(str(name))
+    if module is None or not hasattr(module, "place"):
+        raise ConfigError(f"{where}: placement '{name}' is not a module of eels_gz/scenarios/ with place(ctx)")
+    urdf = sim.robot_source_urdf
+    ctx = PlacementContext(params=dict(scenario["params"]), scenario=scenario, robot=prep.settings["config"]["robot"]["name"],
+                           urdf=urdf, source=sim.robot_description.source,
+                           world_file=prep.settings["resolved"]["world_file"], terrain=prep.terrain,
+                           gravity=np.asarray(sim.world.getGravity(), float), settle=settle)
+    placed = module.place(ctx)
+    if not isinstance(placed, Placement):
+        raise ConfigError(f"{where}: eels_gz/scenarios/{name}.py place() returned {type(placed).__name__}, "
+                          "not a Placement")
+    if placed.status == "ok":
+        sim.place_robot(placed.base_pose, placed.joints, root_link(urdf))
+    if out is not None:
+        Path(out, PLACEMENT_FILE).write_text(json.dumps(placement_record(placed), indent=2))
+    return placed

@@ -1,0 +1,330 @@
+"""A run's configuration resolved into what the systems read, without an engine: the one resolution
+that ``eels-gz run`` (:func:`eels_gz.run.runner.prepare` builds the embedded host's simulation from
+it) and ``eels-gz export`` (:mod:`eels_gz.run.export` writes a Gazebo world from it) share.
+
+From a resolved configuration (:func:`eels_gz.config.resolve`, ``--set`` checked there) it takes, in
+this order: the scenario (its ``params:`` overridden by ``scenario.*``), the scenario's defaults
+(robot, world, pose, contact, soil), the robot, the duration, the world and its step, the contact
+model and its parameter set (the one parse of the run's set), the soil set, the xacro arguments and the
+robot's description with its Gazebo blocks. Each check raises ConfigError (or the registry's,
+xacro's, the world reader's error) naming the setting, so a bad run and a bad export fail alike.
+
+Files a system reads (the resolved scenario, contact and soil sets) are written into ``work_dir``
+when they differ from the named ones, or always with :attr:`RunFiles.record` (an export keeps them
+beside its world). The xacro reads some of them (a rig's scenario parameters), so they exist before
+the description is built. No dartpy, gz or rclpy here.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import yaml
+
+from eels_gz import registry
+from eels_gz.control.setpoints import load_scenario
+from eels_gz.description.assemble import check_xacro_args, robot_description
+from eels_gz.errors import ConfigError
+
+if TYPE_CHECKING:
+    from eels_gz.contact.params import ContactParams
+
+DEFAULT_DURATION = 10.0
+CONTACT_MODELS = ("stock", "screw")
+CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
+
+
+@dataclass(frozen=True)
+class RunFiles:
+    """Where the resolution writes the files the systems read (``work_dir``; a temporary folder when
+    None), and whether to write them even when they equal the named sets (``record``)."""
+
+    work_dir: Path | None = None
+    record: bool = False
+
+    def place(self, name: str, prefix: str) -> tuple[Path, str]:
+        """(the path to write ``name`` to, the absolute path the description gives for it)."""
+        folder = Path(self.work_dir) if self.work_dir is not None else Path(tempfile.mkdtemp(prefix=prefix))
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / name, str((folder / name).resolve())
+
+
+def _files(work_dir: RunFiles | str | Path | None) -> RunFiles:
+    return work_dir if isinstance(work_dir, RunFiles) else RunFiles(Path(work_dir) if work_dir is not None else None)
+
+
+@dataclass
+class Resolved:
+    """A configuration resolved (module docstring): what both hosts run."""
+
+    cfg: dict  # the configuration with the scenario's defaults applied
+    entry: object  # the robot's registry entry (eels_gz.registry.RobotEntry)
+    world: Path  # the world's SDF file
+    spec: object  # the world as read (eels_gz.dart.sdf_world.WorldSpec; no engine)
+    dt: float  # s, physics.dt or the world's <max_step_size>
+    duration: float  # s
+    n_modules: int | None  # the modules of an EELS robot (None: a robot without modules)
+    scenario: dict | None  # the loaded scenario, parameters resolved
+    scenario_file: str  # what joint_control reads (<scenario>), "" for none
+    contact_set: ContactParams | None  # the screw contact's parameters, None under the engine's contact
+    contact_params: str  # the set as the screw contact reads it (<contact_params>)
+    soil_set: object | None  # the soil contact's parameters (eels_gz.soil.params), None for none
+    soil_params: str  # the set as the soil contact reads it (<soil_params>), "" for none
+    contact_label: str  # how messages name the screw contact's set: its file, and keys set on their own
+    xacro_args: dict  # what the description was built with
+    description: object  # eels_gz.description.xacro_loader.Description, with its Gazebo blocks
+
+
+def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Resolved:
+    """Resolve ``cfg`` (module docstring); ``work_dir``: a folder or a :class:`RunFiles`."""
+    from eels_gz.dart.sdf_world import load_world  # the SDF reader; it imports no engine
+
+    files = _files(work_dir)
+    scenario_file, scenario = _scenario_file(cfg["scenario"], files)
+    cfg = scenario_defaults(cfg, scenario)
+    rcfg = cfg["robot"]
+    entry = registry.robot(rcfg["name"])
+    duration = cfg["duration"]
+    if scenario is not None and duration is None:
+        duration = scenario.get("duration")
+    duration = DEFAULT_DURATION if duration is None else float(duration)
+    if not (duration > 0 and math.isfinite(duration)):
+        raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
+    world = registry.world_path(cfg["world"])
+    spec = load_world(world)
+    phys = cfg["physics"]
+    dt = float(phys["dt"] or spec.dt)
+    if dt > duration:
+        raise ConfigError(f"the step physics.dt = {dt:g} s is longer than the duration {duration:g} s: "
+                          "the run would take no step; shorten the step or lengthen the duration")
+    contact = cfg["contact"]
+    if contact["model"] not in CONTACT_MODELS:
+        raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+    contact_set, contact_params = _resolve_contact(contact, files)  # the one parse of the run's set
+    user_args = dict(rcfg.get("xacro_args") or {})
+    check_xacro_args(entry, user_args, "robot.xacro_args")
+    xacro_args = dict(user_args)
+    state_rate = cfg["ros"]["state_rate"]
+    if not state_rate > 0:
+        raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
+    xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
+    if entry.family == "eels":
+        xacro_args.update(contact=contact["model"], contact_params=contact_params)
+    elif entry.family == "rig" and "contact_params" in _declared_args(entry):  # the drag rig's own screw contact
+        xacro_args["contact_params"] = contact["params"]
+    elif contact["model"] != "stock":
+        raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
+    soil_params = _soil_params_file(cfg["soil"], entry, files)
+    xacro_args.update(_world_args(entry, world, spec, soil_params))
+    description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
+                                    urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
+    n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
+    return Resolved(cfg, entry, world, spec, dt, duration, n_modules, scenario, scenario_file, contact_set,
+                    contact_params, check_soil(cfg["soil"], entry), soil_params,
+                    _contact_label(contact, contact_params, files) if contact_set is not None else "",
+                    xacro_args, description)
+
+
+def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
+    """The screw contact's set as messages name it: the file the run reads (its own resolved copy when
+    keys are set on their own), or, for a recorded export whose folder is not in place until it is
+    complete, the named set's file and the keys set."""
+    from eels_gz.config import contact_overrides
+    from eels_gz.contact.params import contact_config_path
+
+    if not files.record:
+        return str(contact_config_path(contact_params))
+    overrides = contact_overrides(contact)
+    return str(contact_config_path(contact["params"])) + "".join(f", contact.{k} = {v!r}" for k, v in overrides.items())
+
+
+def check_contact_step(r: Resolved, mass: float) -> None:
+    """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
+    resolved set, with the screw's static share of the robot's weight (``mass`` kg, the robot's total:
+    the host's skeleton, or :func:`urdf_mass` without an engine) as its load."""
+    if r.contact_set is None or not r.n_modules:
+        return
+    from eels_gz.contact.stability import ScrewLoad, step_bounds
+
+    entry = r.entry
+    variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
+    n_screws = int(r.n_modules) * int(variant.get("screws") or 0)
+    if not n_screws:
+        return
+    screw = variant["screw"]
+    weight = mass * float(np.linalg.norm(r.spec.gravity))
+    load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
+    bounds = step_bounds(r.contact_set, load)
+    name, bound = min(bounds.items(), key=lambda kv: kv[1])
+    if r.dt > bound:
+        raise ConfigError(
+            f"the step physics.dt = {r.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
+            f"{name} ({r.contact_label}, on a {screw['mass']:g} kg screw of {entry.name} "
+            f"carrying {load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would "
+            f"blow up. Use --dt {0.9 * bound:.2g} or less")
+
+
+def urdf_mass(urdf: str) -> float:
+    """The total mass (kg) of a URDF's links: what DART's skeleton of it weighs (the optimizer merges
+    bodies and keeps their mass)."""
+    from lxml import etree
+
+    root = etree.fromstring(urdf.encode())
+    return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
+
+
+def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None) -> list[str]:
+    """The ``<plugin>`` elements (XML text) of the scenario's systems, for ``run`` (appended to the robot
+    model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.systems'
+    writer given the robot, the world and ``description_file`` (the robot's URDF), and, under Gazebo,
+    ``metrics_file`` (where the systems write their metrics)."""
+    if not (r.scenario and r.scenario.get("systems")):
+        return []
+    from eels_gz.scenarios.systems import scenario_plugins
+
+    name = r.cfg["scenario"]["name"]
+    return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,
+                                 world_file=str(Path(r.world).resolve()), metrics_file=metrics_file,
+                                 source=r.scenario_file or str(name)))
+
+
+def _scenario_file(scfg: dict, work_dir: RunFiles | str | Path | None) -> tuple[str, dict | None]:
+    """The scenario the joint-control plugin reads, with ``scenario.*`` parameters applied.
+
+    A scenario with parameters is written, resolved, to ``work_dir/scenario.yaml``
+    (a temporary folder without one), so the run's output records what ran.
+    """
+    files = _files(work_dir)
+    if not scfg.get("name"):
+        extra = sorted(k for k in scfg if k != "name")
+        if extra:
+            raise ConfigError(f"scenario parameters {extra} given without a scenario (set --scenario)")
+        return "", None
+    source = registry.scenario_path(scfg["name"]).resolve()
+    scenario = load_scenario(source, {k: v for k, v in scfg.items() if k != "name"})
+    if not scenario["params"] and not files.record:
+        return str(source), scenario
+    path, named = files.place("scenario.yaml", "eels_gz_scenario_")
+    path.write_text(f"# {scfg['name']} from {source}, parameters resolved\n"
+                    + yaml.safe_dump(scenario, sort_keys=False))
+    return named, scenario
+
+
+def _resolve_contact(contact: dict, work_dir: RunFiles | str | Path | None) -> tuple[ContactParams | None, str]:
+    """The run's screw contact parameters, resolved once (the file ``contact.params`` names with the keys
+    set on their own, ``contact.mu``..., replaced), and the parameter set as the plugin reads it
+    (``<contact_params>``): ``contact.params`` as named, or, with such keys, the resolved set written to
+    ``work_dir/contact.yaml`` (a temporary folder without one) so the run records what it used.
+    ``(None, contact.params)`` under the engine's own contact, which reads no set."""
+    from eels_gz.config import contact_overrides
+    from eels_gz.contact.params import contact_config_path, resolve_contact_params, write_contact_params
+
+    files = _files(work_dir)
+    overrides = contact_overrides(contact)
+    if overrides and contact["model"] != "screw":
+        keys = ", ".join(f"contact.{k}" for k in overrides)
+        raise ConfigError(f"{keys} set parameters of the screw contact, but contact.model is '{contact['model']}' "
+                          "(the engine's own contact reads no parameter set); set contact.model=screw "
+                          "(--contact screw) or leave them out")
+    if contact["model"] != "screw":
+        return None, contact["params"]
+    params = resolve_contact_params(contact["params"], overrides)
+    if not overrides and not files.record:
+        return params, contact["params"]
+    source = contact_config_path(contact["params"])
+    header = (f"{contact['params']} ({source})"
+              + (" with " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run"
+                 if overrides else "") + ", resolved")
+    path, named = files.place("contact.yaml", "eels_gz_contact_")
+    write_contact_params(params, path, header)
+    return params, named
+
+
+def _declared_args(entry) -> set[str]:
+    from eels_gz.description.assemble import xacro_arg_names
+
+    return set(xacro_arg_names(entry.path))
+
+
+def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
+    """The xacro arguments a robot's description takes from the world it runs in, each passed when its
+    xacro declares it: ``world_file`` (the SDF file, whose terrain the contact systems query),
+    ``gravity`` (the magnitude of its <gravity>, m/s^2) and ``soil`` (the run's soil set)."""
+    from eels_gz.description.assemble import xacro_arg_names
+
+    declared = xacro_arg_names(entry.path)
+    values = {"world_file": str(world.resolve()), "gravity": repr(float(np.linalg.norm(spec.gravity))),
+              "soil": soil}
+    return {k: v for k, v in values.items() if k in declared}
+
+
+def check_soil(soil: dict, entry):
+    """The run's soil set (``soil.params`` with the ``soil.<key>`` set on their own), checked: an unknown
+    set, a bad key, keys without a set, or a soil for a robot whose description takes none (no xacro
+    argument ``soil``) raise ConfigError naming the setting; None when no soil is set."""
+    from eels_gz.config import soil_overrides
+    from eels_gz.description.assemble import xacro_arg_names
+    from eels_gz.soil.params import resolve_soil_params
+
+    overrides = soil_overrides(soil)
+    if not soil.get("params"):
+        if overrides:
+            raise ConfigError(f"{', '.join('soil.' + k for k in overrides)} set keys of a soil set, but no set "
+                              "is named: set soil.params=NAME (config/soil/) too")
+        return None
+    if "soil" not in xacro_arg_names(entry.path):
+        raise ConfigError(f"soil.params sets the soil under a robot's wheels, but '{entry.name}' takes no soil "
+                          "(robots that do: archimede, wheel_rig); leave soil.params and the soil keys out")
+    return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
+
+
+def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None) -> str:
+    """The soil set the soil contact reads (``<soil_params>``, :func:`check_soil`): ``soil.params`` as
+    named, or, when keys are set on their own (``soil.cohesion``...), that set with them replaced, written
+    resolved to ``work_dir/soil.yaml`` (a temporary folder without one) so the run records what it used;
+    "" for none."""
+    from eels_gz.config import soil_overrides
+    from eels_gz.soil.params import soil_config_path, write_soil_params
+
+    files = _files(work_dir)
+    params = check_soil(soil, entry)
+    overrides = soil_overrides(soil)
+    if params is None or (not overrides and not files.record):
+        return str(soil.get("params") or "")
+    header = (f"{soil['params']} ({soil_config_path(soil['params'])})"
+              + (" with " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run"
+                 if overrides else "") + ", resolved")
+    path, named = files.place("soil.yaml", "eels_gz_soil_")
+    write_soil_params(params, path, header)
+    return named
+
+
+def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
+    """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
+    configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
+    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``."""
+    contact = dict(cfg["contact"])
+    for key, fallback in CONTACT_FALLBACK.items():
+        if contact.get(key) is None:
+            contact[key] = ((scenario or {}).get("contact") or {}).get(key) or fallback
+    soil = dict(cfg.get("soil") or {"params": None})
+    if soil.get("params") is None and (scenario or {}).get("soil"):
+        soil["params"] = str(scenario["soil"])
+    out = dict(cfg, contact=contact, soil=soil)
+    if not scenario:
+        return out
+    from eels_gz.config import defaults
+
+    base = defaults()
+    if scenario.get("robot") and cfg["robot"]["name"] == base["robot"]["name"]:
+        out["robot"] = {**cfg["robot"], "name": scenario["robot"]}
+    if scenario.get("world") and cfg["world"] == base["world"]:
+        out["world"] = scenario["world"]
+    if scenario.get("pose") is not None and cfg["robot"]["pose"] == base["robot"]["pose"]:
+        out["robot"] = {**out["robot"], "pose": list(scenario["pose"])}
+    return out

@@ -1,0 +1,83 @@
+"""A scenario's gz-sim systems as ``<plugin>`` elements: one writer for ``eels-gz run`` (the embedded
+host appends them to the robot model's plugins) and ``eels-gz export`` (they go inside the robot's
+``<include>`` of the exported world).
+
+A scenario YAML names its systems under ``systems:``, each a module of ``plugins_py/`` given by name,
+or as a mapping ``{module: NAME, priority: N}``. Each is loaded through gz-sim's Python system loader
+with ``<gz:system_priority>`` (default :data:`SCENARIO_PRIORITY`: before the robot's own systems at 0,
+so set points a scenario system gives reach joint control in the same step) and the elements every
+scenario system may read:
+
+- ``<scenario>``: the scenario's name; ``<robot>``: the robot's registry name;
+- ``<description_file>``: the robot's URDF (every link and frame, before the host's optimizer);
+- ``<world_file>``: the SDF world it runs in;
+- ``<params>``: the scenario's resolved parameters, one child per name (``gz_compat.scenario_params``);
+- ``<metrics_file>``: where the system writes its metrics under Gazebo (given by the export; the
+  embedded host collects them from the system itself).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from xml.sax.saxutils import escape
+
+from eels_gz.errors import ConfigError
+
+SCENARIO_PRIORITY = -10
+PYTHON_LOADER = ("gz-sim-python-system-loader-system", "gz::sim::systems::PythonSystemLoader")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def system_entries(scenario: dict, source: str) -> list[tuple[str, int]]:
+    """``(module, priority)`` of each system the scenario names (``systems:``), checked."""
+    raw = scenario.get("systems") or []
+    if not isinstance(raw, list):
+        raise ConfigError(f"{source}: 'systems' must be a list of plugins_py module names, got {raw!r}")
+    out = []
+    for k, item in enumerate(raw):
+        if isinstance(item, str):
+            module, priority = item, SCENARIO_PRIORITY
+        elif isinstance(item, dict) and set(item) <= {"module", "priority"} and "module" in item:
+            module, priority = item["module"], item.get("priority", SCENARIO_PRIORITY)
+        else:
+            raise ConfigError(f"{source}: systems[{k}] must be a module name or {{module: NAME, priority: N}}, "
+                              f"got {item!r}")
+        if not isinstance(module, str) or not _NAME.fullmatch(module):
+            raise ConfigError(f"{source}: systems[{k}]: {module!r} is not a Python module name")
+        if isinstance(priority, bool) or not isinstance(priority, int):
+            raise ConfigError(f"{source}: systems[{k}]: priority must be a whole number, got {priority!r}")
+        out.append((module, priority))
+    return out
+
+
+def _number(value: object, key: str, source: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(float(value)):
+        raise ConfigError(f"{source}: scenario parameter '{key}' must be a finite number to reach a system's "
+                          f"<params>, got {value!r}")
+    return repr(float(value))
+
+
+def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file: str, world_file: str,
+                     metrics_file: str | None = None, source: str = "scenario",
+                     extra_elements: dict[str, str] | None = None) -> list[str]:
+    """The ``<plugin>`` elements (XML text) of the scenario's systems. ``extra_elements``: more XML
+    for one module's element (by module name), e.g. its tethers."""
+    params = scenario.get("params") or {}
+    body = "".join(f"<{k}>{_number(v, k, source)}</{k}>" for k, v in params.items())
+    out = []
+    for module, priority in system_entries(scenario, source):
+        parts = [f'<plugin filename="{PYTHON_LOADER[0]}" name="{PYTHON_LOADER[1]}">',
+                 f"<module_name>{module}</module_name>",
+                 f"<gz:system_priority>{priority}</gz:system_priority>",
+                 f"<scenario>{escape(name)}</scenario>", f"<robot>{escape(robot)}</robot>",
+                 f"<description_file>{escape(str(description_file))}</description_file>",
+                 f"<world_file>{escape(str(world_file))}</world_file>",
+                 f"<params>{body}</params>"]
+        if metrics_file:
+            parts.append(f"<metrics_file>{escape(str(metrics_file))}</metrics_file>")
+        if extra_elements and module in extra_elements:
+            parts.append(extra_elements[module])
+        parts.append("</plugin>")
+        out.append("".join(parts))
+    return out

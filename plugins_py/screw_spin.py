@@ -1,0 +1,66 @@
+"""gz-sim Python system of the ``screw_spin`` scenario: it only watches.
+
+The screws spin at the set points of config/scenarios/screw_spin.yaml (joint_control); this system
+records the world pose of the robot's base (the root link of ``<description_file>``) when the run
+starts (before its first step) and after every step, and ``metrics()`` gives eels_gz.scenarios.screw_spin's figures of how
+far and where the base went. Parameters: the scenario elements of eels_gz.scenarios.systems.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gz_compat import link_world_states, param, sim
+
+from eels_gz.description.urdf_tree import root_link
+from eels_gz.scenarios.screw_spin import spin_metrics
+
+PLUGIN = "screw_spin"
+
+
+def _matrix(state) -> np.ndarray:
+    pos, rot = state
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = rot, pos
+    return T
+
+
+class ScrewSpin:
+    def configure(self, entity, sdf, ecm, event_mgr):
+        model = sim.Model(entity)
+        urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
+        with open(urdf_file) as f:
+            name = root_link(f.read(), urdf_file)
+        link = model.link_by_name(ecm, name)
+        if not link:
+            raise ValueError(f"{PLUGIN}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
+        self.link = sim.Link(link)
+        self.link.enable_velocity_checks(ecm, True)  # link_world_states reads pose and twist together
+        self.links = [self.link]
+        self.first = self.last = None
+        self.t0 = self.t = 0.0
+
+    def _base(self, ecm):
+        """The base's world position and rotation now (batched in the embedded host: the step's
+        kinematics, which the contact computes anyway), or None before it is reported."""
+        states = link_world_states(ecm, self.links)
+        return None if states is None else (states[0][0].copy(), states[1][0].copy())
+
+    def pre_update(self, info, ecm):
+        if self.first is None:  # the base before the first step moves it (after any placement)
+            pose = self._base(ecm)
+            if pose is not None:
+                self.first = self.last = pose
+                self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
+
+    def post_update(self, info, ecm):
+        if self.first is not None:
+            self.last, self.t = self._base(ecm), info.sim_time.total_seconds()
+
+    def metrics(self):
+        if self.first is None:
+            return {}
+        return spin_metrics(_matrix(self.first), _matrix(self.last), self.t - self.t0)
+
+
+def get_system():
+    return ScrewSpin()

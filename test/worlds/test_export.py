@@ -1,0 +1,422 @@
+"""``eels-gz export --scenario``: every shipped scenario's Gazebo world.
+
+A scenario whose behaviour is gz-sim systems (or set points only) exports a world that real
+libsdformat validates (``ign sdf -k``, libsdformat 12 here; Gazebo Harmonic reads it with sdformat
+14), whose every Python system (``<module_name>``, the robot description's and the scenario's, read
+from libsdformat's own parse of the whole world, URDF included) is a file of plugins_py/, that loads
+gz-sim's Physics, Sensors, Imu and ForceTorque systems, and that includes the robot at the pose of
+its placement.json. A scenario whose behaviour is still embedded-host code is refused, naming it.
+The export resolves a configuration as ``run`` does: the same base pose, step, systems and contact
+set as :func:`eels_gz.run.runner.prepare` builds, and the same error for a bad ``--set``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from click.testing import CliRunner
+from lxml import etree
+
+from eels_gz import config, registry
+from eels_gz.cli import main
+from eels_gz.paths import asset
+
+IGN = shutil.which("ign")
+PLUGINS = asset("plugins_py")
+REQUIRED = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-imu-system", "gz-sim-forcetorque-system")
+# the export and the host both start from the same float64 arithmetic (eels_gz.spawn mirrors the host's
+# placement, iterated to 1e-5 m: test/ros/test_spawn.py's POSE_TOL); the pose is written with repr()
+POSE_TOL = 1e-6  # m and rad
+SCENARIOS = sorted(registry.scenarios())
+
+
+def cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def host_only(name: str) -> str | None:
+    """The key that keeps scenario ``name`` in the embedded host (a controller, or tethers no system
+    of the scenario carries), or None when its Gazebo world runs it."""
+    scenario = yaml.safe_load(registry.scenario_path(name).read_text())
+    if scenario.get("controller"):
+        return "controller"
+    systems = [s if isinstance(s, str) else s["module"] for s in scenario.get("systems") or []]
+    if scenario.get("tethers") and not any("tether" in m for m in systems):
+        return "tethers"
+    return None
+
+
+def ign(*args) -> subprocess.CompletedProcess:
+    if IGN is None:
+        msg = "`ign` (libsdformat's command line tool) is not on PATH: SDF validation not run"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " (it is required in CI)")
+        pytest.skip(msg)
+    env = dict(os.environ, SDF_PATH=str(asset("models")))  # the worlds' model:// terrain
+    return subprocess.run([IGN, "sdf", *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+def parsed_world(world_file: Path):
+    """The world as libsdformat reads it (``ign sdf -p``: includes resolved, the URDF converted)."""
+    res = ign("-p", str(world_file))
+    assert res.returncode == 0, res.stderr
+    return etree.fromstring(res.stdout[res.stdout.index("<sdf"):].encode())
+
+
+def include_pose(world_file: Path, robot: str) -> list[float]:
+    (include,) = [i for i in etree.parse(str(world_file)).getroot().iter("include") if i.findtext("name") == robot]
+    return [float(v) for v in include.findtext("pose").split()]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_every_scenario_exports_a_valid_world_or_says_why_not(name, tmp_path):
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", name, "--out", str(out))
+    key = host_only(name)
+    if key is not None:
+        assert res.exit_code == 2, res.output
+        assert f"scenario '{name}'" in res.output and f"'{key}:'" in res.output
+        assert "eels-gz run --scenario" in res.output and "Traceback" not in res.output
+        assert not out.exists() and not Path(f"{out}.partial").exists()  # nothing left behind
+        return
+    assert res.exit_code == 0, res.output
+    world = out / "world.sdf"
+    check = ign("-k", str(world))
+    assert check.returncode == 0 and "Valid" in check.stdout, check.stdout + check.stderr
+    parsed = parsed_world(world)
+    modules = {m.text.strip() for m in parsed.iter("module_name")}
+    assert modules, "no Python system in the exported world"
+    assert all((PLUGINS / f"{m}.py").is_file() for m in modules), modules
+    result = json.loads((out / "export.json").read_text())
+    assert modules == set(result["python_systems"])
+    systems = {p.get("filename") for p in parsed.find("world").findall("plugin")}
+    assert set(REQUIRED) <= systems
+    placement = json.loads((out / "placement.json").read_text())
+    pose = include_pose(world, result["robot"])
+    assert np.allclose(pose[:3], placement["base_pose"]["position"], atol=POSE_TOL, rtol=0)
+    assert np.allclose(pose[3:], placement["base_pose"]["rpy"], atol=POSE_TOL, rtol=0)
+    # libsdformat placed the model where the include says
+    (model,) = [m for m in parsed.find("world").findall("model") if m.get("name") == result["robot"]]
+    assert np.allclose([float(v) for v in model.findtext("pose").split()], pose, atol=POSE_TOL, rtol=0)
+
+
+def test_a_world_without_the_sensor_systems_gets_them(tmp_path):
+    """A user world that names only Physics: the export adds Sensors, Imu and ForceTorque (gz-sim 8
+    names), once each, and libsdformat accepts it."""
+    source = etree.parse(str(registry.world_path("ice_plane")))
+    world = source.getroot().find("world")
+    for plugin in world.findall("plugin"):
+        if plugin.get("filename") != "gz-sim-physics-system":
+            world.remove(plugin)
+    mine = tmp_path / "bare.sdf"
+    source.write(str(mine))
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "hold", "--world", str(mine), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    plugins = [p.get("filename") for p in etree.parse(str(out / "world.sdf")).getroot().find("world").iter("plugin")]
+    for filename in REQUIRED:
+        assert plugins.count(filename) == 1, (filename, plugins)
+    assert set(json.loads((out / "export.json").read_text())["systems_added"]) == set(REQUIRED[1:])
+    assert ign("-k", str(out / "world.sdf")).returncode == 0
+
+
+def test_export_resolves_as_run_does(tmp_path):
+    """The same configuration through run's prepare and through the export: the base pose (pose: auto
+    on the ice), the step, the robot's Python systems, the contact set the screw contact reads and the
+    scenario parameters are the same."""
+    from eels_gz.contact.params import load_contact_params
+    from eels_gz.run.runner import prepare
+
+    sets = ["contact.mu=0.11", "physics.dt=0.0005", "robot.n_modules=4"]
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "crescent_spin", "--contact", "screw", *sum((["--set", s] for s in sets), []),
+              "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "crescent_spin", "contact": {"model": "screw"}}, sets)
+    prep = prepare(cfg, tmp_path / "run")
+    T = prep.sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+    from eels_gz.spawn import pose_of
+
+    pose = include_pose(out / "world.sdf", "eels_1_0_front_only")
+    assert np.allclose(pose, pose_of(T), atol=POSE_TOL, rtol=0), (pose, pose_of(T))
+    result = json.loads((out / "export.json").read_text())
+    assert result["dt"] == prep.sim.dt == 0.0005
+    step = etree.parse(str(out / "world.sdf")).getroot().find("world/physics/max_step_size").text
+    assert float(step) == 0.0005
+    assert set(result["python_systems"]) == {s.module for s in prep.sim.systems if s.module}
+    exported = load_contact_params(out / "contact.yaml")
+    assert exported.to_dict() == prep.settings["resolved"]["contact_params"]
+    assert exported.mu == 0.11
+    urdf = etree.parse(str(out / "eels_1_0_front_only.urdf")).getroot()
+    assert {p.findtext("contact_params") for p in urdf.iter("plugin") if p.findtext("module_name") == "screw_contact"} \
+        == {str((out / "contact.yaml").resolve())}
+    assert sum(1 for j in urdf.iter("joint") if j.get("name", "").endswith("_screw")) == 4
+    for key in ("robot", "world", "contact", "soil", "scenario", "duration"):
+        assert result["config"][key] == prep.settings["config"][key], key
+
+
+def test_a_scenario_systems_are_those_run_loads(tmp_path):
+    """screw_spin (a scenario of systems): its system is inside the robot's <include> with the priority,
+    the resolved parameters (--set applied) and the description the run's host loads it with, plus
+    <metrics_file> in the export folder; the host loads the exported world's modules, no more, no less."""
+    from eels_gz.run.runner import prepare
+
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "screw_spin", "--set", "scenario.screw_rate=2.5", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "screw_spin"}, ["scenario.screw_rate=2.5"])
+    sim = prepare(cfg, tmp_path / "run").sim
+    (include,) = etree.parse(str(out / "world.sdf")).getroot().iter("include")
+    ns = "{http://gazebosim.org/schema}"
+    exported = {p.findtext("module_name"): p for p in include.iter("plugin")}
+    host = {s.module: s for s in sim.systems if s.module in exported}
+    assert set(host) == set(exported) == {"screw_spin"}
+    plugin = exported["screw_spin"]
+    assert int(plugin.findtext(f"{ns}system_priority")) == host["screw_spin"].priority < 0
+    assert {c.tag: float(c.text) for c in plugin.find("params")} == {"screw_rate": 2.5}
+    assert plugin.findtext("description_file") == str((out / "eels_1_0_front_only.urdf").resolve())
+    assert plugin.findtext("metrics_file") == str((out / "metrics.json").resolve())
+    result = json.loads((out / "export.json").read_text())
+    assert set(result["python_systems"]) == {s.module for s in sim.systems if s.module}
+
+
+def test_a_rover_on_the_dem_starts_where_the_host_places_it(tmp_path):
+    """Archimede on mars_dem (pose: auto, the ROAMS placement bends its suspension): the include's pose
+    and its initial_joints system's positions are those the host's run starts from, and libsdformat
+    accepts the include with that system inside."""
+    from eels_gz.run.runner import prepare
+    from eels_gz.spawn import pose_of
+
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "hold", "--robot", "archimede", "--world", "mars_dem", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    cfg = config.resolve(None, {"scenario": "hold", "robot": {"name": "archimede"}, "world": "mars_dem"}, [])
+    skel = prepare(cfg, tmp_path / "run").sim.robot_skeleton
+    host = {skel.getJoint(i).getName(): float(skel.getJoint(i).getPosition(0))
+            for i in range(skel.getNumJoints()) if skel.getJoint(i).getNumDofs() == 1}
+    pose = include_pose(out / "world.sdf", "archimede")
+    assert np.allclose(pose, pose_of(skel.getRootBodyNode().getWorldTransform().matrix()), atol=POSE_TOL, rtol=0)
+    (plugin,) = [p for p in parsed_world(out / "world.sdf").iter("plugin") if p.findtext("module_name") == "initial_joints"]
+    initial = {j.get("name"): float(j.get("position")) for j in plugin.iter("joint")}
+    assert initial and {n for n, q in host.items() if abs(q) > POSE_TOL} <= set(initial)
+    for name, q in initial.items():
+        assert q == pytest.approx(host[name], abs=POSE_TOL), name
+    assert json.loads((out / "placement.json").read_text())["joints"] == initial
+
+
+@pytest.mark.parametrize("sets", [["scenario.no_such_param=1"], ["physics.dt=fast"], ["no_such.key=1"],
+                                  ["contact.mu=0.1"]])
+def test_a_bad_set_is_refused_as_run_refuses_it(sets, tmp_path):
+    """Exit 2, the message ``run`` gives for the same --set, and no output folder."""
+    args = sum((["--set", s] for s in sets), [])
+    out = tmp_path / "export"
+    exported = cli("export", "--scenario", "hold", *args, "--out", str(out))
+    ran = cli("run", "--scenario", "hold", *args, "--out", str(tmp_path / "run"))
+    assert exported.exit_code == 2 and ran.exit_code == 2, (exported.output, ran.output)
+    assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
+    assert "Traceback" not in exported.output and "eels-gz: error:" in exported.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flag, value, expected", [("--scenario", "no_such_scenario", "scenario"),
+                                                    ("--robot", "no_such_robot", "robot"),
+                                                    ("--world", "no_such_world", "world")])
+def test_unknown_names_are_refused(flag, value, expected, tmp_path):
+    args = {"--scenario": "hold", flag: value}
+    out = tmp_path / "export"
+    res = cli("export", *sum(([k, v] for k, v in args.items()), []), "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert value in res.output and expected in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_an_existing_out_needs_overwrite_and_keeps_foreign_files(tmp_path):
+    out = tmp_path / "export"
+    assert cli("export", "--scenario", "hold", "--out", str(out)).exit_code == 0
+    before = (out / "world.sdf").read_bytes()
+    again = cli("export", "--scenario", "crescent_spin", "--out", str(out))
+    assert again.exit_code == 2 and "--overwrite" in again.output, again.output
+    assert (out / "world.sdf").read_bytes() == before
+    replaced = cli("export", "--scenario", "crescent_spin", "--out", str(out), "--overwrite")
+    assert replaced.exit_code == 0, replaced.output
+    assert json.loads((out / "export.json").read_text())["scenario"] == "crescent_spin"
+    (out / "notes.txt").write_text("mine")
+    refused = cli("export", "--scenario", "hold", "--out", str(out), "--overwrite")
+    assert refused.exit_code == 2 and "notes.txt" in refused.output
+    assert (out / "notes.txt").read_text() == "mine"
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "data.csv").write_text("1")
+    refused = cli("export", "--scenario", "hold", "--out", str(other), "--overwrite")
+    assert refused.exit_code == 2 and (other / "data.csv").read_text() == "1"
+
+
+def test_the_export_imports_no_engine(tmp_path):
+    """The launch file calls the export on a ROS 2 machine, where dartpy is no dependency."""
+    code = ("import sys; from eels_gz import config; from eels_gz.run.export import export_scenario; "
+            f"export_scenario(config.resolve(None, {{'scenario': 'hold'}}, []), {str(tmp_path)!r}); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dartpy', 'rclpy', 'gz')))")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"
+
+
+def _placing_scenario(tmp_path, monkeypatch, status: str = "ok"):
+    """A scenario whose placement before the run (``placement:``) is a stand-in module returning a known
+    start, registered beside the shipped ones."""
+    import types
+
+    from eels_gz.rotations import rpy_matrix
+    from eels_gz.scenarios import Placement
+
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(0.1, -0.2, 0.4)
+    T[:3, 3] = [1.5, -0.25, 0.3]
+    module = types.ModuleType("eels_gz.scenarios.export_test_place")
+    calls = []
+
+    def place(ctx):
+        calls.append(ctx)
+        return Placement(T, {"module_1_bend": 0.2}, {"settled": True}, status,
+                         "" if status == "ok" else "did not settle in 5 s")
+
+    module.place = place
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    path = tmp_path / "placed.yaml"
+    path.write_text("description: a stand-in placement\nplacement: export_test_place\nduration: 1.0\n"
+                    "setpoints:\n  - t: 0.0\n    position: {\"module_[0-9]+_bend\": 0.0}\n")
+    known = registry.scenarios()
+    monkeypatch.setattr(registry, "scenarios", lambda: {**known, "placed": path})
+    return T, calls
+
+
+def test_a_scenario_placed_before_the_run_starts_where_its_placement_puts_it(tmp_path, monkeypatch):
+    """``placement:``: the export runs the run's placement step (with the engine) and includes the robot
+    at its base pose, with its joint positions through initial_joints, and writes its placement.json."""
+    from eels_gz.spawn import pose_of
+
+    T, calls = _placing_scenario(tmp_path, monkeypatch)
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "placed", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    assert len(calls) == 1 and calls[0].robot == "eels_1_0_front_only"
+    assert np.allclose(include_pose(out / "world.sdf", "eels_1_0_front_only"), pose_of(T), atol=POSE_TOL, rtol=0)
+    (plugin,) = [p for p in parsed_world(out / "world.sdf").iter("plugin")
+                 if p.findtext("module_name") == "initial_joints"]
+    assert {j.get("name"): float(j.get("position")) for j in plugin.iter("joint")} == {"module_1_bend": 0.2}
+    record = json.loads((out / "placement.json").read_text())
+    assert record["report"] == {"settled": True} and record["status"] == "ok"
+    assert np.allclose(record["base_pose"]["position"], T[:3, 3], atol=POSE_TOL, rtol=0)
+
+
+def test_a_failed_placement_is_refused(tmp_path, monkeypatch):
+    _placing_scenario(tmp_path, monkeypatch, status="placement_failed")
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "placed", "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert "placement before the run failed (placement_failed): did not settle in 5 s" in res.output
+    assert not out.exists()
+
+
+def host_from_export(out: Path, scratch: Path):
+    """The exported world in the embedded host. The host includes SDF models, not a URDF, so the robot's
+    <include> is taken apart: the world without it (as exported, its step and systems), and the included
+    URDF as the robot at the include's pose, with the include's <plugin>s (initial_joints, the scenario's
+    systems) added to the description's own, as gz-sim attaches them to the included model."""
+    from eels_gz.dart.sdf_world import load_world
+    from eels_gz.dart.simulation import RobotSpec, Simulation
+    from eels_gz.description.xacro_loader import load_description
+
+    tree = etree.parse(str(out / "world.sdf"))
+    world = tree.getroot().find("world")
+    (include,) = world.findall("include")
+    world.remove(include)
+    tree.write(str(scratch / "world_only.sdf"))
+    uri = include.findtext("uri")
+    assert uri.startswith("file://")
+    robot = RobotSpec(include.findtext("name"), load_description(Path(uri[len("file://"):])),
+                      [float(v) for v in include.findtext("pose").split()],
+                      plugins=tuple(etree.tostring(p, encoding="unicode") for p in include.findall("plugin")))
+    return Simulation(load_world(scratch / "world_only.sdf"), robot)
+
+
+# Round trip: on the flat ice both the run (eels_gz.dart.terrain_start) and the export (eels_gz.spawn)
+# place the robot by the same closed form (its lowest collision corner 1 mm above z = 0, no iteration),
+# so both start from the same state to round-off and step the same systems with the same parameters in
+# the same DART world: they agree to round-off (measured: 4e-17 m, 1e-16 rad after 300 steps, 2-core
+# machine under load 5-10). ROUND_TRIP_TOL leaves room for summation order only; a changed parameter
+# (screw_rate 2 vs 3 rad/s, mu 0.11 vs the ice's) moves the robot by far more within 0.3 s.
+ROUND_TRIP_STEPS = 300  # 0.3 s at the world's 1 ms step: screws spun up, the robot on the ice
+ROUND_TRIP_TOL = 1e-9  # m and rad
+
+
+def test_the_exported_world_steps_as_the_run_does(tmp_path):
+    """screw_spin under the screw contact with --set contact.mu and scenario.screw_rate: the exported
+    world, run by the embedded host, follows the run's own simulation step for step (base pose and every
+    joint position after ROUND_TRIP_STEPS steps)."""
+    from eels_gz.run.runner import prepare
+
+    sets = ["contact.mu=0.11", "scenario.screw_rate=2.0"]
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "screw_spin", "--contact", "screw", *sum((["--set", s] for s in sets), []),
+              "--out", str(out))
+    assert res.exit_code == 0, res.output
+    ran = prepare(config.resolve(None, {"scenario": "screw_spin", "contact": {"model": "screw"}}, sets),
+                  tmp_path / "run").sim
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    exported = host_from_export(out, scratch)
+    assert sorted(s.module for s in exported.systems) == sorted(s.module for s in ran.systems)
+    for _ in range(ROUND_TRIP_STEPS):
+        ran.step()
+        exported.step()
+
+    def state(sim):
+        skel = sim.robot_skeleton
+        T = skel.getRootBodyNode().getWorldTransform().matrix()
+        return T, np.asarray(skel.getPositions())[6:]  # the free joint's 6, then the joints
+
+    (T_run, q_run), (T_exp, q_exp) = state(ran), state(exported)
+    moved = np.linalg.norm(np.asarray(ran.robot_skeleton.getVelocities())[6:])
+    assert moved > 1.0, "the screws did not spin: the round trip would compare two robots at rest"
+    assert np.abs(T_exp - T_run).max() < ROUND_TRIP_TOL, np.abs(T_exp - T_run).max()
+    assert np.abs(q_exp - q_run).max() < ROUND_TRIP_TOL, np.abs(q_exp - q_run).max()
+
+
+@pytest.mark.parametrize("extra, key", [("controller: screw_spin\n", "controller"),
+                                        ("tethers:\n  - {link: base_link, point: [0, 0, 0], anchor: [0, 0, 2], "
+                                         "stiffness: 1000.0, damping: 10.0}\n", "tethers")])
+def test_host_code_beside_systems_is_refused(extra, key, tmp_path, monkeypatch):
+    """A scenario of systems that keeps a controller, or tethers no system carries, is refused: the
+    Gazebo world would run without them."""
+    path = tmp_path / "mixed.yaml"
+    path.write_text("description: systems and host code\nsystems: [screw_spin]\nduration: 1.0\n"
+                    "params: {screw_rate: 1.0}\nsetpoints:\n  - t: 0.0\n    position: {\"module_[0-9]+_bend\": 0.0}\n"
+                    + extra)
+    known = registry.scenarios()
+    monkeypatch.setattr(registry, "scenarios", lambda: {**known, "mixed": path})
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "mixed", "--out", str(out))
+    assert res.exit_code == 2, res.output
+    assert f"scenario 'mixed' ({path}): '{key}:'" in res.output and not out.exists()
+
+
+def test_a_step_above_the_contact_stability_bound_is_refused_as_run_refuses_it(tmp_path):
+    """The screw contact's stability bound (eels_gz.contact.stability) with the robot's weight from the
+    URDF (the export has no engine) gives run's message, to the digit: the mass is the skeleton's."""
+    args = ["--scenario", "hold", "--contact", "screw", "--set", "physics.dt=0.01"]
+    exported = cli("export", *args, "--out", str(tmp_path / "export"))
+    ran = cli("run", *args, "--out", str(tmp_path / "run"))
+    assert exported.exit_code == 2 and ran.exit_code == 2, (exported.output, ran.output)
+    assert "stability bound" in ran.output
+    assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
+    assert not (tmp_path / "export").exists()

@@ -24,6 +24,7 @@ from gz_compat import link_world_states, msgs, peer, register_peer, request_run_
 
 from eels_gz.scenarios.rover_drive import (SAMPLE_PERIOD, DrivePlan, DriveRecord, check_path, check_rate, path_name,
                                            path_segments, planar_pose, plot, slip_sample, slope_of)
+from eels_gz.terrain.writers import find_terrain_field
 
 PLUGIN = "rover_drive"
 
@@ -88,8 +89,6 @@ class RoverDrive:
         self.T0 = np.eye(4)
         self.T0[:3, :3], self.T0[:3, 3] = rot, pos
         if self.world_file:
-            from eels_gz.terrain.writers import find_terrain_field
-
             terrain = find_terrain_field(self.world_file)
             if terrain is not None:
                 self.slope_deg = slope_of(terrain.query(pos[None, :])[1][0])

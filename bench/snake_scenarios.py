@@ -1,9 +1,9 @@
 """Wall time of the snake scenarios (the registry's scenarios with a
-``controller:``), each shortened to ``--duration`` simulated seconds after
+``controller:`` or ``systems:``, on an EELS robot), each shortened to ``--duration`` simulated seconds after
 its setup: the setup (placement, settling, pushing into the walls) and the
 run are timed apart, and the run's real-time factor is reported. Sensors,
 the MCAP log and the plot are off, so this measures physics, contact,
-plugins and the scenario controller.
+plugins and the scenario's systems or controller.
 
 Each scenario runs with its own robot, world and contact (its ``contact:``
 key, else the defaults), as ``eels-gz run --scenario NAME`` would, one after
@@ -26,15 +26,16 @@ from eels_gz.run.runner import run
 
 
 def snake_scenarios() -> dict[str, dict]:
-    """The registry's scenarios with a controller, by name: their YAML."""
+    """The registry's scenarios with a controller or systems on an EELS robot, by name: their YAML."""
     loaded = {name: load_yaml(path) for name, path in sorted(registry.scenarios().items())}
-    return {name: sc for name, sc in loaded.items() if sc.get("controller")}
+    return {name: sc for name, sc in loaded.items() if (sc.get("controller") or sc.get("systems"))
+            and (not sc.get("robot") or registry.robot(sc["robot"]).family == "eels")}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--duration", type=float, default=2.0, help="simulated seconds after each scenario's setup")
-    ap.add_argument("--only", nargs="*", help="scenario names (default: every scenario with a controller)")
+    ap.add_argument("--only", nargs="*", help="scenario names (default: every snake scenario)")
     ap.add_argument("--out", type=Path, default=None)
     a = ap.parse_args()
     known = snake_scenarios()

@@ -36,7 +36,7 @@ import math
 import re
 
 import numpy as np
-from gz_compat import iter_elements, joint_states, msgs, param, set_joint_forces, sim, transport
+from gz_compat import iter_elements, joint_states, msgs, param, register_peer, set_joint_forces, sim, transport
 
 from eels_gz.control.joint_targets import JointLoops
 from eels_gz.control.pid import PidArray, PidGains
@@ -99,6 +99,7 @@ class JointControl:
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Model, topic, self.on_joint_commands):
             raise ValueError(f"{PLUGIN}: <joint_commands_topic>: cannot subscribe to '{topic}'")
+        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
 
     @property
     def q_hold(self):

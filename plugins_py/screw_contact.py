@@ -67,9 +67,9 @@ class ScrewContact:
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
         self.contact = ScrewContactStep(self.points, self.params, self.terrain)
-        register_peer(entity, PLUGIN, self)  # the scenario systems read self.last (issue 32)
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
+        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
 
     def reset(self, info, ecm):
         self.contact.reset()

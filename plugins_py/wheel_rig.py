@@ -8,7 +8,10 @@ efforts those loops apply (the carriage's force balances the soil's drawbar
 pull, the drive's torque the soil's moment) and the wheel's sinkage below the
 terrain surface. ``metrics()`` returns them with the contract keys of the
 ``wheel_rig`` scenario: drawbar_pull_N, sinkage_m, wheel_torque_Nm,
-normal_load_N, slip, wheel_radius_m, wheel_width_m.
+normal_load_N, slip, wheel_radius_m, wheel_width_m (or a ``message`` when the run
+ended before the window had a sample). Once the window is over it ends the run
+(``gz_compat.request_run_end``, status ``ok``): the scenario's run stops there,
+and Gazebo pauses the world.
 
 Parameters (in its ``<plugin>`` element, written by urdf/wheel_rig.urdf.xacro
 from config/soil_rig.yaml and its arguments): ``<slip>``, ``<wheel_rate>``,
@@ -21,13 +24,15 @@ radius= width=/>``, ``<carriage joint= p= i= i_max= effort_max=/>``,
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import joint_states, link_world_states, param, set_joint_forces, sim
+from gz_compat import joint_states, link_world_states, param, request_run_end, set_joint_forces, sim
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.soil.rig import RigAverages, carriage_speed
 from eels_gz.terrain.writers import find_terrain_field
 
 PLUGIN = "wheel_rig"
+NO_SAMPLES = ("the run ended before the rig's measuring window (settle_s + measure_s, config/soil_rig.yaml) "
+              "had a sample: no steady-state figures")
 
 
 class WheelRig:
@@ -74,10 +79,12 @@ class WheelRig:
         self.target = np.array([carriage_speed(self.radius, self.rate, self.slip), self.rate])
         self.averages = RigAverages()
         self.effort = np.zeros(2)
+        self.ended = False
 
     def reset(self, info, ecm):
         self.loops.reset()
         self.averages = RigAverages()
+        self.ended = False
 
     def pre_update(self, info, ecm):
         if info.paused:
@@ -91,7 +98,13 @@ class WheelRig:
 
     def post_update(self, info, ecm):
         t = info.sim_time.total_seconds()
-        if info.paused or not self.settle <= t < self.settle + self.measure:
+        if info.paused:
+            return
+        if not self.ended and t >= self.window_end() - 0.5 * info.dt.total_seconds():
+            self.ended = True
+            request_run_end("ok", f"the rig's measuring window ended at t = {self.window_end():g} s "
+                            "(config/soil_rig.yaml)", ecm)
+        if not self.settle <= t < self.settle + self.measure:
             return
         states = link_world_states(ecm, [self.link])
         if states is None:
@@ -105,8 +118,9 @@ class WheelRig:
         return self.settle + self.measure
 
     def metrics(self) -> dict:
-        """The rig's steady-state measurements (empty before the measuring window has samples)."""
-        return self.averages.metrics(self.slip, self.normal_load, self.radius, self.width)
+        """The rig's steady-state measurements, or a ``message`` saying why there are none."""
+        out = self.averages.metrics(self.slip, self.normal_load, self.radius, self.width)
+        return out or {"message": NO_SAMPLES}
 
 
 def get_system():

@@ -237,6 +237,11 @@ def request_run_end(status: str, message: str) -> None:
         ecm.run_end = (str(status), str(message))
 
 
+def world_entity(ecm: EntityComponentManager) -> int:
+    """The world's entity (gz-sim's ``worldEntity(ecm)``, Python ``world_entity``)."""
+    return ecm.world_entity
+
+
 def new_entity(ecm: EntityComponentManager) -> int:
     e = ecm._next
     ecm._next += 1

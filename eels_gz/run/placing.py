@@ -49,7 +49,8 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     ctx = PlacementContext(params=dict(scenario["params"]), scenario=scenario, robot=prep.settings["config"]["robot"]["name"],
                            urdf=urdf, source=sim.robot_description.source,
                            world_file=prep.settings["resolved"]["world_file"], terrain=prep.terrain,
-                           gravity=np.asarray(sim.world.getGravity(), float), settle=settle)
+                           gravity=np.asarray(sim.world.getGravity(), float), settle=settle,
+                           base_pose=sim.frame_world_pose(root_link(urdf)))
     placed = module.place(ctx)
     if not isinstance(placed, Placement):
         raise ConfigError(f"{where}: eels_gz/scenarios/{name}.py place() returned {type(placed).__name__}, "

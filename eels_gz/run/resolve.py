@@ -185,12 +185,13 @@ def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: st
     ``metrics_file`` (where the systems write their metrics)."""
     if not (r.scenario and r.scenario.get("systems")):
         return []
-    from eels_gz.scenarios.systems import scenario_plugins
+    from eels_gz.scenarios.systems import robot_system_modules, scenario_plugins
 
     name = r.cfg["scenario"]["name"]
     return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,
                                  world_file=str(Path(r.world).resolve()), metrics_file=metrics_file,
-                                 source=r.scenario_file or str(name)))
+                                 source=r.scenario_file or str(name),
+                                 robot_systems=robot_system_modules(r.description.gazebo)))
 
 
 def _scenario_file(scfg: dict, work_dir: RunFiles | str | Path | None) -> tuple[str, dict | None]:

@@ -4,7 +4,9 @@ A scenario runs as gz-sim systems (``systems:`` in its YAML, modules of
 ``plugins_py/``; :mod:`eels_gz.scenarios.systems` writes their ``<plugin>``
 elements for ``run`` and ``export``), with its pure parts here, one module per
 system of the same name: ``METRICS`` (the keys its ``metrics()`` writes to
-``metrics.json``), the metric computations, the plot, and ``place(ctx)`` when
+``metrics.json``), ``check_params(params)`` if it has parameters to check (the run
+calls it before the systems load: a ConfigError naming the parameter), the metric
+computations, the plot, and ``place(ctx)`` when
 the scenario sets the robot's start before the run (``placement:``), given a
 :class:`PlacementContext` and returning a :class:`Placement`. Nothing here
 imports the engine or the host.
@@ -99,8 +101,10 @@ class Placement:
 class PlacementContext:
     """What ``place(ctx)`` is given: the scenario's resolved ``params`` and mapping, the robot's registry
     name, its URDF text and source (every link and frame), the world file, the world's terrain field
-    (eels_gz.terrain, or None), gravity (3,), and ``settle``: the engine's settling step for placements
-    that need it (gravity off, attraction springs, a rope; supplied by eels_gz.run), or None."""
+    (eels_gz.terrain, or None), gravity (3,), ``settle``: the engine's settling step for placements
+    that need it (gravity off, attraction springs, a rope; supplied by eels_gz.run), or None, and
+    ``base_pose``: the world pose (4x4) of the description's root link as the robot was spawned (the
+    run's ``robot.pose``), or None."""
 
     params: dict[str, float]
     scenario: dict
@@ -111,6 +115,7 @@ class PlacementContext:
     terrain: Any
     gravity: Any
     settle: Callable[..., Placement] | None = None
+    base_pose: Any = None
 
 
 def pure_module(name: str):
@@ -137,6 +142,17 @@ def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
     if scenario.get("controller"):
         return tuple(load_controller(scenario["controller"], scenario, source).METRICS)
     return ()
+
+
+def check_scenario_params(scenario: dict, source: str) -> None:
+    """Check the scenario's ``params`` with each of its systems' pure modules that offers
+    ``check_params(params)`` (a ConfigError naming the parameter), before the systems load."""
+    from eels_gz.scenarios.systems import system_entries
+
+    for module, _ in system_entries(scenario, source):
+        check = getattr(pure_module(module), "check_params", None)
+        if check is not None:
+            check(dict(scenario.get("params") or {}))
 
 
 def load_controller(name: object, scenario: dict, source: str) -> ScenarioController:

@@ -1,5 +1,5 @@
 """``leader_follower``: EELS 1.0 front-only follows a planned path on ice,
-head first (NEO §III-B/C, Fig. 3-4).
+head first (NEO §III-B/C, Fig. 3-4). Pure: the system is plugins_py/leader_follower.py.
 
 Path. A planar S-curve at the height of the resting tail, ``y = amplitude
 sin(2 pi x / wavelength)`` sampled every ``PATH_STEP`` m as a polyline, long
@@ -9,7 +9,10 @@ robot is the "pencil" the motion controller cannot drive sideways or turn
 conditioned. Curvature peaks at ``amplitude (2 pi / wavelength)^2`` (1/m),
 about that times the 0.35 m module length per bend joint.
 
-Loop, every ``control_period`` s:
+Placement (``placement: leader_follower``, :func:`place`): the robot laid on
+the path from arc length 0 (:func:`~eels_gz.snake.leader_follower.lay_on_path`).
+
+Loop (:class:`LeaderFollowerLoop`), every ``control_period`` s:
 
 1. path tracker (:class:`~eels_gz.snake.path_tracker.PathTracker`, gains of
    config/snake.yaml, feed-forward ``speed`` m/s): the tail's closest arc
@@ -33,8 +36,8 @@ robot falls behind the path (figures in docs/scenarios.md).
 210 N tail screw's stability needs) is NEO's assumption; the CI test runs
 it.
 
-The run ends (status ``ok``) when the tail has travelled ``travel`` m of
-arc length. Metrics: each module point's distance to the path (tail end,
+The run ends (status ``ok``, ``gz_compat.request_run_end``) when the tail has
+travelled ``travel`` m of arc length. Metrics: each module point's distance to the path (tail end,
 bend joints, head end; NEO Table II form: mean, std, max per point and
 over all), the distance travelled, the average speed, the motion
 controller's singular count. Plot: the path and the traces of the module
@@ -44,16 +47,16 @@ points (top view), and the errors against time.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.scenarios import RunEnd, ScenarioController, param
+from eels_gz.scenarios import Placement, PlacementContext, param
 from eels_gz.scenarios.screw_drive import ScrewDrive
-from eels_gz.scenarios.snake_host import SnakeHost
-from eels_gz.snake.leader_follower import lay_on_path
+from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.leader_follower import LaidShape, lay_on_path
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.path_tracker import PathTracker, tracking_stats
 from eels_gz.snake.paths import PolylinePath
@@ -61,6 +64,8 @@ from eels_gz.snake.paths import PolylinePath
 PATH_STEP = 0.01  # m, polyline sampling of the S-curve (chord error amplitude * (2 pi step / wavelength)^2 / 8 < 0.1 mm)
 SHAPE_DS = 1e-3  # m, arc-length step of the shape-rate finite difference
 PLANAR = (0, 1, 5)  # vx, vy, wz
+METRICS = ("speed_command_m_s", "travelled_m", "duration_s", "average_speed_m_s", "tracking_error",
+           "tracking_error_per_point", "motion_control")
 
 
 def s_curve(amplitude: float, wavelength: float, length_x: float, z: float, x0: float = 0.0) -> PolylinePath:
@@ -70,84 +75,103 @@ def s_curve(amplitude: float, wavelength: float, length_x: float, z: float, x0: 
     return PolylinePath(np.column_stack([x, y, np.full_like(x, z)]))
 
 
-class LeaderFollower(ScenarioController):
-    METRICS = ("speed_command_m_s", "travelled_m", "duration_s", "average_speed_m_s", "tracking_error",
-               "tracking_error_per_point", "motion_control")
-    def __init__(self, scenario: dict):
-        self.scenario = scenario
-        self.where = "leader_follower"
+@dataclass(frozen=True)
+class Settings:
+    """The scenario's checked params: speed (m/s), travel (m), control period (s), S-curve (m)."""
+
+    speed: float
+    travel: float
+    period: float
+    amplitude: float
+    wavelength: float
+
+
+def check_params(params: dict[str, float], where: str = "leader_follower") -> Settings:
+    """The scenario's params, checked (ConfigError naming what is wrong)."""
+    out = Settings(param(params, "speed", where), param(params, "travel", where),
+                   param(params, "control_period", where), param(params, "path_amplitude", where),
+                   param(params, "path_wavelength", where))
+    if not (out.speed > 0 and out.travel > 0 and out.period > 0 and out.wavelength > 0 and out.amplitude >= 0):
+        raise ConfigError(f"{where}: speed, travel, control_period and path_wavelength must be > 0 and "
+                          f"path_amplitude >= 0; got {params}")
+    return out
+
+
+def check_chain(chain: SnakeChain, robot: str, where: str = "leader_follower") -> None:
+    if not chain.twist_joints():
+        raise ConfigError(f"{where}: robot '{robot}' has no twist joints; leader-follower lays EELS 1.0 / 1.5 "
+                          "on a 3D path")
+
+
+def planned_path(chain: SnakeChain, cfg: Settings, z: float) -> PolylinePath:
+    """The S-curve at height ``z`` (m, the resting tail's), long enough for the robot, the travel and
+    the chord placement's reach past the head."""
+    robot_length = float(chain.segment_lengths().sum())
+    return s_curve(cfg.amplitude, cfg.wavelength, cfg.travel + robot_length + 1.0, z)
+
+
+def start_shape(chain: SnakeChain, path: PolylinePath, cfg: Settings, where: str = "leader_follower") -> LaidShape:
+    """The robot laid on ``path`` from arc length 0; ConfigError past a joint limit."""
+    start = lay_on_path(chain, path, 0.0)
+    if start.violations:
+        raise ConfigError(f"{where}: the path (amplitude {cfg.amplitude} m, wavelength {cfg.wavelength} m) needs "
+                          f"joint angles past the limits of {', '.join(start.violations)}")
+    return start
+
+
+def place(ctx: PlacementContext) -> Placement:
+    """The robot laid on the path (at the height of its spawned tail) from arc length 0."""
+    cfg = check_params(ctx.params)
+    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    check_chain(chain, ctx.robot)
+    if ctx.base_pose is None:
+        raise ConfigError("leader_follower: the placement needs the robot's spawn pose")
+    start = start_shape(chain, planned_path(chain, cfg, float(np.asarray(ctx.base_pose)[2, 3])), cfg)
+    return Placement(start.base_pose, dict(start.angles), report={"s_tail_m": 0.0})
+
+
+class LeaderFollowerLoop:
+    """The tracker, the shape and the screws of the module docstring, over ``snake`` (``chain``,
+    ``screws``, ``angles()``, ``base_pose()``, ``module_points()``, ``screws_in_contact()``,
+    ``down_in_base()``, ``command()``: plugins_py/snake_io.py's SnakeIO), and the samples of the run."""
+
+    def __init__(self, snake, cfg: Settings, path: PolylinePath):
+        self.snake, self.cfg, self.path = snake, cfg, path
+        self.tracker = PathTracker(snake.chain, path, replace(load_snake_params().path_tracker, speed=cfg.speed))
+        self.drive = ScrewDrive(snake, period=cfg.period)
         self.t: list[float] = []
         self.s: list[float] = []
         self.errors: list[np.ndarray] = []
         self.traces: list[np.ndarray] = []
-        self.sample = False
-
-    # --- setup -----------------------------------------------------------------------------
-    def setup(self, sim, params):
-        w = self.where
-        self.speed = param(params, "speed", w)
-        self.travel = param(params, "travel", w)
-        self.period = param(params, "control_period", w)
-        amplitude, wavelength = param(params, "path_amplitude", w), param(params, "path_wavelength", w)
-        if not (self.speed > 0 and self.travel > 0 and self.period > 0 and wavelength > 0 and amplitude >= 0):
-            raise ConfigError(f"{w}: speed, travel, control_period and path_wavelength must be > 0 and "
-                              f"path_amplitude >= 0; got {params}")
-        self.snake = SnakeHost(sim, w)
-        chain = self.snake.chain
-        if not chain.twist_joints():
-            raise ConfigError(f"{w}: robot '{sim.robot_skeleton.getName()}' has no twist joints; "
-                              "leader-follower lays EELS 1.0 / 1.5 on a 3D path")
-        z = float(self.snake.base_pose()[2, 3])
-        robot_length = float(chain.segment_lengths().sum())
-        # room for the robot, the travel and the chord placement's reach past the head
-        self.path = s_curve(amplitude, wavelength, self.travel + robot_length + 1.0, z)
-        self.tracker = PathTracker(chain, self.path, replace(load_snake_params().path_tracker, speed=self.speed))
-        start = lay_on_path(chain, self.path, 0.0)
-        if start.violations:
-            raise ConfigError(f"{w}: the path (amplitude {amplitude} m, wavelength {wavelength} m) needs joint "
-                              f"angles past the limits of {', '.join(start.violations)}")
-        self.snake.place(start.base_pose, start.angles)
-        self.drive = ScrewDrive(self.snake, period=self.period)
-        self.next_time = sim.time
-        self.t0 = sim.time
         self.s0 = 0.0
-        self.last_shape = start
 
-    # --- loop ------------------------------------------------------------------------------
     def _shape(self, s: float):
         laid = lay_on_path(self.snake.chain, self.path, s)
         ahead = lay_on_path(self.snake.chain, self.path, s + SHAPE_DS)
-        rates = {k: (ahead.angles[k] - laid.angles[k]) / SHAPE_DS * self.speed for k in laid.angles}
+        rates = {k: (ahead.angles[k] - laid.angles[k]) / SHAPE_DS * self.cfg.speed for k in laid.angles}
         return laid, rates
 
-    def pre_step(self, sim):
-        if sim.time + 1e-12 < self.next_time:
-            return
-        self.next_time = sim.time + self.period
-        q = self.snake.angles()
-        cmd = self.tracker.command(q, self.snake.base_pose())
+    def control(self, now: float, angles: dict[str, float], base_pose: np.ndarray) -> None:
+        """One control update at simulated time ``now`` (s) from the robot's ``angles`` and ``base_pose``:
+        shape and screw set points commanded."""
+        cmd = self.tracker.command(angles, base_pose)
         laid, rates = self._shape(cmd.s)
         self.snake.command(positions=laid.angles, velocities=rates)
         twist = np.zeros(6)
         twist[list(PLANAR)] = cmd.twist[list(PLANAR)]
-        self.drive.update(sim, twist, rates)
+        self.drive.update(now, twist, rates, angles)
         self.s.append(cmd.s)
-        self.sample = True
 
-    def post_step(self, sim):
-        if not self.sample:  # sampled once per control period
-            return None
-        self.sample = False
-        points = self.snake.module_points()
-        self.t.append(sim.time - self.t0)
+    def sample(self, t: float, points: np.ndarray) -> str | None:
+        """Record the module points (world) at ``t`` s from the start; a message when the travel is done."""
+        self.t.append(t)
         self.traces.append(points)
         self.errors.append(np.array([self.path.closest(p)[2] for p in points]))
-        if self.s and self.s[-1] - self.s0 >= self.travel:
-            return RunEnd("ok", f"the tail travelled {self.s[-1] - self.s0:.3f} m along the path")
+        if self.s and self.s[-1] - self.s0 >= self.cfg.travel:
+            return f"the tail travelled {self.s[-1] - self.s0:.3f} m along the path"
         return None
 
-    # --- outputs ---------------------------------------------------------------------------
-    def metrics(self):
+    def metrics(self) -> dict:
         if not self.errors:
             return {"travelled_m": 0.0}
         stats = tracking_stats(np.array(self.errors))
@@ -158,7 +182,7 @@ class LeaderFollower(ScenarioController):
         travelled = (self.s[-1] - self.s0) if self.s else 0.0
         duration = self.t[-1]
         return {
-            "speed_command_m_s": self.speed,
+            "speed_command_m_s": self.cfg.speed,
             "travelled_m": travelled,
             "duration_s": duration,
             "average_speed_m_s": travelled / duration if duration > 0 else None,
@@ -167,7 +191,7 @@ class LeaderFollower(ScenarioController):
             "motion_control": self.drive.report(),
         }
 
-    def plot(self, path):
+    def plot(self, path) -> None:
         from eels_gz.plots import plt
 
         fig, (a, b) = plt.subplots(2, 1, figsize=(9, 7), constrained_layout=True,
@@ -193,7 +217,3 @@ class LeaderFollower(ScenarioController):
         fig.suptitle("leader_follower: module points on the planned path")
         fig.savefig(Path(path), dpi=100)
         plt.close(fig)
-
-
-def make_controller(scenario: dict) -> LeaderFollower:
-    return LeaderFollower(scenario)

@@ -1,12 +1,13 @@
-"""Closed-loop screw drive in the host: NEO Eq. 5 (:class:`~eels_gz.snake.motion_control.ScrewMotionController`)
-fed with the robot as it is now.
+"""Closed-loop screw drive: NEO Eq. 5 (:class:`~eels_gz.snake.motion_control.ScrewMotionController`)
+fed with the robot as it is now (pure: the robot is read and commanded through ``snake``, e.g.
+plugins_py/snake_io.py's ``SnakeIO`` in a scenario system).
 
 Every ``period`` (s) :meth:`ScrewDrive.update` takes the current joint
-angles, the screws the screw contact plugin reports loaded, the gravity
+angles, the screws the screw contact reports loaded, the gravity
 direction in the tail frame (the contact side of every screw on flat
 ground), and the commanded body twist of the tail (``(v, w)`` in the tail
-frame, m/s and rad/s); it solves for the screw rates and sends them to the
-joint-control plugin as velocity set points. Between updates the set points
+frame, m/s and rad/s); it solves for the screw rates and sends them to
+joint control as velocity set points. Between updates the set points
 hold. A contact set the controller reports singular (the straight "pencil"
 of NEO §V, or too few screws) stops the screws and is counted, never
 divided through.
@@ -22,7 +23,6 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from eels_gz.scenarios.snake_host import SnakeHost
 from eels_gz.snake.motion_control import MotionControlResult, ScrewMotionController
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.path_tracker import se3_log
@@ -41,11 +41,14 @@ def body_twist_between(T0: np.ndarray, T1: np.ndarray, duration: float) -> np.nd
 class ScrewDrive:
     """Screw rates for a commanded tail twist, recomputed every ``period`` (s).
 
+    ``snake`` gives the robot: ``chain`` (SnakeChain), ``screws`` (ScrewGeometry by screw link),
+    ``angles()`` (rad by joint), ``screws_in_contact()`` (screw links), ``down_in_base()`` (unit
+    gravity direction in the tail frame) and ``command(positions, velocities)`` (set points by joint).
     ``subspace`` (``planar`` or ``se3``) and ``condition_max`` default to
     config/snake.yaml ``motion_control``.
     """
 
-    def __init__(self, snake: SnakeHost, period: float = 0.01, subspace: str | None = None,
+    def __init__(self, snake, period: float = 0.01, subspace: str | None = None,
                  condition_max: float | None = None):
         cfg = load_snake_params().motion_control
         self.snake = snake
@@ -59,29 +62,25 @@ class ScrewDrive:
         self.singular = 0
         self.singular_message = ""
 
-    def down_in_base(self) -> np.ndarray:
-        """Unit gravity direction in the tail frame."""
-        g = np.asarray(self.snake.sim.world.getGravity(), float)
-        n = float(np.linalg.norm(g))
-        g = g / n if n > 0 else np.array([0.0, 0.0, -1.0])
-        return self.snake.base_pose()[:3, :3].T @ g
+    def solve(self, twist: np.ndarray, theta_dot: Mapping[str, float] | None = None,
+              angles: Mapping[str, float] | None = None) -> MotionControlResult:
+        """Eq. 5 for the robot as it is now, or at joint ``angles`` (rad) (no command sent)."""
+        return self.controller.solve(self.snake.angles() if angles is None else angles,
+                                     self.snake.screws_in_contact(), twist, self.snake.down_in_base(), theta_dot)
 
-    def solve(self, twist: np.ndarray, theta_dot: Mapping[str, float] | None = None) -> MotionControlResult:
-        """Eq. 5 for the robot as it is now (no command sent)."""
-        return self.controller.solve(self.snake.angles(), self.snake.screws_in_contact(), twist,
-                                     self.down_in_base(), theta_dot)
-
-    def update(self, sim, twist: np.ndarray, theta_dot: Mapping[str, float] | None = None) -> MotionControlResult:
-        """Once per ``period``: solve and command the screw rates; returns the latest result."""
-        if sim.time + 1e-12 < self.next_time and self.last is not None:
+    def update(self, now: float, twist: np.ndarray, theta_dot: Mapping[str, float] | None = None,
+               angles: Mapping[str, float] | None = None) -> MotionControlResult:
+        """Once per ``period``, at simulated time ``now`` (s): solve (at ``angles``, default the robot's
+        now) and command the screw rates; returns the latest result."""
+        if now + 1e-12 < self.next_time and self.last is not None:
             return self.last
-        self.next_time = sim.time + self.period
-        res = self.solve(twist, theta_dot)
+        self.next_time = now + self.period
+        res = self.solve(twist, theta_dot, angles)
         self.updates += 1
         if not res.ok:
             self.singular += 1
             if self.singular_message != res.message:
-                log.info("t = %.3f s: %s", sim.time, res.message)
+                log.info("t = %.3f s: %s", now, res.message)
             self.singular_message = res.message
         self.snake.command(velocities=res.rates)
         self.last = res

@@ -73,6 +73,13 @@ class SnakeHost:
         offset = frame.pose[:3, 3] if frame else np.zeros(3)
         return np.asarray(body.getLinearVelocity(offset)), np.asarray(body.getAngularVelocity())
 
+    def down_in_base(self) -> np.ndarray:
+        """Unit gravity direction in the base frame (straight down the base's -z without gravity)."""
+        g = np.asarray(self.sim.world.getGravity(), float)
+        n = float(np.linalg.norm(g))
+        g = g / n if n > 0 else np.array([0.0, 0.0, -1.0])
+        return self.base_pose()[:3, :3].T @ g
+
     def module_points(self) -> np.ndarray:
         """(n + 2, 3) module points of the robot as it is now (world)."""
         return self.chain.module_points(self.angles(), self.base_pose())

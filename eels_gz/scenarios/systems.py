@@ -58,15 +58,29 @@ def _number(value: object, key: str, source: str) -> str:
     return repr(float(value))
 
 
+def robot_system_modules(gazebo_blocks) -> set[str]:
+    """The Python system modules (``<module_name>``) a robot description's model-level ``<gazebo>``
+    blocks (lxml elements) load."""
+    return {m.text.strip() for block in gazebo_blocks for m in block.iter("module_name") if m.text}
+
+
 def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file: str, world_file: str,
                      metrics_file: str | None = None, source: str = "scenario",
-                     extra_elements: dict[str, str] | None = None) -> list[str]:
+                     extra_elements: dict[str, str] | None = None, robot_systems=()) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems. ``extra_elements``: more XML
-    for one module's element (by module name), e.g. its tethers."""
+    for one module's element (by module name), e.g. its tethers. ``robot_systems``: modules the robot's
+    description loads itself (:func:`robot_system_modules`; wheel_rig's): the scenario names them for
+    their metrics, and they are not loaded a second time. The scenario's parameters are checked first
+    by its systems' pure modules (``check_params``): a ConfigError naming one, before anything loads."""
+    from eels_gz.scenarios import check_scenario_params
+
+    check_scenario_params(scenario, source)
     params = scenario.get("params") or {}
     body = "".join(f"<{k}>{_number(v, k, source)}</{k}>" for k, v in params.items())
     out = []
     for module, priority in system_entries(scenario, source):
+        if module in robot_systems:
+            continue
         parts = [f'<plugin filename="{PYTHON_LOADER[0]}" name="{PYTHON_LOADER[1]}">',
                  f"<module_name>{module}</module_name>",
                  f"<gz:system_priority>{priority}</gz:system_priority>",

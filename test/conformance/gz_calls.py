@@ -230,6 +230,8 @@ class _Checker(ast.NodeVisitor):
             return None
         if base and base.startswith("msg:"):
             return None
+        if base and base.startswith("helperobj:"):  # checked in the helper's own file
+            return None
         if base == "EntityComponentManager":
             self.problem(node, f"the ECM has no methods in gz-sim's Python API ('{name}')")
             return None
@@ -278,6 +280,8 @@ class _Checker(ast.NodeVisitor):
     def function(self, node: ast.Call, name: str, env: dict) -> str | None:
         if name == "iter_elements":
             return "iter:Element"
+        if (env.get(name) or "").startswith("helper:"):
+            return "helperobj:" + name
         if name == "param" and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant):
             getter = node.args[1].value
             self.checked += 1
@@ -370,6 +374,11 @@ def check_file(path: Path, host_only: set[str], functions: set[str] | None = Non
             for alias in node.names:
                 if alias.name in MODULES:
                     checker.module_env[alias.asname or alias.name] = "module:" + alias.name
+        elif (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+              and (path.parent / f"{node.module}.py").is_file()):
+            # a plugin-side helper module beside it (e.g. snake_io): checked as a file of its own
+            for alias in node.names:
+                checker.module_env[alias.asname or alias.name] = "helper:" + alias.name
     if path.stem == "gz_compat":  # the module itself: its own sim, gzmath, msgs and transport
         checker.module_env.update({name: "module:" + name for name in MODULES})
     for recording in (False, False, True):  # self attributes and callbacks settle in the first passes

@@ -95,7 +95,7 @@ def drive(params: str, twist, shape: str = "crescent") -> dict:
     T0, t0 = snake.base_pose(), sim.time
     points = snake.chain.module_points(snake.angles())  # tail frame
     while sim.time < t0 + DRIVE - 1e-9:
-        screws.update(sim, np.asarray(twist, float))
+        screws.update(sim.time, np.asarray(twist, float))
         sim.step()
     return {"twist": body_twist_between(T0, snake.base_pose(), sim.time - t0), "points": points,
             "drive": screws, "moved": np.linalg.norm(snake.base_pose()[:3, 3] - T0[:3, 3])}

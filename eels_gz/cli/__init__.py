@@ -105,7 +105,6 @@ class _RunCommand(click.Command):
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
         save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
     """Run a robot in a world headless in the embedded host."""
-    from eels_gz.run.runner import run as run_simulation
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
 
@@ -127,6 +126,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
+            from eels_gz.run.runner import run as run_simulation
+
             if cfg["ros"]["enabled"]:  # say what is bridged as soon as the interface is up
                 ros_log = logging.getLogger("eels_gz.ros.interface")
                 if ros_log.getEffectiveLevel() > logging.INFO:

@@ -22,6 +22,7 @@ import math
 import numpy as np
 from gz_compat import link_world_states, msgs, peer, register_peer, request_run_end, scenario_params, sim, transport
 
+from eels_gz.contact.frames import rotation_matrix
 from eels_gz.scenarios.rover_drive import (SAMPLE_PERIOD, DrivePlan, DriveRecord, check_path, check_rate, path_name,
                                            path_segments, planar_pose, plot, slip_sample, slope_of)
 from eels_gz.terrain.writers import find_terrain_field
@@ -112,13 +113,17 @@ class RoverDrive:
         resteering = bool(self.steering.resteering)
         self.plan.advance(info.dt.total_seconds(), resteering)
         t = info.sim_time.total_seconds()
+        sample = t >= self.next_sample - 1e-9
+        if not (sample or self.plan.done):
+            # the run may end after any step: keep its pose (one gz call; metrics() adds it as the last sample)
+            self.last = (t, self.base.world_pose(ecm), self.odom[:3])
+            return
         states = link_world_states(ecm, [self.base])
         if states is None:
             return
         T = np.eye(4)
         T[:3, :3], T[:3, 3] = states[1][0], states[0][0]
-        self.last = (t, T, self.odom[:3])  # the run may end after any step: metrics() adds it
-        sample = t >= self.next_sample - 1e-9
+        self.last = (t, T, self.odom[:3])
         if sample or self.plan.done:
             self.next_sample += SAMPLE_PERIOD if sample else 0.0
             truth = planar_pose(self.T0, T)
@@ -136,8 +141,8 @@ class RoverDrive:
 
     def metrics(self) -> dict:
         if self.last is not None and (not self.record.t or self.record.t[-1] < self.last[0]):
-            t, T, odom = self.last
-            self.record.add(t, planar_pose(self.T0, T), odom)
+            t, pose, odom = self.last
+            self.record.add(t, planar_pose(self.T0, pose if isinstance(pose, np.ndarray) else _matrix(pose)), odom)
         if self.end is not None:
             status = self.end[0]
         else:
@@ -147,6 +152,15 @@ class RoverDrive:
 
     def plot(self, path) -> None:
         plot(self.metrics(), path)
+
+
+def _matrix(pose) -> np.ndarray:
+    """A gz.math Pose3d as a 4x4 matrix."""
+    p, q = pose.pos(), pose.rot()
+    T = np.eye(4)
+    T[:3, :3] = rotation_matrix(q.w(), q.x(), q.y(), q.z())
+    T[:3, 3] = (p.x(), p.y(), p.z())
+    return T
 
 
 def get_system():

@@ -167,21 +167,24 @@ def _drive_run(run, cfg: dict, folder: Path, final: Path | None) -> dict:
     (status: the drive's own, ``timed out`` or ``left the terrain``, or the run's when it did not
     end ok, ``diverged: MESSAGE`` for a blow-up; ``signal`` when interrupted)."""
     from eels_gz.errors import SimulationDiverged
+    from eels_gz.outputs import RunFolder
 
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
     signum, error = None, None
-    try:
-        run(cfg, folder, final_dir=None if final is None else final / folder.name)
-    except RunInterrupted as exc:
-        if not (folder / "summary.json").is_file() or not getattr(exc, "started", True):
-            raise
-        signum = exc.signum
-    except SimulationDiverged as exc:
-        error = f"diverged: {exc}"
-    except EelsError as exc:  # a run that began ends with its summary; one refused before is raised
-        if not (folder / "summary.json").is_file():
-            raise
-        error = None
+    # the run's folder by the rules of every run folder: written aside, renamed into place, replacing
+    # only a run folder (the drive's record file decides --overwrite)
+    with RunFolder(folder, overwrite=True, what="rover drive run") as staged:
+        try:
+            run(cfg, staged.path, final_dir=folder if final is None else final / folder.name)
+        except RunInterrupted as exc:
+            if not (staged.path / "summary.json").is_file():
+                raise
+            signum = exc.signum
+        except SimulationDiverged as exc:
+            error = f"diverged: {exc}"
+        except EelsError:  # a run that began ends with its summary; one refused before is raised
+            if not (staged.path / "summary.json").is_file():
+                raise
     summary = json.loads((folder / "summary.json").read_text())
     metrics_file = folder / "metrics.json"
     metrics = json.loads(metrics_file.read_text()) if metrics_file.is_file() else {}

@@ -1,7 +1,8 @@
 """Cost of the screw contact wrench kernels per contact point, and of one full
 ``screw_wrenches`` call (point placement + terrain query + kernel), for 20
 screws (EELS 1.0 alternating) with 8 to 32 points each, under the default
-ice (bristle law and rolling resistance) and the regulated law
+ice (bristle law and rolling resistance; with the implicit step of the friction across the thread,
+as the plugin runs it, and without: every force explicit) and the regulated law
 (config/contact/ice_regulated.yaml), both through the one loop
 ``wrench_kernel`` with their packed parameters, timed in the same run.
 
@@ -24,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from eels_gz.contact.kernel import new_contact_state, screw_wrenches, wrench_kernel
+from eels_gz.contact.implicit import ACROSS_WIDTH, link_mobility
+from eels_gz.contact.kernel import NO_ACROSS, NO_MOBILITY, new_contact_state, screw_wrenches, wrench_kernel
 from eels_gz.contact.params import load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.terrain import Plane
@@ -82,12 +84,24 @@ def main() -> None:
 
         packed, packed_regulated, no_state = params.packed(), regulated.packed(), np.zeros((0, 0, state.shape[2]))
 
+        # the screw links' inertials as the plugin reads them (a 1.25 kg screw, solid root of 0.065 m)
+        mass = np.full(N_SCREWS, 1.25)
+        moi = np.array([np.diag([0.5 * 1.25 * 0.065**2, 0.03, 0.03])] * N_SCREWS)
+        moi_world = np.einsum("sij,sjk,slk->sil", rot, moi, rot)
+        mobility = link_mobility(mass, pos, moi_world, pos, rot)
+        across = np.zeros((N_SCREWS, n, ACROSS_WIDTH))
+
         def kernel():  # the one wrench loop, as the plugin calls it: the packed record built once
-            wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed, 1e-3, state, force, torque, fn_out, pf_out)
+            wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed, 1e-3, state, force, torque, fn_out, pf_out,
+                          mobility, across)
+
+        def kernel_explicit():  # every force explicit (no link inertia), as before issue 33
+            wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed, 1e-3, state, force, torque, fn_out, pf_out,
+                          NO_MOBILITY, NO_ACROSS)
 
         def kernel_regulated():
             wrench_kernel(lin, ang, offsets, dist, nrm, ev, rot, packed_regulated, 0.0, no_state,
-                          force, torque, fn_out, pf_out)
+                          force, torque, fn_out, pf_out, NO_MOBILITY, NO_ACROSS)
 
         def full():
             screw_wrenches(points, params, pos, rot, lin, ang, ground.query, stick=state, dt=1e-3)
@@ -97,10 +111,12 @@ def main() -> None:
 
         for _ in range(200):  # warm-up: compilation, caches
             kernel()
+            kernel_explicit()
             kernel_regulated()
             full()
             full_regulated()
         t_kernel = time_call(kernel, a.repeats, a.rounds)
+        t_kernel_explicit = time_call(kernel_explicit, a.repeats, a.rounds)
         t_kernel_reg = time_call(kernel_regulated, a.repeats, a.rounds)
         t_full = time_call(full, a.repeats // 4, a.rounds)
         t_full_reg = time_call(full_regulated, a.repeats // 4, a.rounds)
@@ -112,6 +128,8 @@ def main() -> None:
             "points_in_contact": int(np.count_nonzero(fn_out)),
             "kernel_us_per_call": t_kernel * 1e6,
             "kernel_ns_per_point": t_kernel * 1e9 / (N_SCREWS * n),
+            "kernel_explicit_us_per_call": t_kernel_explicit * 1e6,
+            "implicit_over_explicit_kernel": t_kernel / t_kernel_explicit,
             "screw_wrenches_us_per_call": t_full * 1e6,
             "screw_wrenches_ns_per_point": t_full * 1e9 / (N_SCREWS * n),
             "regulated": {

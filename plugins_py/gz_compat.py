@@ -170,6 +170,31 @@ def link_world_states(ecm, links):
     return link_world_states_each(ecm, links)
 
 
+def link_world_inertials(ecm, links):
+    """The links' inertials through ``Link.world_inertial``: ``(mass (S,) kg, centre of mass (S, 3) m,
+    moment of inertia about it (S, 3, 3) kg m^2)``, all in the world frame; ValueError naming a link
+    that has none."""
+    import numpy as np
+
+    from eels_gz.contact.frames import rotation_matrix
+
+    n = len(links)
+    mass, com, moi = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
+    for k, link in enumerate(links):
+        inertial = link.world_inertial(ecm)
+        if inertial is None or inertial.mass_matrix().mass() <= 0.0:
+            raise ValueError(f"link '{link.name(ecm)}' has no inertial with a positive mass")
+        mm = inertial.mass_matrix()
+        mass[k] = mm.mass()
+        p, q = inertial.pose().pos(), inertial.pose().rot()
+        com[k] = (p.x(), p.y(), p.z())
+        d, o = mm.diagonal_moments(), mm.off_diagonal_moments()  # (xx, yy, zz), (xy, xz, yz), inertial frame
+        local = np.array([[d.x(), o.x(), o.y()], [o.x(), d.y(), o.z()], [o.y(), o.z(), d.z()]])
+        rot = rotation_matrix(q.w(), q.x(), q.y(), q.z())
+        moi[k] = rot @ local @ rot.T
+    return mass, com, moi
+
+
 def add_link_world_wrenches_each(ecm, links, forces, torques):
     """``add_link_world_wrenches`` through ``Link.add_world_wrench``."""
     for link, f, t in zip(links, forces.tolist(), torques.tolist()):

@@ -20,13 +20,18 @@ While it is active the screws' own collisions are off (``collide_bitmask``
 Until the first physics update after ``configure`` gz-sim reports zero link
 velocities; the contact is computed with them (a robot starts at rest).
 ``reset`` (a world reset) clears the per-point contact state (bristles, rolling seats).
+The friction across the thread is integrated implicitly (``eels_gz.contact.implicit``) with each
+point's mobility from its screw link's own mass and inertia, read in ``configure`` through
+``Link.world_inertial``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, register_peer, sim
+from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inertials, link_world_states, param,
+                       register_peer, sim)
 
+from eels_gz.contact.implicit import link_mobility
 from eels_gz.contact.kernel import ScrewContactStep
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
@@ -66,7 +71,11 @@ class ScrewContact:
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
         self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
-        self.contact = ScrewContactStep(self.points, self.params, self.terrain)
+        # the screw links' own mass and inertia (in their link frames): the implicit step of the friction
+        # across the thread (eels_gz.contact.implicit) needs each contact point's mobility
+        mass, com, moi = link_world_inertials(ecm, self.links)
+        pos, rot = _link_poses(ecm, self.links)
+        self.contact = ScrewContactStep(self.points, self.params, self.terrain, link_mobility(mass, com, moi, pos, rot))
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
         register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
@@ -86,6 +95,19 @@ class ScrewContact:
         out = self.contact(self.pos, self.rot, self.lin, self.ang, info.dt.total_seconds())
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)
+
+
+def _link_poses(ecm, links):
+    """World positions (S, 3) and rotations (S, 3, 3) of the links' frames."""
+    from eels_gz.contact.frames import rotation_matrix
+
+    pos, rot = np.zeros((len(links), 3)), np.zeros((len(links), 3, 3))
+    for k, link in enumerate(links):
+        pose = link.world_pose(ecm)
+        p, q = pose.pos(), pose.rot()
+        pos[k] = (p.x(), p.y(), p.z())
+        rot[k] = rotation_matrix(q.w(), q.x(), q.y(), q.z())
+    return pos, rot
 
 
 def get_system():

@@ -60,6 +60,22 @@ def friction(csv_file, as_json, plot_file):
         click.echo(f"plot: {plot_file}")
 
 
+@calibrate.command()
+@click.argument("lf_dir", metavar="LF_DIR", type=click.Path(file_okay=False))
+@click.argument("wc_dir", metavar="WC_DIR", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print every grid point's residuals and figures as JSON.")
+def identify(lf_dir, wc_dir, as_json):
+    """Fit the ice's across-thread line to the papers' hardware behaviours (eels_gz.contact.identify): LF_DIR and
+    WC_DIR are the outputs of config/sweeps/ice_identify_leader_follower.yaml and ice_identify_wall_climb.yaml."""
+    from eels_gz.contact.identify import candidates_json, report, score
+
+    try:
+        candidates = score(Path(lf_dir), Path(wc_dir))
+    except EelsError as exc:
+        fail(exc)
+    click.echo(json.dumps(candidates_json(candidates), indent=2) if as_json else report(candidates))
+
+
 def _floats(text: str) -> list[float]:
     """Comma-separated load masses (kg): finite and >= 0, at least one."""
     try:

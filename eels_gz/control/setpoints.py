@@ -39,7 +39,7 @@ import numpy as np
 
 from eels_gz.errors import ConfigError
 
-# tethers: eels_gz/run/tethers.py; controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py);
+# tethers: eels_gz/snake/tethers.py (applied by the system plugins_py/tethers.py, named in systems:); controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py);
 # systems: gz-sim systems of plugins_py/ the run loads on the robot (eels_gz/scenarios/systems.py);
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;

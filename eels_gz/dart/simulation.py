@@ -4,6 +4,7 @@ gz-sim's world reset (``reset``) and system shutdown (``close``)."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import time as _time
@@ -401,8 +402,28 @@ class Simulation:
             return None
         return state.kinematics()
 
+    @contextlib.contextmanager
+    def systems_held(self, held: list[LoadedSystem]):
+        """Step without the callbacks of the systems ``held`` inside the block (a placement before the
+        run steps the robot and its own systems; the scenario's systems start with the run)."""
+        saved = {phase: list(callbacks) for phase, callbacks in self._phases.items()}
+        out = {id(cb) for s in held for cb in s.callbacks}
+        for callbacks in self._phases.values():
+            callbacks[:] = [cb for cb in callbacks if id(cb) not in out]
+        try:
+            yield
+        finally:
+            for phase, callbacks in self._phases.items():  # in place: _pre, _upd, _post are these lists
+                added = [cb for cb in callbacks if cb not in saved[phase]]  # host callbacks added meanwhile
+                callbacks[:] = [cb for cb in saved[phase] if cb in callbacks or id(cb) in out] + added
+
+    def set_gravity(self, g) -> None:
+        """The world's gravity (3,) m/s^2 from now on, for the engine and the gz API."""
+        self.world.setGravity(np.asarray(g, float))
+        self.ecm.gravity = np.asarray(g, float).copy()
+
     def add_pre_update(self, callback) -> None:
-        """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features such as tethers)."""
+        """Run ``callback(info, ecm)`` after the systems' pre_update each step (host features: the setup's progress ticks, tests' aids)."""
         self._pre.append(callback)
 
     # --- stepping -------------------------------------------------------------
@@ -509,7 +530,7 @@ class Simulation:
     def _callback_failed(self, callback, phase: str, exc: Exception) -> None:
         loaded = self._owner.get(id(callback))
         if loaded is None:
-            raise exc  # a host callback (tethers, ...): not a plugin
+            raise exc  # a host callback: not a plugin
         error = PluginCallbackError(loaded.module, phase, self.iterations, self.iterations * self.dt, exc)
         if self.plugin_errors != "disable":
             raise error from exc

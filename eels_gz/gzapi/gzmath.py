@@ -1,5 +1,5 @@
-"""The gz.math types our plugins use: ``Vector3d``, ``Quaterniond`` and
-``Pose3d``, with gz-math 7's Python method names and constructor forms
+"""The gz.math types our plugins use: ``Vector3d``, ``Quaterniond``,
+``Pose3d`` and (for ``Link.world_inertial``) ``MassMatrix3d`` and ``Inertiald``, with gz-math 7's Python method names and constructor forms
 (``x()``, ``rot()``, ``rotate_vector()``, ``euler()``...). Quaternions are
 (w, x, y, z) and Euler angles are roll-pitch-yaw (extrinsic x-y-z), as in
 gz-math.
@@ -195,6 +195,50 @@ class Pose3d:
     def __repr__(self) -> str:
         e = self._q.euler()
         return f"Pose3d({self.x():g} {self.y():g} {self.z():g} {e.x():g} {e.y():g} {e.z():g})"
+
+
+class MassMatrix3d:
+    """gz-math's mass (kg) and moments of inertia about the centre of mass (kg m^2, in the inertial's
+    own frame): diagonal (xx, yy, zz) and off-diagonal (xy, xz, yz) moments."""
+
+    __slots__ = ("_mass", "_diag", "_off")
+
+    def __init__(self, *args):
+        if len(args) == 0:
+            self._mass, self._diag, self._off = 0.0, Vector3d(), Vector3d()
+        elif len(args) == 3 and isinstance(args[1], Vector3d) and isinstance(args[2], Vector3d):
+            self._mass, self._diag, self._off = float(args[0]), Vector3d(args[1]), Vector3d(args[2])
+        else:
+            raise TypeError("MassMatrix3d() or MassMatrix3d(mass, diagonal, off_diagonal)")
+
+    def mass(self) -> float:
+        return self._mass
+
+    def diagonal_moments(self) -> Vector3d:
+        return Vector3d(self._diag)
+
+    def off_diagonal_moments(self) -> Vector3d:
+        return Vector3d(self._off)
+
+
+class Inertiald:
+    """gz-math's inertial: a mass matrix at a pose (the centre of mass frame in its parent)."""
+
+    __slots__ = ("_mm", "_pose")
+
+    def __init__(self, *args):
+        if len(args) == 0:
+            self._mm, self._pose = MassMatrix3d(), Pose3d()
+        elif len(args) == 2 and isinstance(args[0], MassMatrix3d) and isinstance(args[1], Pose3d):
+            self._mm, self._pose = args
+        else:
+            raise TypeError("Inertiald() or Inertiald(mass_matrix, pose)")
+
+    def mass_matrix(self) -> MassMatrix3d:
+        return self._mm
+
+    def pose(self) -> Pose3d:
+        return self._pose
 
 
 # --- host-side conversions (not gz-math API) ---------------------------------------------

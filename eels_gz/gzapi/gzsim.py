@@ -35,7 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from eels_gz.gzapi.gzmath import Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
+from eels_gz.gzapi.gzmath import (Inertiald, MassMatrix3d, Pose3d, Vector3d, pose_from_matrix, vector3,
+                                   vector_array)
 from eels_gz.gzapi.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
 
 NULL_ENTITY = 0
@@ -400,6 +401,18 @@ class Link:
     def world_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
         return None if rec is None else pose_from_matrix(rec.body.getWorldTransform().matrix())
+
+    def world_inertial(self, ecm: EntityComponentManager) -> Inertiald | None:
+        """The link's mass and inertia about its centre of mass, at the centre of mass's world pose."""
+        rec = ecm.links.get(self._e)
+        if rec is None:
+            return None
+        moment = np.asarray(rec.body.getInertia().getMoment(), dtype=float)
+        mass = MassMatrix3d(rec.body.getMass(), vector3(np.diag(moment)),
+                            vector3((moment[0, 1], moment[0, 2], moment[1, 2])))
+        T = rec.body.getWorldTransform().matrix()
+        T[:3, 3] = rec.body.getCOM()
+        return Inertiald(mass, pose_from_matrix(T))
 
     def world_inertial_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)

@@ -82,7 +82,7 @@ def check_exportable(r: Resolved) -> None:
         hosted.append(("controller", f"its controller eels_gz/scenarios/{scenario['controller']}.py, which steps "
                                      "the embedded host itself"))
     if scenario.get("tethers") and not any("tether" in m for m in modules):
-        hosted.append(("tethers", "its tethers, applied by the embedded host (eels_gz/run/tethers.py)"))
+        hosted.append(("tethers", "its tethers, which only a system of the scenario (plugins_py/tethers.py) applies"))
     for key, what in hosted:
         raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; a Gazebo "
                           f"world cannot run it until the scenario names systems for it ('systems:', issue 32). "
@@ -211,11 +211,11 @@ def initial_joints_plugin(joints: dict[str, float]):
     return plugin
 
 
-def scenario_systems(r: Resolved, description_file: Path, metrics_file: Path) -> list:
+def scenario_systems(r: Resolved, description_file: Path, metrics_file: Path, placement_file: Path) -> list:
     """The scenario's gz-sim systems as <plugin> elements (the writer ``run`` uses,
     :func:`eels_gz.run.resolve.scenario_system_plugins`), parsed with gz-sim's namespace for their
     ``<gz:system_priority>``."""
-    texts = scenario_system_plugins(r, str(description_file), str(metrics_file))
+    texts = scenario_system_plugins(r, str(description_file), str(metrics_file), str(placement_file))
     if not texts:
         return []
     wrapped = etree.fromstring(f'<plugins xmlns:gz="{GZ_NAMESPACE}">{"".join(texts)}</plugins>'.encode())
@@ -261,7 +261,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
 
     robot_file = f"{r.entry.name}.urdf"
     world_file = final_abs / WORLD_FILE
-    plugins = scenario_systems(r, final_abs / robot_file, final_abs / METRICS_FILE)
+    plugins = scenario_systems(r, final_abs / robot_file, final_abs / METRICS_FILE, final_abs / PLACEMENT_FILE)
 
     tree = etree.parse(str(r.world), etree.XMLParser(remove_comments=False))
     root = tree.getroot()

@@ -178,12 +178,15 @@ def urdf_mass(urdf: str) -> float:
     return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
 
 
-def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None) -> list[str]:
+def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None,
+                            placement_file: str | None = None) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems, for ``run`` (appended to the robot
     model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.systems'
-    writer given the robot, the world and ``description_file`` (the robot's URDF), and, under Gazebo,
-    ``metrics_file`` (where the systems write their metrics)."""
-    if not (r.scenario and r.scenario.get("systems")):
+    writer given the robot, the world and ``description_file`` (the robot's URDF), under Gazebo
+    ``metrics_file`` (where the systems write their metrics), and for a scenario with a placement
+    ``placement_file`` (its ``placement.json``, which the systems read the placed joints from). A scenario
+    with ``tethers:`` but no ``tethers`` system gets the writer's error naming it."""
+    if not (r.scenario and (r.scenario.get("systems") or r.scenario.get("tethers"))):
         return []
     from eels_gz.scenarios.systems import robot_system_modules, scenario_plugins
 
@@ -191,7 +194,8 @@ def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: st
     return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,
                                  world_file=str(Path(r.world).resolve()), metrics_file=metrics_file,
                                  source=r.scenario_file or str(name),
-                                 robot_systems=robot_system_modules(r.description.gazebo)))
+                                 robot_systems=robot_system_modules(r.description.gazebo),
+                                 placement_file=placement_file if r.scenario.get("placement") else None))
 
 
 def _scenario_file(scfg: dict, work_dir: RunFiles | str | Path | None) -> tuple[str, dict | None]:

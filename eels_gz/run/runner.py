@@ -79,11 +79,6 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
     elif not (scenario and (scenario.get("controller") or scenario.get("placement"))):  # placed in the setup
         check_start_pose(sim, rcfg["pose"])
-    if scenario is not None and scenario.get("tethers"):
-        from eels_gz.run.tethers import TetherSet, parse_tethers
-
-        where = scenario_file or str(cfg["scenario"]["name"])
-        sim.add_pre_update(TetherSet(sim, parse_tethers(scenario["tethers"], where), where).pre_update)
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
     resolved_cfg["robot"]["n_modules"] = n_modules
@@ -119,7 +114,7 @@ def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
     """The ``<plugin>`` elements of the scenario's systems (eels_gz.run.resolve.scenario_system_plugins,
     the export's writer too), with the robot's URDF written to ``work_dir/robot.urdf`` (a temporary
     folder without one) for them to read."""
-    if not (r.scenario and r.scenario.get("systems")):
+    if not (r.scenario and (r.scenario.get("systems") or r.scenario.get("tethers"))):  # tethers: a system's
         return ()
     import tempfile
 
@@ -127,7 +122,9 @@ def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
     folder.mkdir(parents=True, exist_ok=True)
     urdf = folder / "robot.urdf"
     urdf.write_text(r.description.urdf)
-    return tuple(scenario_system_plugins(r, str(urdf.resolve())))
+    from eels_gz.run.placing import PLACEMENT_FILE
+
+    return tuple(scenario_system_plugins(r, str(urdf.resolve()), placement_file=str((folder / PLACEMENT_FILE).resolve())))
 
 
 class Recorder:
@@ -304,18 +301,10 @@ class _RunLoop:
         """The scenario's placement before the run (eels_gz.run.placing) or its controller's setup,
         interruptible at any moment."""
         prep, sim = self.prep, self.sim
-        if prep.scenario and prep.scenario.get("placement"):
-            from eels_gz.run.placing import place
-
-            with self.stop.immediately():
-                placed = place(sim, prep, self.out, settle=None)
-            if placed is not None and placed.status != "ok":
-                self.status, self.message = placed.status, placed.message
-        if not (prep.scenario and prep.scenario.get("controller")):
-            return
-        from eels_gz.scenarios import load_controller
-
-        if self.setup_progress is not None:
+        placing = bool(prep.scenario and prep.scenario.get("placement"))
+        controlled = bool(prep.scenario and prep.scenario.get("controller"))
+        ticking = placing or controlled or any(getattr(s.system, "lead_in_s", 0.0) for s in sim.systems)
+        if self.setup_progress is not None and ticking:
             report, active = self.setup_progress, [True]
 
             def tick(info, ecm) -> None:
@@ -324,14 +313,39 @@ class _RunLoop:
 
             sim.add_pre_update(tick)
         try:
+            if placing:
+                from eels_gz.run.placing import place
+
+                with self.stop.immediately():
+                    placed = place(sim, prep, self.out)  # ctx.settle: eels_gz.run.placement's settling
+                if placed is not None and placed.status != "ok":
+                    self.status, self.message = placed.status, placed.message
+            if self.status == "ok":
+                self._lead_in()
+            if not controlled:
+                return
+            from eels_gz.scenarios import load_controller
+
             with self.stop.immediately():
                 where = prep.scenario_file or str(self.cfg["scenario"]["name"])
                 controller = load_controller(prep.scenario["controller"], prep.scenario, where)
                 controller.setup(sim, dict(prep.scenario["params"]))
                 self.controller = controller  # set up: it steps the run and reports its metrics
         finally:
-            if self.setup_progress is not None:
+            if self.setup_progress is not None and ticking:
                 active[0] = False
+
+    def _lead_in(self) -> None:
+        """The steps a scenario system needs before the scenario's timed run (its ``lead_in_s``, s:
+        wall_climb's push and the rope's release), with every system running, timed as setup."""
+        sim = self.sim
+        lead_in = max((float(getattr(s.system, "lead_in_s", 0.0)) for s in sim.systems if not s.disabled), default=0.0)
+        with self.stop.immediately():
+            for _ in range(int(round(lead_in / sim.dt))):
+                sim.step()
+                if sim.ecm.run_end is not None:
+                    self.status, self.message = sim.ecm.run_end
+                    return
 
     def run(self) -> dict:
         sim, cfg = self.sim, self.cfg

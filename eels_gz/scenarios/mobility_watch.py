@@ -1,7 +1,7 @@
-"""The mobility-failure check of a run (EELS-DARTS §4.3.1) in the host: each
-step, the angle between the x axis of the watched link and the gravity line
-(:func:`eels_gz.snake.mobility.check_mobility`); past the threshold the run
-ends with status ``mobility_failure``."""
+"""The mobility-failure check of a run (EELS-DARTS §4.3.1), pure: each step, the angle between the x
+axis of the watched link and the gravity line (:func:`eels_gz.snake.mobility.check_mobility`); past
+the threshold the run ends with status ``mobility_failure`` (the scenario's system asks for it with
+``gz_compat.request_run_end``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import math
 
 import numpy as np
 
-from eels_gz.scenarios import RunEnd
 from eels_gz.snake.mobility import MOBILITY_FAILURE, check_mobility
 from eels_gz.snake.params import load_snake_params
+
+__all__ = ["MOBILITY_FAILURE", "MobilityWatch", "threshold_from"]
 
 
 def threshold_from(params: dict[str, float]) -> float:
@@ -21,28 +22,27 @@ def threshold_from(params: dict[str, float]) -> float:
 
 
 class MobilityWatch:
+    """Checks ``link`` (default config/snake.yaml ``mobility.link``) against ``threshold`` (rad)."""
+
     # the keys of metrics() (a scenario's METRICS includes them when it merges them in)
     METRICS = ("mobility_threshold_deg", "max_axis_gravity_angle_deg")
-    """Checks ``link`` (default config/snake.yaml ``mobility.link``) of the robot in ``sim``."""
 
-    def __init__(self, sim, threshold: float, link: str | None = None):
-        self.sim = sim
+    def __init__(self, threshold: float, link: str | None = None):
         self.threshold = float(threshold)
         self.link = link or load_snake_params().mobility.link
-        self.sim.frame_world_pose(self.link)  # KeyError now for an unknown link
         self.times: list[float] = []
         self.angles: list[float] = []
 
-    def check(self) -> RunEnd | None:
-        R = self.sim.frame_world_pose(self.link)[:3, :3]
-        status = check_mobility(R, np.asarray(self.sim.world.getGravity(), float), self.threshold)
-        self.times.append(self.sim.time)
+    def check(self, t: float, R_world_link: np.ndarray, gravity: np.ndarray) -> str | None:
+        """Record the angle of the link (world rotation ``R_world_link``) at time ``t`` (s); the
+        failure's message when it is past the threshold, else None."""
+        status = check_mobility(R_world_link, np.asarray(gravity, float), self.threshold)
+        self.times.append(t)
         self.angles.append(status.angle)
         if status.failed:
-            return RunEnd(MOBILITY_FAILURE,
-                          f"mobility failure at t = {self.sim.time:.3f} s: the x axis of '{self.link}' is "
-                          f"{math.degrees(status.angle):.1f} deg from the gravity line (threshold "
-                          f"{math.degrees(self.threshold):.1f} deg, EELS-DARTS §4.3.1)")
+            return (f"mobility failure at t = {t:.3f} s: the x axis of '{self.link}' is "
+                    f"{math.degrees(status.angle):.1f} deg from the gravity line (threshold "
+                    f"{math.degrees(self.threshold):.1f} deg, EELS-DARTS §4.3.1)")
         return None
 
     def metrics(self) -> dict:

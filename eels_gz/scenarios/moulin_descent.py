@@ -13,16 +13,21 @@ holds for ``hold_time`` and down-climbs at ``climb_speed`` (negative) on its
 screws of alternating hands. Metrics: the placement report, hold_analysis,
 ``descended_m`` and its rate, and wall_climb's hold drift, climb ratio and
 screw loads. Measured: docs/scenarios.md. A placement that times out ends the run with
-``placement_failed``.
+``placement_failed`` before its first step.
+
+The settling is the placement before the run (:func:`place`, through ``ctx.settle``:
+eels_gz.run.placement); ``placement.json`` records the settled pose and joints and, in its report,
+the settling (``settle``), the slot's fit and its rope. The system is plugins_py/moulin_descent.py
+(the slot: plugins_py/wall_climb.py's, with this scenario's figures added).
 
 Helix (``helix`` = 1, :class:`MoulinDescent`), in the round shaft above: the
 shaft's centre at ``z_start`` (m) is found from the distance field; the robot
 is laid on a helix about the shaft's axis (radius ``helix_radius`` m, 0:
 config/snake.yaml), tail on top, and settled with gravity off; gravity then
 comes back on with the shape held. Run: every screw at ``screw_rate`` rad/s, the
-mobility check on each step. A tail that descends faster than ``fall_speed``
+mobility check on each step (:class:`HelixRecord`). A tail that descends faster than ``fall_speed``
 m/s over ``FALL_WINDOW`` s is not climbing down but falling: the run ends with
-``slip_failure`` (the distance it fell is still reported).
+``slip_failure`` (the distance it fell is still reported; :class:`FallWatch`).
 
 Measured on the helix (issue 8 notes): the robot falls. Placement leaves it touching the
 wall with no push into it, and once gravity is on nothing holds it: under
@@ -58,189 +63,159 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.config import load_yaml
-from eels_gz.run.placement import bore_center, settle
+from eels_gz.errors import ConfigError
 from eels_gz.registry import scenario_path
-from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
-from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
-from eels_gz.scenarios.snake_host import SnakeHost
-from eels_gz.scenarios.wall_climb import WallClimb
-from eels_gz.snake.holding import along_thread_share, holding_normal_force, screw_wall_contacts, squeeze_balance
+from eels_gz.scenarios import Placement, PlacementContext, param
+from eels_gz.scenarios.mobility_watch import MobilityWatch
+from eels_gz.scenarios.wall_climb import WallClimb, rope, screw_actuators, stemming_layout, stemming_report
+from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape
-from eels_gz.terrain.writers import find_terrain_field
 
-PLACEMENT_FAILED = "placement_failed"
+NAME = "moulin_descent"
 FALL_WINDOW = 0.1  # s, over which the descent speed is compared with fall_speed
-CONTACT_REACH = 0.005  # m: a screw within this of the ice after placement counts as touching it
+METRICS = ("placement", "hold_analysis", "descended_m", "descent_rate_m_s", "duration_s", *WallClimb.METRICS)
 
 
-def hold_analysis(sim, snake: SnakeHost, terrain, robot_name: str) -> dict:
-    """Can the placed robot hold its weight on its screws (eels_gz.snake.holding)? From its pose now
-    (the helix: as placement left it; the slot: pushed and released): the screws touching the ice,
-    the weight's share along their threads, the least total normal force that carries it on Coulomb
-    friction along the threads (under screw contact, with its ``mu``), the normal force on them at
-    the last step, and the squeeze balance of their contacts."""
-    geometry = snake.screw_geometry(robot_name)
-    contacts = screw_wall_contacts(snake.chain, snake.angles(), snake.base_pose(), terrain, list(geometry),
-                                   CONTACT_REACH)
-    out: dict = {"screws_in_contact": len(contacts)}
-    if not contacts:
-        return out
-    g = np.asarray(sim.world.getGravity(), float)
-    share = along_thread_share(g, contacts, geometry)
-    mean_share = float(np.mean(list(share.values())))
-    length = float(snake.chain.segment_lengths().sum())
-    balance, _ = squeeze_balance([c.point for c in contacts], [c.normal for c in contacts], length)
-    out.update({
-        "along_thread_share": {k: round(v, 4) for k, v in share.items()},
-        "along_thread_share_mean": mean_share,
-        "squeeze_balance": balance,
-        "normal_force_n": float(sum(snake.screw_loads().values())),
-    })
-    if snake.screw_contact is not None:
-        mu = snake.screw_contact.params.mu
-        out["holding_normal_force_n"] = holding_normal_force(sim.robot_skeleton.getMass(), g, mean_share, mu)
-    return out
+def bore_center(terrain, z: float, around=(0.0, 0.0), reach: float = 1.0, step: float = 0.02) -> np.ndarray:
+    """Centre (3,) of a vertical shaft's cross-section at height ``z`` (m): the
+    point of the horizontal square of half-side ``reach`` about ``around``
+    farthest from the terrain (grid of ``step``, m)."""
+    g = np.arange(-reach, reach + step / 2, step)
+    X, Y = np.meshgrid(g + around[0], g + around[1])
+    pts = np.column_stack([X.ravel(), Y.ravel(), np.full(X.size, float(z))])
+    d, _ = terrain.query(pts)
+    return pts[int(np.argmax(d))]
 
 
-def place_in_bore(sim, snake: SnakeHost, terrain, params: dict, center, axis, ref):
-    """Helix placement with the scenario's ``helix_radius`` / ``placement_timeout`` overrides (0: the
-    config/snake.yaml values); returns the PlacementReport."""
-    base = load_snake_params().placement
-    radius = params.get("helix_radius", 0.0) or base.helix_radius
-    timeout = params.get("placement_timeout", 0.0) or base.timeout
-    pparams = replace(base, helix_radius=radius, timeout=timeout)
-    shape = helix_shape(snake.chain, pparams.helix_radius, pparams.helix_pitch, center=center, axis=axis, ref=ref)
-    snake.place(shape.base_pose, shape.angles)
-    return settle(sim, snake, terrain, pparams)
+def stemming_params(params: dict) -> dict:
+    """The slot's stemming parameters: wall_climb's (config/scenarios/wall_climb.yaml, their one copy)
+    with this scenario's values for the keys both have, the tail at ``z_start``."""
+    stemming = dict(load_yaml(scenario_path("wall_climb"))["params"])
+    stemming.update({k: v for k, v in params.items() if k in stemming})
+    stemming["tail_z"] = params["z_start"]
+    return stemming
 
 
-class MoulinDescent(ScenarioController):
-    METRICS = ("placement", "hold_analysis", "descended_m", "descent_rate_m_s", "duration_s",
-               *MobilityWatch.METRICS)
-    def __init__(self, scenario: dict):
-        self.scenario = scenario
-        self.t: list[float] = []
-        self.z: list[float] = []
-        self.report = None
-        self.hold: dict = {}
-        self.end: RunEnd | None = None
+def slot_center(params: dict):
+    """``center(terrain, z)``: the slot's mid-line at height ``z``: along the y line through x = 0, the
+    point farthest from the ice within ``slot_search`` m (outside the shaft, wall_span then finds no
+    walls about it)."""
+    reach = param(params, "slot_search", NAME)
 
-    def setup(self, sim, params):
-        self.params = params
-        self.snake = SnakeHost(sim, "moulin_descent")
-        terrain = find_terrain_field(sim.spec)
-        z0 = params["z_start"]
-        c = bore_center(terrain, z0)
-        self.report = place_in_bore(sim, self.snake, terrain, params, c, (0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
-        if not self.report.converged:
-            self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
-        self.hold = hold_analysis(sim, self.snake, terrain,
-                                  str(self.scenario.get("robot", sim.robot_description.name)))
-        self.watch = MobilityWatch(sim, threshold_from(params))
-        self.rate = params["screw_rate"]
-        self.fall_speed = param(params, "fall_speed", "moulin_descent")
-        self.z0 = float(self.snake.base_pose()[2, 3])
-        self.t0 = sim.time
-
-    def pre_step(self, sim):
-        self.snake.command(velocities={j: self.rate for j in self.snake.screw_actuators})
-
-    def post_step(self, sim):
-        self.t.append(sim.time - self.t0)
-        self.z.append(float(self.snake.base_pose()[2, 3]))
-        if self.end is not None:
-            return self.end
-        t = self.t[-1]
-        k = bisect.bisect_left(self.t, t - FALL_WINDOW)  # the list is sorted; no array per step
-        if self.t[k] < t and t >= FALL_WINDOW:
-            speed = (self.z[k] - self.z[-1]) / (t - self.t[k])
-            if speed > self.fall_speed:
-                self.end = RunEnd(SLIP_FAILURE, f"the robot fell: its tail descended at {speed:.3f} m/s over the "
-                                                f"last {FALL_WINDOW} s (fall_speed {self.fall_speed} m/s), "
-                                                f"{self.z0 - self.z[-1]:.3f} m in all, {t:.3f} s after gravity came on")
-                return self.end
-        return self.watch.check()
-
-    def metrics(self):
-        z = np.array(self.z) if self.z else np.array([self.z0])
-        t = np.array(self.t) if self.t else np.array([0.0])
-        descended = self.z0 - float(z[-1])
-        return {
-            "placement": {"converged": self.report.converged, "time": self.report.time,
-                          "penetration_m": self.report.penetration, "message": self.report.message},
-            "hold_analysis": self.hold,
-            "descended_m": descended,
-            "descent_rate_m_s": descended / t[-1] if t[-1] > 0 else None,
-            "duration_s": float(t[-1]),
-            **self.watch.metrics(),
-        }
-
-    def plot(self, path):
-        from eels_gz.plots import plt
-
-        fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, constrained_layout=True)
-        a.plot(self.t, self.z)
-        a.set_ylabel("tail z [m]")
-        b.plot(np.array(self.watch.times) - self.t0, np.degrees(self.watch.angles))
-        b.axhline(math.degrees(self.watch.threshold), color="r", ls="--", label="mobility threshold")
-        b.set_ylabel("axis-gravity angle [deg]")
-        b.set_xlabel("time after placement [s]")
-        b.legend(loc="best")
-        fig.suptitle("moulin_descent")
-        fig.savefig(Path(path), dpi=100)
-        plt.close(fig)
-
-
-class StemmingDescent(WallClimb):
-    """The slot: wall_climb's stemming zigzag laid across the moulin's slot, settled by the placement
-    algorithm, pushed into the walls, held, then down-climbing (module docstring)."""
-
-    METRICS = ("placement", "hold_analysis", "descended_m", "descent_rate_m_s", "duration_s", *WallClimb.METRICS)
-
-    NAME = "moulin_descent"
-
-    def setup(self, sim, params):
-        self.own = dict(params)
-        stemming = dict(load_yaml(scenario_path("wall_climb"))["params"])  # the zigzag: wall_climb's one copy
-        stemming.update({k: v for k, v in params.items() if k in stemming})
-        stemming["tail_z"] = params["z_start"]
-        super().setup(sim, stemming)  # its laid() runs the placement: self.report
-        self.hold = hold_analysis(sim, self.snake, self.terrain,
-                                  str(self.scenario.get("robot", sim.robot_description.name)))
-        if not self.report.converged:
-            self.end = RunEnd(PLACEMENT_FAILED, self.report.message)
-
-    def gap_center(self, terrain, z: float) -> tuple[float, float]:
-        """The slot's mid-line at height ``z``: along the y line through x = 0, the point farthest from
-        the ice within ``slot_search`` m (outside the shaft, wall_span then finds no walls about it)."""
-        reach = param(self.own, "slot_search", self.NAME)
+    def center(terrain, z: float) -> tuple[float, float]:
         ys = np.arange(-reach, reach + 0.005, 0.01)
         d, _ = terrain.query(np.column_stack([np.zeros_like(ys), ys, np.full_like(ys, z)]))
         return 0.0, float(ys[int(np.argmax(d))])
 
-    def laid(self, sim, terrain) -> None:
-        """The placement algorithm (gravity off, springs to the nearest ice) from the fitted zigzag."""
-        self.terrain = terrain
-        base = load_snake_params().placement
-        timeout = self.own.get("placement_timeout", 0.0) or base.timeout
-        self.report = settle(sim, self.snake, terrain, replace(base, timeout=timeout))
-
-    def metrics(self):
-        out = super().metrics()
-        descended = -out["climbed_m"]
-        return {
-            "placement": {"converged": self.report.converged, "time": self.report.time,
-                          "penetration_m": self.report.penetration, "message": self.report.message},
-            "hold_analysis": self.hold,
-            "descended_m": descended,
-            "descent_rate_m_s": descended / out["climb_time_s"] if out["climb_time_s"] > 0 else None,
-            "duration_s": float(self.t[-1]) if self.t else 0.0,
-            **out,
-        }
+    return center
 
 
-def make_controller(scenario: dict) -> ScenarioController:
-    """The helix (``helix`` = 1: it falls, with the hold analysis of why) or the slot stemming."""
-    params = scenario.get("params", {})
-    return MoulinDescent(scenario) if params.get("helix", 0.0) else StemmingDescent(scenario)
+def place(ctx: PlacementContext) -> Placement:
+    """The helix in the round shaft (``helix`` = 1) or the stemming zigzag across the slot, laid out
+    and settled against the ice by ``ctx.settle`` (module docstring)."""
+    if ctx.settle is None:
+        raise ConfigError(f"{NAME}: placement needs the engine's settling step (ctx.settle)")
+    params = ctx.params
+    base = load_snake_params().placement
+    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    timeout = params.get("placement_timeout", 0.0) or base.timeout
+    if params.get("helix", 0.0):
+        radius = params.get("helix_radius", 0.0) or base.helix_radius
+        pparams = replace(base, helix_radius=radius, timeout=timeout)
+        c = bore_center(ctx.terrain, params["z_start"])
+        shape = helix_shape(chain, pparams.helix_radius, pparams.helix_pitch, center=c, axis=(0.0, 0.0, -1.0),
+                            ref=(1.0, 0.0, 0.0))
+        settled = ctx.settle(shape.base_pose, shape.angles, pparams)
+        settled.report = {"settle": settled.report}
+        return settled
+    stemming = stemming_params(params)
+    layout = stemming_layout(stemming, chain, ctx.terrain, slot_center(params), NAME)
+    settled = ctx.settle(layout["base"], layout["q_fit"], replace(base, timeout=timeout))
+    if settled.status != "ok":
+        settled.report = {"settle": settled.report}
+        return settled
+    from eels_gz.description.urdf_tree import total_mass
+
+    tether = rope(chain.root, np.asarray(settled.base_pose)[:3, 3], total_mass(ctx.urdf, ctx.source), ctx.gravity,
+                  stemming, NAME)
+    settled.report = {"settle": settled.report, **stemming_report(layout, tether)}
+    missing = [j for j in screw_actuators(chain) if j not in settled.joints]
+    if missing:
+        raise ConfigError(f"{NAME}: the settled placement has no angle for screws {missing}")
+    return settled
+
+
+def placement_metrics(settle: dict) -> dict:
+    """metrics.json's ``placement``: the settling's report."""
+    return {k: settle[k] for k in ("converged", "time", "penetration_m", "message")}
+
+
+class FallWatch:
+    """Tells a fall from a climb: the tail's descent speed over the last ``FALL_WINDOW`` s against
+    ``fall_speed`` (m/s); ``update(t, z)`` with the time (s) and the tail's height (m) after each step
+    gives the fall's message once it is past it, else None."""
+
+    def __init__(self, fall_speed: float):
+        self.fall_speed = float(fall_speed)
+        self.t: list[float] = []
+        self.z: list[float] = []
+
+    def update(self, t: float, z: float) -> str | None:
+        self.t.append(t)
+        self.z.append(z)
+        k = bisect.bisect_left(self.t, t - FALL_WINDOW)  # the list is sorted; no array per step
+        if self.t[k] < t and t >= FALL_WINDOW:
+            speed = (self.z[k] - self.z[-1]) / (t - self.t[k])
+            if speed > self.fall_speed:
+                return (f"the robot fell: its tail descended at {speed:.3f} m/s over the last {FALL_WINDOW} s "
+                        f"(fall_speed {self.fall_speed} m/s), {self.z[0] - self.z[-1]:.3f} m in all, {t:.3f} s "
+                        "after gravity came on")
+        return None
+
+
+def helix_metrics(placement: dict, hold: dict, t: list[float], z: list[float], z0: float, watch: MobilityWatch) -> dict:
+    """The helix run's metrics from its tail heights ``z`` (m) at ``t`` (s after placement), the tail's
+    height ``z0`` when the run began."""
+    z = np.array(z) if z else np.array([z0])
+    t = np.array(t) if t else np.array([0.0])
+    descended = z0 - float(z[-1])
+    return {
+        "placement": placement,
+        "hold_analysis": hold,
+        "descended_m": descended,
+        "descent_rate_m_s": descended / t[-1] if t[-1] > 0 else None,
+        "duration_s": float(t[-1]),
+        **watch.metrics(),
+    }
+
+
+def stemming_metrics(placement: dict, hold: dict, record: WallClimb) -> dict:
+    """The slot run's metrics: wall_climb's, with the descent."""
+    out = record.metrics()
+    descended = -out["climbed_m"] if "climbed_m" in out else 0.0
+    return {
+        "placement": placement,
+        "hold_analysis": hold,
+        "descended_m": descended,
+        "descent_rate_m_s": descended / out["climb_time_s"] if out.get("climb_time_s") else None,
+        "duration_s": float(record.t[-1]) if record.t else 0.0,
+        **out,
+    }
+
+
+def plot_helix(path, t, z, watch: MobilityWatch, t0: float) -> None:
+    """Tail height and the axis-gravity angle over time, to ``path`` (PNG)."""
+    from eels_gz.plots import plt
+
+    fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, constrained_layout=True)
+    a.plot(t, z)
+    a.set_ylabel("tail z [m]")
+    b.plot(np.array(watch.times) - t0, np.degrees(watch.angles))
+    b.axhline(math.degrees(watch.threshold), color="r", ls="--", label="mobility threshold")
+    b.set_ylabel("axis-gravity angle [deg]")
+    b.set_xlabel("time after placement [s]")
+    b.legend(loc="best")
+    fig.suptitle(NAME)
+    fig.savefig(Path(path), dpi=100)
+    plt.close(fig)

@@ -13,7 +13,13 @@ scenario system may read:
 - ``<world_file>``: the SDF world it runs in;
 - ``<params>``: the scenario's resolved parameters, one child per name (``gz_compat.scenario_params``);
 - ``<metrics_file>``: where the system writes its metrics under Gazebo (given by the export; the
-  embedded host collects them from the system itself).
+  embedded host collects them from the system itself);
+- ``<placement_file>``: the run's ``placement.json`` (eels_gz.run.placing) when the scenario has
+  ``placement:``, written before the first step: the placed joints and the placement's report, which
+  a system reads on its first step (it cannot read joint positions before the first physics update).
+
+The scenario's ``tethers:`` become ``<tether>`` elements of the ``tethers`` system (plugins_py/tethers.py),
+which the scenario names in ``systems:``.
 """
 
 from __future__ import annotations
@@ -66,7 +72,8 @@ def robot_system_modules(gazebo_blocks) -> set[str]:
 
 def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file: str, world_file: str,
                      metrics_file: str | None = None, source: str = "scenario",
-                     extra_elements: dict[str, str] | None = None, robot_systems=()) -> list[str]:
+                     extra_elements: dict[str, str] | None = None, robot_systems=(),
+                     placement_file: str | None = None) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems. ``extra_elements``: more XML
     for one module's element (by module name), e.g. its tethers. ``robot_systems``: modules the robot's
     description loads itself (:func:`robot_system_modules`; wheel_rig's): the scenario names them for
@@ -76,6 +83,7 @@ def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file:
 
     check_scenario_params(scenario, source)
     params = scenario.get("params") or {}
+    extra_elements = _with_tethers(scenario, source, dict(extra_elements or {}))
     body = "".join(f"<{k}>{_number(v, k, source)}</{k}>" for k, v in params.items())
     out = []
     for module, priority in system_entries(scenario, source):
@@ -90,8 +98,28 @@ def scenario_plugins(name: str, scenario: dict, *, robot: str, description_file:
                  f"<params>{body}</params>"]
         if metrics_file:
             parts.append(f"<metrics_file>{escape(str(metrics_file))}</metrics_file>")
+        if placement_file:
+            parts.append(f"<placement_file>{escape(str(placement_file))}</placement_file>")
         if extra_elements and module in extra_elements:
             parts.append(extra_elements[module])
         parts.append("</plugin>")
         out.append("".join(parts))
     return out
+
+
+TETHER_SYSTEM = "tethers"  # plugins_py/tethers.py: the scenario's ``tethers:`` become its <tether> elements
+
+
+def _with_tethers(scenario: dict, source: str, extra: dict[str, str]) -> dict[str, str]:
+    """``extra`` with the scenario's ``tethers:`` as ``<tether>`` elements of the tethers system, which
+    the scenario must then name in ``systems:``."""
+    if not scenario.get("tethers"):
+        return extra
+    from eels_gz.snake.tethers import parse_tethers, tether_elements
+
+    tethers = parse_tethers(scenario["tethers"], source)
+    if TETHER_SYSTEM not in [m for m, _ in system_entries(scenario, source)]:
+        raise ConfigError(f"{source}: 'tethers:' are applied by the system '{TETHER_SYSTEM}' "
+                          f"(plugins_py/{TETHER_SYSTEM}.py): add it to 'systems:'")
+    extra[TETHER_SYSTEM] = extra.get(TETHER_SYSTEM, "") + tether_elements(tethers)
+    return extra

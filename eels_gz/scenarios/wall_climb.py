@@ -33,15 +33,17 @@ each wall. Rolling on horizontal screw axes also avoids the sliding, but
 lying so the weight runs along the threads, where the model is weakest
 (tried: the robot slid off within 0.3 s).
 
-Run:
+Run (the system plugins_py/wall_climb.py; this module is its pure part: the placement
+:func:`place`, the climb rates, the record of the run with its metrics and plot):
 
-1. placement (setup): the fitted shape is laid centred in the gap with the
-   tail at ``tail_z``, gravity on, a rope (``tether_stiffness``) from
-   ``rope_length`` straight above the tail carrying the weight; the bends
-   then go to the fitted angles times ``1 + press_bend``: the bend
-   controllers push the screws into the walls. Screws are locked. After
-   ``engage_time`` s the rope's pull goes down linearly to zero over
-   ``release_time`` s;
+1. placement (before the run, :func:`place`): the fitted shape is laid centred in the gap with the
+   tail at ``tail_z`` (``placement.json``'s report: ``gap_m``, ``bend_amplitude_rad`` and the press
+   set points ``press``). The run's first ``engage_time`` s: gravity on, a rope
+   (``tether_stiffness``, the law of eels_gz.snake.tethers) from ``rope_length`` straight above the
+   tail carrying the weight; the bends go to the fitted angles times ``1 + press_bend``: the bend
+   controllers push the screws into the walls. Screws are locked. Then the rope's pull goes down
+   linearly to zero over ``release_time`` s; the time after that is the scenario's ``duration``
+   (summary.json's ``setup_sim_time`` counts the push and the release as before);
 2. hold, ``hold_time`` s: every joint held; the hold drift is the largest
    displacement of the tail from where it was when the hold began;
 3. climb: each screw spins at the rate that advances it at ``climb_speed``
@@ -65,12 +67,10 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.errors import ConfigError
-from eels_gz.run.tethers import Tether, TetherSet
-from eels_gz.scenarios import SLIP_FAILURE, RunEnd, ScenarioController, param
-from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
-from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.scenarios import Placement, PlacementContext, param
+from eels_gz.scenarios.mobility_watch import MobilityWatch
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.snake.tethers import Tether
 
 UP = np.array([0.0, 0.0, 1.0])
 # tail frame in the world: x up, y across the gap (world y), z along the walls (-x)
@@ -157,168 +157,123 @@ def fit_amplitude(chain: SnakeChain, pattern: list[float], roll_module: int, wid
     return 0.5 * (lo + hi)
 
 
-def pull(ropes: TetherSet, scale: float) -> None:
-    """Add ``scale`` times each tether's force for the coming step."""
-    for (_, body, p_body, _), f in zip(ropes.attached, ropes.forces()):
-        body.addExtForce(scale * f, p_body, False, True)
+def screw_actuators(chain: SnakeChain) -> list[str]:
+    """The joints that drive the screws (one per coupled pair), sorted."""
+    return sorted({chain.actuated(chain.joint(j).name)[0] for j in chain.screw_joints()})
 
 
-class WallClimb(ScenarioController):
+def stemming_layout(params: dict, chain: SnakeChain, terrain, center, where: str = "wall_climb") -> dict:
+    """The fitted zigzag laid across a gap (module docstring): ``center(terrain, z) -> (x, y)`` a point
+    between the walls at height ``z``. Returns ``base`` (the tail's pose, 4x4), ``q_fit`` and ``press``
+    (joint angles, rad: the fitted shape and the push set points), ``gap_m`` and ``bend_amplitude_rad``."""
+    get = lambda name: param(params, name, where)  # noqa: E731
+    pattern = [float(params.get(f"shape_{i}", 0.0)) for i in range(1, chain.n_modules + 1)]
+    roll = int(get("crossbar_roll_module"))
+    tail_z = get("tail_z")
+    x_c, y_c = center(terrain, tail_z + 1.0)
+    y_lo, y_hi = wall_span(terrain, tail_z + 1.0, x=x_c, y=y_c, where=where)
+    gap = y_hi - y_lo
+    tilt = get("tail_tilt")
+    amplitude = fit_amplitude(chain, pattern, roll, gap - 2.0 * get("fit_clearance"), tilt)
+    q_fit = zigzag(chain, pattern, amplitude, roll)
+    base = tail_pose(tilt)
+    lo, hi, _ = envelope_y(chain, q_fit, base)
+    base[:3, 3] = (x_c, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
+    press = zigzag(chain, pattern, amplitude * (1.0 + get("press_bend")), roll)
+    return {"base": base, "q_fit": q_fit, "press": press, "gap_m": gap, "bend_amplitude_rad": amplitude}
+
+
+def rope(root: str, tail, mass: float, gravity, params: dict, where: str = "wall_climb") -> Tether:
+    """The rope from ``rope_length`` m straight above the tail origin ``tail`` (3,), pre-tensioned to
+    carry the robot's weight (``mass`` kg) where it was laid: it holds the weight while the bends push
+    but, being long, hardly resists the sideways shift by which the robot balances the push between
+    the two walls (lateral stiffness = tension / length, 200 N/m for 3 m). Critically damped for the
+    robot on the rope."""
+    stiffness, rope_length = param(params, "tether_stiffness", where), param(params, "rope_length", where)
+    g = float(np.linalg.norm(gravity))
+    damping = 2.0 * math.sqrt(stiffness * mass)
+    anchor = tuple(float(v) for v in np.asarray(tail, float) + rope_length * UP)
+    stretch = mass * g / stiffness
+    if not rope_length > stretch:
+        raise ConfigError(f"{where}: rope_length = {rope_length} m must exceed the rope's stretch under the "
+                          f"robot's weight ({stretch:.4f} m at tether_stiffness = {stiffness} N/m)")
+    return Tether(root, (0.0, 0.0, 0.0), anchor, stiffness, damping, rope_length - stretch)
+
+
+def stemming_report(layout: dict, tether: Tether) -> dict:
+    """``placement.json``'s report of a stemming placement: what the system reads back."""
+    return {"gap_m": layout["gap_m"], "bend_amplitude_rad": layout["bend_amplitude_rad"],
+            "press": {k: float(v) for k, v in layout["press"].items()},
+            "rope": {"link": tether.link, "point": list(tether.point), "anchor": list(tether.anchor),
+                     "stiffness": tether.stiffness, "damping": tether.damping, "length": tether.length}}
+
+
+def place(ctx: PlacementContext) -> Placement:
+    """The fitted zigzag centred between ``parallel_walls`` (about the origin), the tail at ``tail_z``;
+    screws at 0 (the description's zero, where they are locked); the rope above the tail."""
+    from eels_gz.description.urdf_tree import total_mass
+
+    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    layout = stemming_layout(ctx.params, chain, ctx.terrain, lambda terrain, z: (0.0, 0.0))
+    joints = {**layout["q_fit"], **{j: 0.0 for j in screw_actuators(chain)}}
+    tether = rope(chain.root, layout["base"][:3, 3], total_mass(ctx.urdf, ctx.source), ctx.gravity, ctx.params)
+    return Placement(layout["base"], joints, report=stemming_report(layout, tether))
+
+
+def climb_rates(chain: SnakeChain, angles, base_pose, geometry: dict, climb_speed: float) -> dict[str, float]:
+    """Screw joint rates (rad/s) for ``climb_speed`` (m/s) straight up (module docstring); ``geometry``:
+    (r, tan(alpha), handedness) per screw link."""
+    axes = chain.screw_axes(angles, base_pose)
+    rates = {}
+    for link, ax in axes.items():
+        r, tan_a, h = geometry[link]
+        rates[ax.actuated] = climb_speed * float(ax.axis @ UP) / (h * r * tan_a) / ax.multiplier
+    return rates
+
+
+class WallClimb:
+    """The record of a stemming run from the start of the hold (when the rope has let go) and its
+    figures: ``t`` (s after the hold began), tail positions ``p`` and total screw loads; ``p0`` the
+    tail when the hold began, ``climb_start`` when the climb began."""
+
     NAME = "wall_climb"
     METRICS = ("gap_m", "bend_amplitude_rad", "hold_time_s", "held_s", "hold_drift_m", "rope_force_n",
                "release_drop_m", "hold_drop_m", "climbed_m", "climb_time_s", "climb_ratio", "mean_screw_load_n",
                "hold_statics", "hold_margin", *MobilityWatch.METRICS)
 
-    def __init__(self, scenario: dict):
-        self.scenario = scenario
+    def __init__(self, params: dict):
+        self.params = params
         self.t: list[float] = []
         self.p: list[np.ndarray] = []
         self.loads: list[float] = []
-        self.end: RunEnd | None = None
         self.climb_start: np.ndarray | None = None
-
-    # --- setup: placement by the shape controllers --------------------------------------
-    def setup(self, sim, params):
-        where = self.NAME
-        self.params = params
-        get = lambda name: param(params, name, where)  # noqa: E731
-        self.snake = snake = SnakeHost(sim, where)
-        chain = snake.chain
-        pattern = [float(params.get(f"shape_{i}", 0.0)) for i in range(1, chain.n_modules + 1)]
-        roll = int(get("crossbar_roll_module"))
-        terrain = find_terrain_field(sim.spec)
-        tail_z = get("tail_z")
-        x_c, y_c = self.gap_center(terrain, tail_z + 1.0)
-        y_lo, y_hi = wall_span(terrain, tail_z + 1.0, x=x_c, y=y_c, where=where)
-        self.gap = y_hi - y_lo
-        tilt = get("tail_tilt")
-        self.amplitude = fit_amplitude(chain, pattern, roll, self.gap - 2.0 * get("fit_clearance"), tilt)
-        q_fit = zigzag(chain, pattern, self.amplitude, roll)
-        base = tail_pose(tilt)
-        lo, hi, _ = envelope_y(chain, q_fit, base)
-        base[:3, 3] = (x_c, 0.5 * (y_lo + y_hi) - 0.5 * (lo + hi), tail_z)
-        snake.place(base, q_fit)
-        self.laid(sim, terrain)
-        self.q_press = zigzag(chain, pattern, self.amplitude * (1.0 + get("press_bend")), roll)
-        self.lock_gain = get("screw_lock_gain")
-        angles = snake.angles()
-        self.q_lock = {j: angles[j] for j in snake.screw_actuators}
-        ropes = self._ropes(sim, get("tether_stiffness"), get("rope_length"))
-        for _ in range(int(round(get("engage_time") / sim.dt))):
-            self._hold()
-            ropes.pre_update(None, None)
-            sim.step()
-        self.rope_force = float(sum(np.linalg.norm(f) for f in ropes.forces()))  # N, at the end of the push
-        self.p_engaged = self._tail()
-        n_release = int(round(get("release_time") / sim.dt))
-        for k in range(n_release):  # the rope's pull goes down linearly to 0: the walls take the weight
-            self._hold()
-            pull(ropes, 1.0 - (k + 1) / n_release)
-            sim.step()
-        self.watch = MobilityWatch(sim, threshold_from(params))
-        self.t0 = sim.time
-        self.p0 = self._tail()
-        self.hold_time = get("hold_time")
-        self.climb_speed = get("climb_speed")
-        self.slip_limit = get("slip_limit")
-        self.geometry = self._screw_geometry(sim)
-        self.steps = 0
-        self.rates: dict[str, float] | None = None
-        from eels_gz.scenarios.moulin_descent import hold_analysis
-
-        # the statics of the hold as it begins (eels_gz.snake.holding): for hold_margin
-        self.hold_statics = hold_analysis(sim, snake, terrain, str(self.scenario.get("robot",
-                                                                                       sim.robot_description.name)))
-
-    def gap_center(self, terrain, z: float) -> tuple[float, float]:
-        """(x, y) m of a point between the walls at height ``z``: the origin between parallel_walls."""
-        return 0.0, 0.0
-
-    def laid(self, sim, terrain) -> None:
-        """Called once the fitted shape is laid in the gap, before the push: nothing here."""
-
-    def _ropes(self, sim, stiffness: float, rope_length: float) -> TetherSet:
-        """A rope from straight above the tail origin (``rope_length`` m up), pre-tensioned to
-        carry the robot's weight where it was laid: it holds the weight while the bends push but,
-        being long, hardly resists the sideways shift by which the robot balances the push
-        between the two walls (lateral stiffness = tension / length, 200 N/m for 3 m)."""
-        mass = sim.robot_skeleton.getMass()
-        g = float(np.linalg.norm(sim.world.getGravity()))
-        damping = 2.0 * math.sqrt(stiffness * mass)  # critical for the robot on the rope
-        root = self.snake.chain.root
-        anchor = tuple(float(v) for v in self._tail() + rope_length * UP)
-        stretch = mass * g / stiffness
-        if not rope_length > stretch:
-            raise ConfigError(f"{self.NAME}: rope_length = {rope_length} m must exceed the rope's stretch under the "
-                              f"robot's weight ({stretch:.4f} m at tether_stiffness = {stiffness} N/m)")
-        return TetherSet(sim, [Tether(root, (0.0, 0.0, 0.0), anchor, stiffness, damping, rope_length - stretch)],
-                         self.NAME)
-
-    @staticmethod
-    def sim_point(sim, link: str) -> np.ndarray:
-        return sim.frame_world_pose(link)[:3, 3].copy()
-
-    def _screw_geometry(self, sim) -> dict[str, tuple[float, float, int]]:
-        """(r, tan(alpha), handedness) per screw link: the screw contact plugin's, or the variant's under stock
-        contact (which has no plugin)."""
-        name = str(self.scenario.get("robot", sim.robot_description.name))  # the URDF calls every EELS "eels"
-        return {k: (g.radius, math.tan(g.lead_angle), g.handedness)
-                for k, g in self.snake.screw_geometry(name).items()}
-
-    def _tail(self) -> np.ndarray:
-        return self.snake.base_pose()[:3, 3].copy()
-
-    # --- run ----------------------------------------------------------------------------
-    def climbing(self, sim) -> bool:
-        return sim.time - self.t0 >= self.hold_time
-
-    def climb_rates(self) -> dict[str, float]:
-        """Screw joint rates (rad/s) for ``climb_speed`` straight up (module docstring)."""
-        axes = self.snake.chain.screw_axes(self.snake.angles(), self.snake.base_pose())
-        rates = {}
-        for link, ax in axes.items():
-            r, tan_a, h = self.geometry[link]
-            rates[ax.actuated] = self.climb_speed * float(ax.axis @ UP) / (h * r * tan_a) / ax.multiplier
-        return rates
-
-    def _hold(self) -> None:
-        """Bends at the press set points; screws locked at ``q_lock``: a position loop of gain
-        ``screw_lock_gain`` (1/s) closed around the screws' velocity controllers, whose integral
-        then carries the load torque with no creep (a plain zero-velocity set point lets the
-        screws turn slowly under the walls' torque, and the robot creep along their threads)."""
-        angles = self.snake.angles()
-        hold = {j: -self.lock_gain * (angles[j] - q) for j, q in self.q_lock.items()}
-        self.snake.command(positions=self.q_press, velocities=hold)
-
-    def pre_step(self, sim):
-        if not self.climbing(sim):
-            self._hold()
-            return
-        if self.climb_start is None:
-            self.climb_start = self._tail()
-        if self.steps % RATE_EVERY == 0:
-            self.rates = self.climb_rates()
-        self.steps += 1
-        self.snake.command(positions=self.q_press, velocities=self.rates)
-
-    def post_step(self, sim):
-        p = self._tail()
-        self.t.append(sim.time - self.t0)
-        self.p.append(p)
-        self.loads.append(self.snake.total_screw_load())
-        below = self.commanded_height(sim.time - self.t0) - p[2]
-        if self.end is None and below > self.slip_limit:
-            self.end = RunEnd(SLIP_FAILURE, f"slip failure at t = {sim.time - self.t0:.3f} s after gravity came on: "
-                                            f"the tail is {below:.3f} m below its commanded height "
-                                            f"(limit {self.slip_limit} m)")
-        return self.end or self.watch.check()
+        self.p0 = self.p_engaged = None
+        self.rope_force = 0.0
+        self.gap = self.amplitude = 0.0
+        self.hold_statics: dict = {}
+        self.watch: MobilityWatch | None = None
+        if params:
+            self.hold_time = param(params, "hold_time", self.NAME)
+            self.climb_speed = param(params, "climb_speed", self.NAME)
+            self.slip_limit = param(params, "slip_limit", self.NAME)
 
     def commanded_height(self, t: float) -> float:
         """The tail height (m) that ``slip_limit`` is measured down from, ``t`` s after gravity came on:
         its height then, less the descent commanded so far by a negative ``climb_speed``."""
         return float(self.p0[2]) + min(0.0, self.climb_speed) * max(0.0, t - self.hold_time)
 
-    # --- outputs ------------------------------------------------------------------------
+    def record(self, t: float, p: np.ndarray, load: float) -> str | None:
+        """One step's tail position ``p`` and total screw load (N) at ``t``; a slip failure's message
+        when the tail is more than ``slip_limit`` below its commanded height, else None."""
+        self.t.append(t)
+        self.p.append(p)
+        self.loads.append(load)
+        below = self.commanded_height(t) - p[2]
+        if below > self.slip_limit:
+            return (f"slip failure at t = {t:.3f} s after gravity came on: the tail is {below:.3f} m below "
+                    f"its commanded height (limit {self.slip_limit} m)")
+        return None
+
     def hold_drift(self) -> float:
         """Largest tail displacement (m) over the hold from where the tail was when it began, that
         is when the rope had let go and the walls carried the weight (the settling while the load
@@ -330,7 +285,22 @@ class WallClimb(ScenarioController):
         pts = np.array(self.p)[t <= self.hold_time + 1e-9]
         return float(np.max(np.linalg.norm(pts - self.p0, axis=1))) if len(pts) else 0.0
 
-    def metrics(self):
+    def hold_margin(self) -> float | None:
+        """Mean total screw load over the hold (N) over the least that carries the weight on Coulomb
+        friction along the threads alone (``holding_normal_force_n`` of :attr:`hold_statics`, from the
+        screw contact's mu and the weight's share along the threads of the screws touching the walls as
+        the hold begins). Above 1 friction along the threads alone could hold the robot; below 1 it
+        needs the across-thread grip too. None without screw contact or contacts."""
+        need = self.hold_statics.get("holding_normal_force_n")
+        t = np.array(self.t)
+        loads = np.array(self.loads)[t <= self.hold_time + 1e-9] if len(t) else np.zeros(0)
+        if not need or not loads.size:
+            return None
+        return float(loads.mean() / need)
+
+    def metrics(self) -> dict:
+        if self.p0 is None:  # the run ended before the hold began (e.g. its placement failed)
+            return {}
         t = np.array(self.t) if self.t else np.array([0.0])
         end = self.p[-1] if self.p else self.p0
         climbed = float(end[2] - self.climb_start[2]) if self.climb_start is not None else 0.0
@@ -352,25 +322,14 @@ class WallClimb(ScenarioController):
             "mean_screw_load_n": float(np.mean(self.loads)) if self.loads else 0.0,
             "hold_statics": self.hold_statics,
             "hold_margin": self.hold_margin(),
-            **self.watch.metrics(),
+            **(self.watch.metrics() if self.watch is not None else {}),
         }
 
-    def hold_margin(self) -> float | None:
-        """Mean total screw load over the hold (N) over the least that carries the weight on Coulomb
-        friction along the threads alone (``holding_normal_force_n`` of :attr:`hold_statics`, from the
-        screw contact's mu and the weight's share along the threads of the screws touching the walls as
-        the hold begins). Above 1 friction along the threads alone could hold the robot; below 1 it
-        needs the across-thread grip too. None without screw contact or contacts."""
-        need = self.hold_statics.get("holding_normal_force_n")
-        t = np.array(self.t)
-        loads = np.array(self.loads)[t <= self.hold_time + 1e-9] if len(t) else np.zeros(0)
-        if not need or not loads.size:
-            return None
-        return float(loads.mean() / need)
-
-    def plot(self, path):
+    def plot(self, path) -> None:
         from eels_gz.plots import plt
 
+        if self.p0 is None:
+            return
         t = np.array(self.t)
         p = np.array(self.p) - self.p0 if self.p else np.zeros((0, 3))
         fig, (a, b) = plt.subplots(2, 1, figsize=(7, 5), sharex=True, constrained_layout=True)
@@ -388,5 +347,4 @@ class WallClimb(ScenarioController):
         plt.close(fig)
 
 
-def make_controller(scenario: dict) -> WallClimb:
-    return WallClimb(scenario)
+METRICS = WallClimb.METRICS

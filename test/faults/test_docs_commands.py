@@ -23,8 +23,9 @@ from eels_gz.cli import main
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-# commands that run in a second or two: everything but the simulations of 10 s and more
-QUICK = (("world",), ("describe",), ("calibrate",), ("run", "--help"))
+# commands that run in a second or two: everything but the simulations of 10 s and more (and
+# `calibrate identify`, which reads what two identification sweeps of minutes wrote: only parsed)
+QUICK = (("world",), ("describe",), ("calibrate", "friction"), ("calibrate", "simulate"), ("run", "--help"))
 # how many quick commands each page has: a check that the loop below did run them
 QUICK_COUNT = {"worlds.md": 8, "robots.md": 3, "contact.md": 2, "running.md": 1}
 

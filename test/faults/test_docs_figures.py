@@ -40,8 +40,10 @@ def test_every_figure_was_run_to_completion(figures):
     assert campaign["runs_done"] == campaign["runs_planned"] == 54
 
 
+# (config/scenarios/leader_follower.yaml quoted the default ice's falling behind until issue 33; its
+# description now quotes no number)
 PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md",
-         "docs/soil.md", "config/scenarios/leader_follower.yaml"]
+         "docs/soil.md"]
 
 
 def test_every_page_with_figures_is_checked(figures):

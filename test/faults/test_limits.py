@@ -175,3 +175,33 @@ def test_the_module_count_has_a_stated_limit(tmp_path, n, message):
     res = cli("run", "--n-modules", n, "--out", tmp_path / "r")
     assert res.exit_code == 2 and message in res.output and "recursion" not in res.output
     assert math.isfinite(registry.MAX_MODULES)
+
+
+def _static_loads():
+    for name, v in registry.eels_variants().items():
+        if v.get("screws"):
+            s = v["screw"]
+            module = v["yoke"]["mass"] + v["shell"]["mass"] + v["screws"] * s["mass"]
+            mass = v["tail"]["mass"] + v["n_modules"] * module
+            yield name, ScrewLoad(s["mass"], s["root_radius"], s["radius"], s["lead_angle"],
+                                  9.81 * mass / (v["n_modules"] * v["screws"]))
+
+
+@pytest.mark.parametrize("ev", [300.0, 1000.0])
+def test_a_stiff_ev_is_not_refused_and_a_stiff_bristle_along_the_thread_is(tmp_path, ev):
+    """Issue 33: the friction across the thread is implicit, so |e_v| sets no bound (it was 0.757 ms at
+    |e_v| = 300 on the explicit step); the bristle along the thread is still explicit, and a bristle
+    100 times shorter than the default's (10 um) is refused with the message that names it."""
+    ice = load_contact_params("ice")
+    stiff = ice.__class__(**{**ice.to_dict(), "ev_a": ev, "ev_b": 0.0})
+    short = ice.__class__(**{**ice.to_dict(), "stick_length": 1e-5})
+    for name, load in _static_loads():
+        assert min(step_bounds(stiff, load).values()) > 1e-3, name
+        bounds = step_bounds(short, load)
+        assert bounds["stick-slip bristle"] < 1e-3, (name, bounds)
+    res = cli("run", *SMALL, "--contact", "screw", "--set", f"contact.ev_a={ev}", "--duration", "0.01",
+              "--out", tmp_path / "a")
+    assert res.exit_code == 0, res.output
+    res = cli("run", *SMALL, "--contact", "screw", "--set", "contact.stick_length=1e-5", "--duration", "0.01",
+              "--out", tmp_path / "b")
+    assert res.exit_code == 2 and "above the stability bound" in res.output and "stick-slip bristle" in res.output

@@ -314,32 +314,53 @@ def test_frame_world_pose_is_darts_whether_the_state_cache_is_current_or_not():
         sim.frame_world_pose("nope")
 
 
-def test_tether_forces_from_the_batched_kinematics_equal_darts():
-    """TetherSet.forces reads the attachment point's position and velocity from the step's batched
-    kinematics while they are current: the force equals the one from DART's getWorldTransform and
-    getLinearVelocity at that point (round-off of k |p| and c |v|, relative 1e-9)."""
-    from eels_gz.run.tethers import Tether, TetherSet
+@pytest.mark.parametrize("batch_api", [True, False])
+def test_tethers_system_equals_a_force_at_the_point(tmp_path, batch_api):
+    """plugins_py/tethers.py reads its links through link_world_states (batched, or one link at a time
+    as under Gazebo) and adds each tether's force at its attachment point as a wrench at the link
+    origin, the force and its moment about the origin. Twenty steps with it equal twenty steps in
+    which the same law, read from DART, is applied as DART's own force at the body-frame point
+    (addExtForce), to round-off (1e-9 of the motion). Without the moment the robot would turn
+    differently: the points sit 2-5 cm off the link origins."""
+    from eels_gz.scenarios.systems import scenario_plugins
 
-    sim = simulation("eels_1_0_alternating")
-    skel = sim.robot_skeleton
-    tethers = TetherSet(sim, [Tether("module_1_shell", (0.01, 0.02, 0.03), (0.5, 0.2, 1.0), 1000.0, 30.0, 0.1),
-                              Tether("module_2_shell", (0.0, 0.0, 0.0), (-2.0, 0.0, 0.5), 500.0, 0.0, 0.0)])
-    rng = np.random.default_rng(9)
-    skel.setVelocities(rng.normal(size=skel.getNumDofs()))
-    for _ in range(3):
-        sim.step()
-    assert sim.current_kinematics() is not None
-    got = tethers.forces()
-    for (t, body, p_body, anchor), f in zip(tethers.attached, got):
-        p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
-        u = (p - anchor) / np.linalg.norm(p - anchor)
-        v = np.asarray(body.getLinearVelocity(p_body))
-        want = -(t.stiffness * (np.linalg.norm(p - anchor) - t.length) + t.damping * (u @ v)) * u
-        np.testing.assert_allclose(f, want, atol=1e-9 * np.abs(want).max(), rtol=0)
-        assert np.abs(want).max() > 1.0
-    skel.setVelocities(np.zeros(skel.getNumDofs()))  # behind the host's back: DART answers
-    assert sim.current_kinematics() is None
-    for (t, body, p_body, anchor), f in zip(tethers.attached, tethers.forces()):
-        p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
-        np.testing.assert_allclose(f, -t.stiffness * (np.linalg.norm(p - anchor) - t.length) * (p - anchor)
-                                   / np.linalg.norm(p - anchor), atol=1e-9, rtol=1e-12)
+    name = "eels_1_0_alternating"
+    desc = robot_description(registry.robot(name), gazebo=True)
+    urdf = tmp_path / "robot.urdf"
+    urdf.write_text(desc.urdf)
+    world = registry.world_path("ice_plane")
+    tethers = [{"link": "module_1_shell", "point": [0.01, 0.02, 0.03], "anchor": [0.5, 0.2, 1.0],
+                "stiffness": 1000.0, "damping": 30.0, "length": 0.1},
+               {"link": "module_2_shell", "point": [0.0, 0.05, 0.0], "anchor": [-2.0, 0.0, 0.5],
+                "stiffness": 500.0}]
+    plugins = scenario_plugins("t", {"systems": ["tethers"], "tethers": tethers, "params": {}}, robot=name,
+                               description_file=str(urdf), world_file=str(world))
+    with_system = Simulation(world, RobotSpec(name, desc, plugins=tuple(plugins)), batch_api=batch_api)
+    by_dart = Simulation(world, RobotSpec(name, desc))
+    for sim in (with_system, by_dart):
+        skel = sim.robot_skeleton
+        skel.setPositions(skel.getPositions() + 0.05 * np.random.default_rng(4).normal(size=skel.getNumDofs()))
+        for st in sim.states:
+            st.refresh()
+    skel = by_dart.robot_skeleton
+    attached = [(skel.getBodyNode(t["link"]), np.array(t["point"]), np.array(t["anchor"]), t["stiffness"],
+                 t.get("damping", 0.0), t.get("length", 0.0)) for t in tethers]
+
+    def dart_law(info, ecm):
+        for body, p_body, anchor, k, c, length in attached:
+            p = (body.getWorldTransform().matrix() @ np.r_[p_body, 1.0])[:3]
+            u = (p - anchor) / np.linalg.norm(p - anchor)
+            v = np.asarray(body.getLinearVelocity(p_body))
+            f = -(k * (np.linalg.norm(p - anchor) - length) + c * (u @ v)) * u
+            body.addExtForce(f, p_body, False, True)
+
+    by_dart.add_pre_update(dart_law)
+    for _ in range(20):
+        with_system.step()
+        by_dart.step()
+    a, b = with_system.robot_skeleton, by_dart.robot_skeleton
+    moved = np.abs(b.getVelocities()).max()
+    assert moved > 1e-3  # the tethers moved it
+    np.testing.assert_allclose(a.getVelocities(), b.getVelocities(), atol=1e-9 * moved, rtol=0)
+    np.testing.assert_allclose(a.getPositions(), b.getPositions(), atol=1e-9, rtol=0)
+

@@ -5,6 +5,7 @@ simulated in the host."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 import yaml
@@ -31,7 +32,14 @@ def test_simulated_drags_recover_the_configured_parameters(tmp_path, params_name
     the drags return mu, ev_a and ev_b as configured. Under the regulated law
     drags at 20 v_eps scale friction by 20/sqrt(401) = 0.99875, so mu comes
     back 0.125 % low and |e_v| (a ratio of two drags at the same speed)
-    exactly; the issue's bound is 5 %, met with room."""
+    exactly; the issue's bound is 5 %, met with room. Under the regulated law the implicit step of the
+    across-thread friction (eels_gz/contact/implicit.py) starts a perpendicular drag at f0 / (1 + x) and
+    converges to the law over EXTERNAL_FORCE_TIME (1 + x): here x = dt n_c w mu |e_v| F_n (1 - u_e^2) / s
+    <= 1e-3 * 4 * 1.3 * 0.15 * 300 * 196 / 401 / 1.0 = 0.11 (20 kg, the drag at 20 v_eps), so over the
+    200 steps before the averaging window the gap shrinks to at most x / (1 + x) (1 - 0.01 / (1 + x))^200
+    = 1.6 %: the regulated ev_a is checked to 2 % (measured 9e-5) and ev_b, a slope of 0.1 under an
+    intercept of 300, to the issue's 5 %; the bristle law slides across with u_e^2 = 1 (x = 0) and stays
+    exact."""
     params = params_name
     if params_override:
         p = {**yaml.safe_load(asset("config", "contact", f"{params_name}.yaml").read_text()), **params_override}
@@ -45,16 +53,19 @@ def test_simulated_drags_recover_the_configured_parameters(tmp_path, params_name
     regulator = 20.0 / (20.0 ** 2 + 1.0) ** 0.5 if truth.stick_length == 0.0 else 1.0
     assert fit["mu"] == pytest.approx(truth.mu * regulator, rel=1e-6)
     assert fit["mu"] == pytest.approx(truth.mu, rel=0.05)
-    assert fit["ev_a"] == pytest.approx(truth.ev_a, rel=1e-6)
-    assert fit["ev_b"] == pytest.approx(truth.ev_b, rel=1e-6)
-    assert fit["r2"] == pytest.approx(1.0, abs=1e-9)
+    ev_rel = 1e-6 if truth.stick_length > 0.0 else 0.02
+    assert fit["ev_a"] == pytest.approx(truth.ev_a, rel=ev_rel)
+    assert fit["ev_b"] == pytest.approx(truth.ev_b, rel=1e-6 if truth.stick_length > 0.0 else 0.05)
+    assert fit["r2"] == pytest.approx(1.0, abs=1e-9 if truth.stick_length > 0.0 else 1e-5)  # (measured 8e-7)
     assert fit["counts"] == {"parallel": 3, "perpendicular": 3, "perpendicular_loads": 3}
 
 
 def test_friction_cli_on_noisy_synthetic_drags(tmp_path):
     """1 % noise on 40 drags per load at 6 loads: the standard error of the
-    slope is ~0.3 % of b here; 2 % is the issue's bound."""
-    truth = load_contact_params("ice")
+    slope is ~0.3 % of b here; 2 % is the issue's bound. The truth is the default ice with the steep
+    line 3 + 0.04 F_n of before issue 33 (on the identified 300 + 0.1 F_n, 1 % noise on |e_v| ~ 310 hides
+    the slope: its standard error is ~5 % of b)."""
+    truth = replace(load_contact_params("ice"), ev_a=3.0, ev_b=0.04)
     samples = synthetic_drags(truth, [20.0, 50.0, 80.0, 110.0, 140.0, 170.0], n=40, noise=0.01, seed=7)
     csv = write_drag_csv(samples, tmp_path / "drags.csv")
     res = cli("friction", str(csv), "--json", "--plot", str(tmp_path / "fit.png"))

@@ -38,11 +38,14 @@ import math
 import numpy as np
 import pytest
 
-from eels_gz import config
+import yaml
+
+from eels_gz import config, registry
 from eels_gz.errors import ConfigError
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
-from eels_gz.run.tethers import TetherSet, parse_tethers
+from eels_gz.errors import PluginError
+from eels_gz.snake.tethers import parse_tethers
 
 FORCE_TOL = 0.01  # the issue's 1 %
 GAMMA = 6.0  # 1/s, settling drag on the centre of mass: the pendulum (2.6 s period) near critically damped
@@ -144,19 +147,33 @@ def test_each_fts_torque_matches_the_static_lever_arm(hung):
         assert d["bound"] < 1e-3 * np.linalg.norm(d["torque"]), (name, d)
 
 
+def _tether_system(sim):
+    return next(s.system for s in sim.systems if s.module == "tethers")
+
+
 def test_tether_law():
     sim = _hang()
-    (tset,) = [cb.__self__ for cb in sim._pre if isinstance(getattr(cb, "__self__", None), TetherSet)]
-    t, body, p_body, anchor = tset.attached[0]
-    assert np.allclose(tset.forces()[0], 0.0)  # anchored where it starts, at rest: no stretch
-    tset.attached[0] = (t, body, p_body, anchor + np.array([0.0, 0.0, 0.01]))  # anchor 1 cm higher
-    assert np.allclose(tset.forces()[0], [0.0, 0.0, t.stiffness * 0.01])  # pulled up by k s
-    tset.attached[0] = (t, body, p_body, anchor - np.array([0.0, 0.0, 0.01]))
-    slack = TetherSet.__new__(TetherSet)
-    slack.sim, slack._arrays = sim, None
-    slack.attached = [(type(t)(t.link, t.point, None, t.stiffness, t.damping, length=0.02), body, p_body,
-                       anchor - np.array([0.0, 0.0, 0.01]))]
-    assert np.allclose(slack.forces()[0], 0.0)  # within its rest length a tether does not push
+    tset = _tether_system(sim)
+    t = tset.tethers[0]
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], 0.0)  # anchored where it starts, at rest: no stretch
+    anchor = tset.anchor[0].copy()
+    tset.anchor[0] = anchor + np.array([0.0, 0.0, 0.01])  # anchor 1 cm higher
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], [0.0, 0.0, t.stiffness * 0.01])  # pulled up by k s
+    # at the attachment point: the moment about the link origin is its lever arm across the force
+    pos, rot, _, _ = gz_compat().link_world_states(sim.ecm, tset.links)
+    assert np.allclose(moment[0], np.cross(rot[0] @ tset.point[0], force[0]), atol=1e-9)
+    tset.anchor[0] = anchor - np.array([0.0, 0.0, 0.01])
+    tset.kcl[0, 2] = 0.02  # a rest length of 2 cm: the point is 1 cm from its anchor
+    force, _ = tset.wrenches(sim.ecm)
+    assert np.allclose(force[0], 0.0)  # within its rest length a tether does not push
+
+
+def gz_compat():
+    import gz_compat as module
+
+    return module
 
 
 @pytest.mark.parametrize("items, match", [
@@ -171,7 +188,52 @@ def test_bad_tethers(items, match):
         parse_tethers(items, "hang.yaml")
 
 
-def test_tether_on_unknown_link():
+def test_tether_on_unknown_link(tmp_path, monkeypatch):
+    scenario = config.load_yaml(registry.scenario_path("hang"))
+    scenario["tethers"][0]["link"] = "no_link"
+    path = tmp_path / "hang.yaml"
+    path.write_text(yaml.safe_dump(scenario))
+    monkeypatch.setattr(registry, "scenario_path", lambda name: path)
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": {"name": "hang"}})
+    with pytest.raises(PluginError, match="'no_link' is not a link of the robot"):
+        prepare(cfg)
+
+
+def test_tethers_need_the_tethers_system():
+    """A scenario's tethers: are applied by the tethers system; without it in systems: they would be
+    silently dropped, so the scenario is refused, naming the system."""
+    from eels_gz.scenarios.systems import scenario_plugins
+
+    scenario = config.load_yaml(registry.scenario_path("hang"))
+    scenario["systems"] = []
+    with pytest.raises(ConfigError, match="add it to 'systems:'"):
+        scenario_plugins("hang", scenario, robot="eels_1_5", description_file="r.urdf", world_file="w.sdf",
+                         source="hang.yaml")
+    scenario["systems"] = ["tethers"]
+    (plugin,) = scenario_plugins("hang", scenario, robot="eels_1_5", description_file="r.urdf",
+                                 world_file="w.sdf", source="hang.yaml")
+    assert plugin.count("<tether ") == len(scenario["tethers"]) and 'link="module_8_shell"' in plugin
+
+
+def test_a_tether_on_a_merged_link_acts_on_the_link_that_carries_it():
+    """A link lumped into its parent across a fixed joint (gz-sim's URDF import does it; so does the
+    host's optimizer: EELS 1.5's avionics_box into module_4_yoke) is followed through the URDF's fixed
+    joints (urdf_tree.fixed_carrier): its tether pulls the carrier at the same point, which the
+    optimizer's own frame map places independently."""
+    from eels_gz.snake.tethers import Tether
+
     sim = _hang()
-    with pytest.raises(ConfigError, match="tether link 'no_link' is not a link"):
-        TetherSet(sim, parse_tethers([{"link": "no_link", "stiffness": 1.0}], "x.yaml"), "x.yaml")
+    tset = _tether_system(sim)
+    frame = sim.robot_frames["avionics_box"]
+    assert frame.body == "module_4_yoke"
+    p = np.array([0.01, 0.02, 0.03])
+    p_carrier = (frame.pose @ np.r_[p, 1.0])[:3]
+    anchor = (0.3, -0.2, 3.0)
+    tset.setup(sim.ecm, [Tether("avionics_box", tuple(p), anchor, 1000.0, 0.0),
+                         Tether("module_4_yoke", tuple(p_carrier), anchor, 1000.0, 0.0)],
+               sim.robot_source_urdf, "test")
+    assert tset.links[0].entity() == tset.links[1].entity()
+    force, moment = tset.wrenches(sim.ecm)
+    assert np.linalg.norm(force[0]) > 100.0
+    np.testing.assert_allclose(force[0], force[1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(moment[0], moment[1], rtol=0, atol=1e-9)

@@ -1,25 +1,22 @@
-"""``leader_follower`` on ice (issue 8): EELS 1.0 front-only follows an
+"""``leader_follower`` on ice (issues 8 and 33): EELS 1.0 front-only follows an
 S-curve head first, path tracker + leader-follower shape + screw motion
 control, over the whole 5 m path of config/scenarios/leader_follower.yaml.
 
 CI run: the full TRAVEL = 5 m (the scenario's ``travel``, read from the
 file) at SPEED = 0.1 m/s commanded, twice the scenario's 0.05 m/s (NEO's
-field speeds: 1-7.6 cm/s) so that the run takes 50 s simulated (~35 s wall
-on one core). Contact: the screw model with config/contact/ice_grip.yaml
-(|e_v| = 300, screws that cannot slip across their threads; the file
-derives its stability), chosen here, not by the scenario (which runs on the
-default ice): this test checks the controllers under NEO's own no-slip
-assumption. On the default ice (|e_v| 3-12) the robot falls behind the path
-(0.4 cm/s of 5, mean 10 cm, max 48 cm; docs/scenarios.md gives both and
-what each implies about the ice).
+field speeds: 1-7.6 cm/s) so that the run takes 50 s simulated. Contact:
+the scenario's own, the default ice (issue 33: one ice for every scenario;
+its across-thread line, identified from the papers' hardware behaviours,
+lets the screws barely slip across their blades, which NEO's no-slip
+controllers assume, and keeps static friction).
 
-Issue 8's bound, this project's (NEO's hardware tracked with mean 1.9-6.7
-cm and max 14-30 cm, Table II), is asserted as it is: mean <= 3 cm and max
-<= 10 cm over every module point (tail end, bend joints, head end) and
-every control period of the run. Measured (2 cores, shared): at 0.1 m/s mean 1.3 cm, max
-5.9 cm (tail); at the scenario's 0.05 m/s mean 0.69 cm, max 3.3 cm; at
-0.2 m/s mean 2.5 cm, max 10.7 cm (the proportional gains of
-config/snake.yaml lag a faster path), hence 0.1 m/s here.
+The bound is issue 33's, NEO's hardware on synthetic ice (Table II, tests
+1-9): mean <= 6.7 cm and max <= 30 cm over every module point (tail end,
+bend joints, head end) and every control period of the run. Issue 8's
+tighter bound of this project (mean 3 cm, max 10 cm) was met on
+``ice_grip``, a set with no static friction that no test uses any more; on
+the default ice the robot's tail end strays further while the first S is
+laid (docs/scenarios.md gives the figures).
 """
 
 from __future__ import annotations
@@ -34,8 +31,7 @@ from eels_gz.run.runner import run
 from eels_gz.paths import asset
 
 SPEED = 0.1  # m/s commanded along the path (module docstring)
-CONTACT = "ice_grip"  # config/contact/ice_grip.yaml
-MEAN_MAX, MAX_MAX = 0.03, 0.10  # m, issue 8's bound (the project's, not NEO's)
+MEAN_MAX, MAX_MAX = 0.067, 0.30  # m, issue 33's bound: NEO Table II, tests 1-9
 
 
 def scenario_travel() -> float:
@@ -46,7 +42,6 @@ def scenario_travel() -> float:
 def metrics(tmp_path_factory):
     out = tmp_path_factory.mktemp("leader_follower")
     cfg = config.resolve(overrides={"scenario": {"name": "leader_follower", "speed": SPEED},
-                                    "contact": {"model": "screw", "params": CONTACT},
                                     "sensors": {"enabled": False},
                                     "log": {"mcap": False, "plot": True}})
     summary = run(cfg, out)
@@ -70,7 +65,7 @@ def test_run_follows_the_whole_path_and_reports_table_ii_form(metrics):
     assert metrics["png"]
 
 
-def test_issue_bound_mean_3cm_max_10cm(metrics):
+def test_issue_bound_neo_table_ii_mean_6_7cm_max_30cm(metrics):
     e = metrics["tracking_error"]
     assert e["mean_m"] <= MEAN_MAX, e
     assert e["max_m"] <= MAX_MAX, e

@@ -20,7 +20,8 @@ import pytest
 from eels_gz import config
 from eels_gz.errors import ConfigError
 from eels_gz.run.runner import run
-from eels_gz.scenarios.tube_dangle import TubeDangle
+from eels_gz.scenarios import PlacementContext
+from eels_gz.scenarios.tube_dangle import place
 
 FORCE_TOL = 0.01  # the 1 %
 PENETRATION_MAX = 0.005  # m, the bound
@@ -59,5 +60,7 @@ def test_the_robot_hangs_inside_the_tube_without_touching(dangled):
 
 
 def test_tube_dangle_needs_tethers():
+    ctx = PlacementContext(params={}, scenario={"params": {}}, robot="eels_1_5", urdf="", source="", world_file="",
+                           terrain=None, gravity=None)
     with pytest.raises(ConfigError, match="needs 'tethers:'"):
-        TubeDangle({"params": {}})
+        place(ctx)

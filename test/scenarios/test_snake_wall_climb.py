@@ -85,6 +85,9 @@ def test_screw_contact_holds_and_stock_contact_does_not(tmp_path):
 
 
 CLIMB_TIME = 4.0  # s of climbing after a 1 s hold
+# The short CI run's bound (a 1 s hold, then 4 s: it measures 0.80 up and 0.52 down on the identified
+# default ice, the down-climb still in its start transient); issue 33's 0.8 of the command is measured on
+# the scenario's own 10 s hold and 20 s climb (docs/scenarios.md: 0.95 up, 0.79 down, not quite met)
 CLIMB_RATIO_MIN = 0.5
 
 
@@ -92,8 +95,8 @@ CLIMB_RATIO_MIN = 0.5
 def test_it_climbs_up_and_down_on_screws_of_alternating_hands(tmp_path, direction):
     """The screws spin at the rates that advance each at climb_speed straight up (down: the speed
     negated) with no slip across its blade. The tail must move at least CLIMB_RATIO_MIN of that, the
-    commanded way: the rest is slip across the blades at the default ice's finite |e_v| (3-9 at these
-    loads, where 1 is isotropic Coulomb) and the pressed shape flexing as loads move. Same-handed
+    commanded way: the rest is the pressed shape flexing as loads move and screws re-engaging (slip
+    across the blades is 0.3 % at the default ice's identified |e_v| of 300-340). Same-handed
     screws (issue 8 notes) managed 0.1 of it upward, yawing along the walls. A down-climb is not a
     slip (status ok), and the tail axis stays within 30 deg of vertical."""
     speed = direction * load_yaml(registry.scenario_path("wall_climb"))["params"]["climb_speed"]

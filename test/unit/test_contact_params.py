@@ -69,19 +69,23 @@ def test_ice_defaults_meet_their_design_criteria(name):
     assert dt**2 * p.points_axial * p.k / m_s + 2 * dt * p.points_axial * p.c / m_s < 4.0
     # near-critical damping
     assert 0.5 <= p.c / (2 * math.sqrt(p.k * m_point)) <= 1.2
-    # the friction regulator acts as a damper mu |e_v| F / v_eps per point; on the spin axis
-    # (inertia 0.5 m r_root^2) through the lever r sin(a) across and r cos(a) along the thread
+    # the friction regulator acts as a damper mu F / v_eps per point along the thread (explicit; across
+    # it, |e_v| times stiffer, the step is implicit: eels_gz/contact/implicit.py); on the spin axis
+    # (inertia 0.5 m r_root^2) through the lever r cos(a) along the thread
     ev = float(p.ev_norm(screw_load))
     a, r = screw["lead_angle"], screw["radius"]
-    c_rot = p.points_axial * p.mu * f_point / p.v_eps * (ev * (r * math.sin(a)) ** 2 + (r * math.cos(a)) ** 2)
+    c_rot = p.points_axial * p.mu * f_point / p.v_eps * (r * math.cos(a)) ** 2
     inertia = 0.5 * m_s * screw["root_radius"] ** 2
-    assert 2 * dt * c_rot / inertia < 2.0
-    # ice along the threads; |e_v| of order 3-10 at the operating loads
+    assert dt * c_rot / inertia < 0.5
+    # ice along the threads; across them the identified line (issue 33): |e_v| in the hundreds, the
+    # blades slipping across by less than 1 % of their speed (NEO's no-slip kinematics), rising with load
     assert 0.1 <= p.mu <= 0.2
-    assert 3.0 <= ev <= 10.0
-    # the bristle's stick spring k_t = mu |e_v| F / z0 per point, far inside dt^2 k_t / m < 4
-    k_t = p.mu * ev * f_point / p.stick_length
+    assert 100.0 <= ev <= 1000.0 and p.ev_b > 0.0
+    # the bristle's stick spring along the thread, k_t = mu F / z0 per point, far inside
+    # dt^2 k_t / m < 4 on the point's mass and on the spin through r cos(a)
+    k_t = p.mu * f_point / p.stick_length
     assert dt**2 * k_t / m_point < 0.1
+    assert dt**2 * p.points_axial * k_t * (r * math.cos(a)) ** 2 / inertia < 0.1
     # a held screw moves at most z0 on its bristles: a tenth of the wall-climbing hold bound of 1 cm
     assert p.stick_length <= 1e-3
     # rolling: the robot at rest holds a 0.1 N m overturning moment with a margin of 3 or more,

@@ -31,10 +31,12 @@ import pytest
 import trimesh
 
 from eels_gz import config
-from eels_gz.run.placement import bore_center, settle
+from eels_gz.dart.body_points import joint_positions
+from eels_gz.run.placement import settle
 from eels_gz.run.runner import prepare
-from eels_gz.run.tethers import Tether, TetherSet
-from eels_gz.scenarios.snake_host import SnakeHost
+from eels_gz.scenarios.moulin_descent import bore_center
+from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.tethers import Tether
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.placement import helix_shape, sample_points
 from eels_gz.terrain.pointcloud import ScanOptions, scan_surface
@@ -94,15 +96,16 @@ def test_scanned_moulin_placement_and_hang(scanned, monkeypatch):
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only", "n_modules": N_MODULES},
                                     "world": str(out / "worlds" / "moulin_scan.sdf"), "sensors": {"enabled": False}})
     sim = prepare(cfg).sim
-    snake = SnakeHost(sim)
+    chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
+    angles = lambda: joint_positions(sim, chain.joints)  # noqa: E731
+    base_pose = lambda: sim.frame_world_pose(chain.root)  # noqa: E731
     field = surface.field
     params = replace(load_snake_params().placement, helix_radius=0.5)
-    shape = helix_shape(snake.chain, params.helix_radius, params.helix_pitch, bore_center(field, Z_HELIX),
+    shape = helix_shape(chain, params.helix_radius, params.helix_pitch, bore_center(field, Z_HELIX),
                         (0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
-    snake.place(shape.base_pose, shape.angles)
-    report = settle(sim, snake, field, params)
-    assert report.converged, report.message
-    pts = sample_points(snake.chain, snake.angles(), snake.base_pose(), field, params.samples_per_link)
+    report = settle(sim, field, shape.base_pose, shape.angles, params).report
+    assert report["converged"], report["message"]
+    pts = sample_points(chain, angles(), base_pose(), field, params.samples_per_link)
     d = field.query(pts.points)[0]
     assert d.min() > -PENETRATION_MAX and d.min() < 0.01
     touching = pts.points[d < 0.01]
@@ -114,8 +117,8 @@ def test_scanned_moulin_placement_and_hang(scanned, monkeypatch):
     # hang from a stiff tether at the top module (the helix's tail is on top), gravity on, joints held;
     # a second tether pulls the point touching over a hole outward through the hole's centre with
     # PULL N, as a rope over a lip would: where the wall has a hole, it presses the screw into it
-    poses = snake.chain.link_poses(snake.angles(), snake.base_pose())
-    top = max(snake.chain.links, key=lambda link: poses[link][2, 3])
+    poses = chain.link_poses(angles(), base_pose())
+    top = max(chain.links, key=lambda link: poses[link][2, 3])
     k = int(np.argmin([np.min(np.hypot(np.angle(np.exp(1j * (theta - t0))) * 0.8, touching[:, 2] - z0))
                        for t0, z0 in holes]))
     t0, z0 = holes[k]
@@ -123,16 +126,23 @@ def test_scanned_moulin_placement_and_hang(scanned, monkeypatch):
                                                          touching[:, 2] - z0))]
     anchor = (2.0 * np.cos(t0), 2.0 * np.sin(t0), z0)  # 1.2 m beyond the 0.8 m wall, through the hole
     stretch = float(np.linalg.norm(np.array(anchor) - pts.points[near]))
-    tethers = TetherSet(sim, [Tether(top, (0.0, 0.0, 0.0), None, 1.0e5, 2.0e3),
-                              Tether(pts.links[near], tuple(pts.offsets[near]), anchor, PULL / stretch, 20.0)], "test")
+    # the tethers system (plugins_py/tethers.py), attached here to the placed robot
+    import gz_compat
+    import tethers as tether_system
+
+    tethers = tether_system.Tethers()
+    tethers.model = gz_compat.sim.Model(sim.robot_entity)
+    tethers.setup(sim.ecm, [Tether(top, (0.0, 0.0, 0.0), None, 1.0e5, 2.0e3),
+                            Tether(pts.links[near], tuple(pts.offsets[near]), anchor, PULL / stretch, 20.0)],
+                  sim.robot_source_urdf, "test")
     sim.add_pre_update(tethers.pre_update)
     z_top = poses[top][2, 3]
     worst = np.inf
     for step in range(HANG_STEPS):
         sim.step()
         if step % 50 == 49:
-            p = sample_points(snake.chain, snake.angles(), snake.base_pose(), field, params.samples_per_link)
+            p = sample_points(chain, angles(), base_pose(), field, params.samples_per_link)
             worst = min(worst, float(truth.query(p.points)[0].min()))
     assert worst > -PENETRATION_MAX, worst
-    drop = z_top - snake.chain.link_poses(snake.angles(), snake.base_pose())[top][2, 3]
+    drop = z_top - chain.link_poses(angles(), base_pose())[top][2, 3]
     assert abs(drop) < 0.02, drop

@@ -39,12 +39,12 @@ import numpy as np
 
 from eels_gz.errors import ConfigError
 
-# tethers: eels_gz/snake/tethers.py (applied by the system plugins_py/tethers.py, named in systems:); controller: a module of eels_gz/scenarios/ (eels_gz/scenarios/__init__.py);
+# tethers: eels_gz/snake/tethers.py (applied by the system plugins_py/tethers.py, named in systems:);
 # systems: gz-sim systems of plugins_py/ the run loads on the robot (eels_gz/scenarios/systems.py);
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
 # soil: the soil set (config/soil/) unless the run sets soil.params
-SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers", "controller",
+SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers",
                  "contact", "pose", "soil", "systems", "placement"}
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}

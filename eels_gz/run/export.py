@@ -26,8 +26,6 @@ the include). libsdformat resolves a relative include URI against the current fo
 their meshes and heightmaps by ``model://`` too, so Gazebo needs the package's ``models/`` on
 ``GZ_SIM_RESOURCE_PATH`` either way (the package's environment hook sets it; see README).
 
-A scenario with parts still in embedded-host code (a ``controller:``, or ``tethers:`` that no system
-of the scenario carries) is refused with a message that says so: its Gazebo world would not run them.
 The scenario's systems get ``<metrics_file>`` ``DIR/metrics.json``: under Gazebo they write their
 metrics there. The engine (dartpy) is imported only for a scenario whose placement before the run needs
 it (``placement:``, :func:`engine_placement`); otherwise the export runs where dartpy is not installed
@@ -62,31 +60,6 @@ REQUIRED_SYSTEMS = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-im
                     "gz-sim-forcetorque-system")
 LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::systems::PythonSystemLoader"}
 RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
-
-
-def check_exportable(r: Resolved) -> None:
-    """ConfigError when part of the scenario is embedded-host code a Gazebo world cannot run: a
-    ``controller:`` (it steps the host itself), or ``tethers:`` that no system of the scenario carries
-    (a system whose module name contains ``tether``, issue 32)."""
-    from eels_gz import registry
-    from eels_gz.scenarios.systems import system_entries
-
-    scenario = r.scenario
-    if not scenario:
-        return
-    name = r.cfg["scenario"]["name"]
-    source = registry.scenario_path(name)
-    modules = [m for m, _ in system_entries(scenario, str(source))]
-    hosted = []
-    if scenario.get("controller"):
-        hosted.append(("controller", f"its controller eels_gz/scenarios/{scenario['controller']}.py, which steps "
-                                     "the embedded host itself"))
-    if scenario.get("tethers") and not any("tether" in m for m in modules):
-        hosted.append(("tethers", "its tethers, which only a system of the scenario (plugins_py/tethers.py) applies"))
-    for key, what in hosted:
-        raise ConfigError(f"scenario '{name}' ({source}): '{key}:' names {what}, not a gz-sim system; a Gazebo "
-                          f"world cannot run it until the scenario names systems for it ('systems:', issue 32). "
-                          f"Run it in the embedded host: eels-gz run --scenario {name}")
 
 
 def _matrix(pose) -> np.ndarray:
@@ -250,7 +223,6 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
     check_contact_step(r, urdf_mass(r.description.urdf))
-    check_exportable(r)
     start = placement(r, cfg)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
 

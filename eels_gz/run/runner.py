@@ -77,7 +77,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
-    elif not (scenario and (scenario.get("controller") or scenario.get("placement"))):  # placed in the setup
+    elif not (scenario and scenario.get("placement")):  # a scenario's placement sets the start before the run
         check_start_pose(sim, rcfg["pose"])
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
@@ -289,7 +289,6 @@ class _RunLoop:
         self.progress, self.setup_progress = progress, setup_progress
         self.sim = prep.sim
         self.status, self.error, self.message = "ok", None, None
-        self.controller = None
         self.rec: Recorder | None = None
         self.unwritten: list[str] = []
         self.physics0 = 0.0  # DART's wall time before the timed run (the setup's)
@@ -298,12 +297,11 @@ class _RunLoop:
         self.kernels: KernelManifest | None = None  # the kernels runs of this kind call
 
     def _setup(self) -> None:
-        """The scenario's placement before the run (eels_gz.run.placing) or its controller's setup,
+        """The scenario's placement before the run (eels_gz.run.placing) and its systems' lead-in,
         interruptible at any moment."""
         prep, sim = self.prep, self.sim
         placing = bool(prep.scenario and prep.scenario.get("placement"))
-        controlled = bool(prep.scenario and prep.scenario.get("controller"))
-        ticking = placing or controlled or any(getattr(s.system, "lead_in_s", 0.0) for s in sim.systems)
+        ticking = placing or any(getattr(s.system, "lead_in_s", 0.0) for s in sim.systems)
         if self.setup_progress is not None and ticking:
             report, active = self.setup_progress, [True]
 
@@ -322,15 +320,6 @@ class _RunLoop:
                     self.status, self.message = placed.status, placed.message
             if self.status == "ok":
                 self._lead_in()
-            if not controlled:
-                return
-            from eels_gz.scenarios import load_controller
-
-            with self.stop.immediately():
-                where = prep.scenario_file or str(self.cfg["scenario"]["name"])
-                controller = load_controller(prep.scenario["controller"], prep.scenario, where)
-                controller.setup(sim, dict(prep.scenario["params"]))
-                self.controller = controller  # set up: it steps the run and reports its metrics
         finally:
             if self.setup_progress is not None and ticking:
                 active[0] = False
@@ -392,7 +381,7 @@ class _RunLoop:
         return self._finish(wall, sim0, loop_end)
 
     def _loop(self, sensors, ros, wall0: float) -> None:
-        sim, cfg, stop, rec, controller = self.sim, self.cfg, self.stop, self.rec, self.controller
+        sim, cfg, stop, rec = self.sim, self.cfg, self.stop, self.rec
         n_steps = int(round(self.prep.duration / sim.dt))
         every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
         pace = cfg["ros"]["rate"]
@@ -401,14 +390,7 @@ class _RunLoop:
         progress, done = self.progress, 0
         tick = max(1, min(1000, n_steps // 100))
         for k in range(1, n_steps + 1):
-            if controller is not None:
-                controller.pre_step(sim)
             sim.step()
-            end = controller.post_step(sim) if controller is not None else None
-            if end is not None:  # the scenario ends the run, e.g. mobility_failure
-                self.status, self.message = end.status, end.message
-                rec.sample()
-                break
             if sim.ecm.run_end is not None:  # a scenario system ended the run (gz_compat.request_run_end)
                 self.status, self.message = sim.ecm.run_end
                 rec.sample()
@@ -493,18 +475,9 @@ class _RunLoop:
         if self.message:
             summary["message"] = self.message
         scenario_systems = [s for s in self.sim.systems if hasattr(s.system, "metrics") or hasattr(s.system, "plot")]
-        if self.prep.scenario and self.prep.scenario.get("systems") and self.controller is None:
+        if self.prep.scenario and self.prep.scenario.get("systems"):
             try:
                 _system_outputs(scenario_systems, self.prep, cfg, out, summary, final)
-            except OSError as exc:
-                self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
-            except Exception as exc:
-                if self.error is None:
-                    raise
-                self.unwritten.append(f"metrics.json and the scenario plot ({type(exc).__name__}: {exc})")
-        if self.controller is not None:
-            try:
-                _scenario_outputs(self.controller, cfg, out, summary, final)
             except OSError as exc:
                 self.unwritten.append(f"metrics.json and the scenario plot ({reason(exc)})")
             except Exception as exc:  # the summary says what happened; the run's own error comes first
@@ -536,22 +509,6 @@ def _say_compiled(numba: dict) -> None:
     say = log.warning if numba["compile_time"] >= 1.0 else log.info
     say("numba compiled %d kernel(s) in %.1f s%s (once after an install: they are cached for later runs; "
         "`make venv` warms the cache: python -m eels_gz.warm)", len(numba["compiled"]), numba["compile_time"], where)
-
-
-def _scenario_outputs(controller, cfg: dict, out: Path, summary: dict, final: Path) -> None:
-    """The controller's metrics.json and <scenario>.png next to summary.json."""
-    metrics = {"scenario": cfg["scenario"]["name"], "status": summary["status"], **controller.metrics()}
-    undeclared = set(metrics) - {"scenario", "status", *controller.METRICS}
-    if undeclared:  # a sweep checks its metrics against METRICS before it runs: keep them in step
-        log.warning("scenario '%s': metrics.json keys %s are not in %s.METRICS", cfg["scenario"]["name"],
-                    ", ".join(sorted(undeclared)), type(controller).__name__)
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    summary["files"]["metrics"] = str(final / "metrics.json")
-    if cfg["log"]["plot"]:
-        png = out / f"{cfg['scenario']['name']}.png"
-        controller.plot(png)
-        if png.exists():
-            summary["files"]["scenario_plot"] = str(final / png.name)
 
 
 def _system_outputs(systems: list, prep, cfg: dict, out: Path, summary: dict, final: Path) -> None:

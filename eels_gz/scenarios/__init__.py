@@ -11,76 +11,22 @@ the scenario sets the robot's start before the run (``placement:``), given a
 :class:`PlacementContext` and returning a :class:`Placement`. Nothing here
 imports the engine or the host.
 
-The older form, being retired as scenarios move to systems, is below.
-
-A scenario YAML may name a controller (``controller: leader_follower``); it
-is the module ``eels_gz.scenarios.<name>`` and provides
-``make_controller(scenario: dict) -> ScenarioController``. The runner
-(:func:`eels_gz.run.runner.run`) calls, in this order:
-
-1. ``setup(sim, params)`` once, before the step loop: it may place the robot
-   (pose, joint angles, the placement loop of :mod:`eels_gz.run.placement`),
-   set up tethers, and step the simulation itself;
-2. ``pre_step(sim)`` before every step: commands (joint set points through the
-   joint-control plugin);
-3. ``post_step(sim)`` after every step: returns ``None`` to go on, or a
-   :class:`RunEnd` (status and message) to end the run early, e.g.
-   ``mobility_failure``;
-4. ``metrics()`` after the run: a JSON-able dict, written to ``metrics.json``;
-5. ``plot(path)``: a figure of the run, written to ``<scenario>.png``.
-
-``params`` are the scenario's resolved ``params:`` (numbers, SI units and
-radians; ``--set scenario.NAME=VALUE`` overrides them).
+A scenario's ``params`` are its resolved ``params:`` (numbers, SI units and radians;
+``--set scenario.NAME=VALUE`` overrides them), which its systems read from their
+``<params>`` element.
 """
 
 from __future__ import annotations
 
 import importlib
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 from eels_gz.errors import ConfigError
 
-_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-
 
 # status of a run whose robot lost its hold and slid or fell (wall_climb, moulin_descent)
 SLIP_FAILURE = "slip_failure"
-
-
-@dataclass(frozen=True)
-class RunEnd:
-    """Why a controller ends a run: ``status`` (e.g. ``mobility_failure``) and a message for people."""
-
-    status: str
-    message: str
-
-
-class ScenarioController:
-    """Base class with do-nothing hooks (see the module docstring)."""
-
-    # the top-level keys metrics() may write to metrics.json: a sweep checks its metrics against them
-    # before any sample runs (eels_gz.sweep.commands.RunCommand.check_metrics)
-    METRICS: tuple[str, ...] = ()
-
-    def setup(self, sim, params: dict[str, float]) -> None:
-        """Prepare the run: place the robot, set up tethers (may step ``sim``)."""
-
-    def pre_step(self, sim) -> None:
-        """Commands for the coming step."""
-
-    def post_step(self, sim) -> RunEnd | None:
-        """After a step: None to go on, or a :class:`RunEnd`."""
-        return None
-
-    def metrics(self) -> dict:
-        """Scenario figures, JSON-able."""
-        return {}
-
-    def plot(self, path: str | Path) -> None:
-        """Write a figure of the run to ``path`` (PNG)."""
 
 
 @dataclass
@@ -131,8 +77,7 @@ def pure_module(name: str):
 
 
 def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
-    """The top-level keys the scenario's systems (their pure modules' ``METRICS``), or its controller,
-    write to metrics.json."""
+    """The top-level keys the scenario's systems (their pure modules' ``METRICS``) write to metrics.json."""
     from eels_gz.scenarios.systems import system_entries
 
     if scenario.get("systems"):
@@ -141,8 +86,6 @@ def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
             mod = pure_module(module)
             keys += [k for k in getattr(mod, "METRICS", ()) if k not in keys]
         return tuple(keys)
-    if scenario.get("controller"):
-        return tuple(load_controller(scenario["controller"], scenario, source).METRICS)
     return ()
 
 
@@ -155,25 +98,6 @@ def check_scenario_params(scenario: dict, source: str) -> None:
         check = getattr(pure_module(module), "check_params", None)
         if check is not None:
             check(dict(scenario.get("params") or {}))
-
-
-def load_controller(name: object, scenario: dict, source: str) -> ScenarioController:
-    """The controller ``eels_gz.scenarios.<name>`` built for ``scenario`` (a loaded scenario mapping)."""
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise ConfigError(f"{source}: 'controller' must be the name of a module in eels_gz/scenarios/, "
-                          f"got {name!r}")
-    try:
-        module = importlib.import_module(f"eels_gz.scenarios.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"eels_gz.scenarios.{name}":
-            raise
-        known = sorted(p.stem for p in Path(__file__).parent.glob("*.py") if not p.stem.startswith("_"))
-        raise ConfigError(f"{source}: controller '{name}' is not a module of eels_gz/scenarios/ "
-                          f"(modules: {', '.join(known)})") from None
-    make = getattr(module, "make_controller", None)
-    if make is None:
-        raise ConfigError(f"{source}: eels_gz/scenarios/{name}.py has no make_controller(scenario)")
-    return make(scenario)
 
 
 def param(params: dict[str, float], name: str, source: str) -> float:

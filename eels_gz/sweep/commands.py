@@ -24,13 +24,13 @@ RUN_SUMMARY_KEYS = ("status", "sim_time", "setup_sim_time", "wall_time", "setup_
                     "unwritten", "ros")
 
 
-# the keys every metrics.json holds besides its controller's METRICS (eels_gz.run.runner._scenario_outputs)
+# the keys every metrics.json holds besides its systems' METRICS (eels_gz.run.runner._system_outputs)
 METRICS_FILE_KEYS = ("scenario", "status")
 
 
 def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
     """The top-level keys of the metrics.json a run of the scenario section ``scfg`` (name and
-    parameters) writes: none without a scenario or a controller."""
+    parameters) writes: none without a scenario or without systems."""
     from eels_gz import registry
     from eels_gz.control.setpoints import load_scenario
     from eels_gz.scenarios import scenario_metrics
@@ -41,7 +41,7 @@ def scenario_metric_keys(scfg: dict) -> tuple[str, ...]:
     path = registry.scenario_path(name)
     scenario = load_scenario(path, {k: v for k, v in scfg.items() if k != "name"})
     keys = scenario_metrics(scenario, str(path))
-    return (*METRICS_FILE_KEYS, *keys) if keys or scenario.get("controller") or scenario.get("systems") else ()
+    return (*METRICS_FILE_KEYS, *keys) if scenario.get("systems") else ()
 
 
 class _KeyedError(Exception):
@@ -172,7 +172,7 @@ class RunCommand:
 
     def check_metrics(self, spec, items_list: list[list]) -> None:
         """A metric that is not a key of summary.json must come from metrics.json, whose keys are what the
-        scenario's controller declares it writes (``METRICS`` of eels_gz.scenarios.ScenarioController):
+        scenario's systems declare they write (``METRICS`` of their pure modules, eels_gz.scenarios):
         refused, before any sample runs, when a scenario of the campaign (each value the campaign may
         give, as :func:`eels_gz.sweep.spec.check_spec` tries them: ``items_list``, its
         ``representative_items``) does not write it."""
@@ -189,8 +189,8 @@ class RunCommand:
             for name, keys in seen.values():
                 if metric.split(".")[0] in keys:
                     continue
-                writes = (f"its controller writes metrics.json keys {', '.join(keys)}" if keys else
-                          "it has no controller, so its runs write no metrics.json")
+                writes = (f"its systems write metrics.json keys {', '.join(keys)}" if keys else
+                          "it has no systems, so its runs write no metrics.json")
                 raise ConfigError(f"{spec.source}: metrics: '{metric}' is neither a key of summary.json (its keys: "
                                   f"{', '.join(RUN_SUMMARY_KEYS)}) nor of metrics.json in the runs of "
                                   + (f"scenario '{name}' ({writes})" if name else

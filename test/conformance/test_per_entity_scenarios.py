@@ -8,11 +8,7 @@ readings with different floating-point operation orders (~1e-16 relative per ste
 below a micrometre over the few hundred steps of a shortened run; a scenario system or plugin whose
 per-entity path did anything else (a skipped joint, a state read one step late, a missing wrench)
 moves the robot by millimetres in that time. Each run is checked to have taken its path (the batch
-caches built in one, untouched in the other) and to have moved the robot by far more than ``TOL``.
-
-Scenarios still run by an engine-side controller (not converted into gz-sim systems yet: ``CONTROLLED``)
-exercise the per-entity path of the robot's own systems only (joint_control, screw_contact...); their
-test ids say ``-controller``."""
+caches built in one, untouched in the other) and to have moved the robot by far more than ``TOL``."""
 
 from __future__ import annotations
 
@@ -20,18 +16,10 @@ import numpy as np
 import pytest
 
 from eels_gz import config, registry
-from eels_gz.control.setpoints import load_scenario
 from eels_gz.run import runner
 
 TOL = 1e-6  # m, and for the unit quaternion's components (module docstring)
 DURATION = 0.2  # s of the timed run (placements and settling before it run in full)
-
-
-def controlled() -> set[str]:
-    return {n for n in registry.scenarios() if load_scenario(registry.scenario_path(n)).get("controller")}
-
-
-CONTROLLED = controlled()
 
 
 def run(name: str, batch: bool, out) -> tuple[dict, object, np.ndarray]:
@@ -53,8 +41,7 @@ def run(name: str, batch: bool, out) -> tuple[dict, object, np.ndarray]:
     return summary, seen["prep"].sim, seen["q0"]
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, id=f"{n}-controller" if n in CONTROLLED else n)
-                                  for n in sorted(registry.scenarios())])
+@pytest.mark.parametrize("name", sorted(registry.scenarios()))
 def test_per_entity_path_ends_where_the_batched_path_does(name, tmp_path):
     ends = {}
     for batch in (True, False):

@@ -17,10 +17,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("dartpy", "eels_gz.dart", "eels_gz.run", "eels_gz.gzapi")
 ALLOWED = {"plugins_py/gz_compat.py": {"eels_gz.gzapi"}}
-# still engine-bound controllers, to be converted into systems (issue 32 items 1, 2: snake_b's part);
-# snake_host.py goes with the last of them
-REMAINING = {"eels_gz/scenarios/wall_climb.py", "eels_gz/scenarios/moulin_descent.py",
-             "eels_gz/scenarios/tube_dangle.py", "eels_gz/scenarios/snake_host.py"}
 
 
 def forbidden_imports(path: Path, allowed: set[str] = frozenset()) -> list[str]:
@@ -50,9 +46,7 @@ def files() -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("rel", [
-    pytest.param(r, marks=pytest.mark.xfail(reason=f"{r}: not converted into a gz-sim system yet", strict=False))
-    if r in REMAINING else r for r in files()])
+@pytest.mark.parametrize("rel", files())
 def test_no_engine_import(rel):
     bad = forbidden_imports(ROOT / rel, ALLOWED.get(rel, set()))
     assert not bad, f"{rel} imports {', '.join(bad)}: scenario code reaches the robot through gz_compat only"

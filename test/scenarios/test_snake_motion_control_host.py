@@ -53,7 +53,7 @@ from eels_gz import config
 from eels_gz.run.runner import prepare
 from eels_gz.paths import asset
 from eels_gz.scenarios.screw_drive import ScrewDrive, body_twist_between
-from eels_gz.scenarios.snake_host import SnakeHost
+from snake_probe import SnakeHost  # test helper: the robot read from the engine (test/scenarios/snake_probe.py)
 from eels_gz.snake.placement import crescent_shape, straight_shape
 
 CRESCENT = 4.0  # rad, total bend

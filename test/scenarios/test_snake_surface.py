@@ -1,4 +1,4 @@
-"""surface_traverse metrics (issue 8): the watching controller sends no
+"""surface_traverse metrics (issue 8): the watching system sends no
 command (the joint-control plugin never gets an external set point, so the
 scenario's set points, which ``eels-gz compare`` depends on, are what
 runs), and its metrics agree with the runner's own summary."""
@@ -12,7 +12,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.run.runner import run
-from eels_gz.scenarios.snake_host import system
+from snake_probe import system  # test helper (test/scenarios/snake_probe.py)
 
 DURATION = 4.0  # s: the crescent ramp (0-2 s), the hold, the first second of forward spin (from 3 s)
 
@@ -40,7 +40,7 @@ def traverse(tmp_path_factory):
     return summary, json.loads((out / "metrics.json").read_text()), seen["prep"].sim, out
 
 
-def test_controller_sends_no_commands(traverse):
+def test_the_watching_system_sends_no_commands(traverse):
     _, _, sim, _ = traverse
     assert system(sim, "joint_control").has_external is False
 

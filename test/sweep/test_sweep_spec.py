@@ -163,7 +163,7 @@ def test_pure_grids_ignore_samples_and_cases_add_up():
     ({"metrics": ["real_time_factor", "real_time_factor"]}, "metrics: 'real_time_factor': is listed twice"),
     ({"metrics": ["sample"]}, "metrics: 'sample': is a column of every results table"),
     ({"metrics": ["advance_m"], "base": {**BASE, "scenario": "hold"}},
-     ("metrics: 'advance_m' is neither a key of summary.json", "scenario 'hold' (it has no controller")),
+     ("metrics: 'advance_m' is neither a key of summary.json", "scenario 'hold' (it has no systems")),
     ({"command": "rover"}, "spec.yaml: command: unknown command 'rover'; expected one of 'run', 'rover drive'"),
     ({"cases": []}, "spec.yaml: cases: expected a non-empty list"),
     ({"dispersions": {"contact.mu": {"grid": [0.1]}}, "cases": [{"contact.mu": {"grid": [0.2]}}]},

@@ -53,7 +53,6 @@ def _layer(module: str) -> str:
     return parts[1] if len(parts) > 1 else ""
 
 
-@pytest.mark.xfail(reason="eels_gz/scenarios/snake_host.py until the snake scenarios are systems", strict=True)
 def test_only_the_dart_adapter_imports_the_engine():
     engine = sorted(m for m, imp in IMPORTS.items() if any(i == "dartpy" or i.startswith("dartpy.") for i in imp))
     assert engine and all(_layer(m) == "dart" for m in engine), engine
@@ -73,7 +72,6 @@ def test_lower_layers_import_nothing_above_them(layer, forbidden):
     assert upward == []
 
 
-@pytest.mark.xfail(reason="scenarios.wall_climb <-> scenarios.moulin_descent until they are systems", strict=True)
 def test_no_import_circles():
     ours = {m: {i for i in imp if i in MODULES and i != m} for m, imp in IMPORTS.items()}
     # a package __init__ importing its own submodules (re-exports) and a submodule importing a sibling

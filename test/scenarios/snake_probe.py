@@ -1,4 +1,6 @@
-"""An EELS robot in the embedded host, seen through the snake models.
+"""Test helper: an EELS robot in the embedded host read and placed straight from the engine (DART), for tests
+that check the scenario systems' gz-API readings against it. Not part of the package: the scenario systems
+read the robot through plugins_py/snake_io.py.
 
 :class:`SnakeHost` ties a :class:`~eels_gz.dart.simulation.Simulation` to the
 robot's :class:`~eels_gz.snake.chain.SnakeChain` (read from the loaded

@@ -145,6 +145,14 @@ RIGS: dict[str, RobotEntry] = {
             floating_base=False,
             family="rig",
         ),
+        RobotEntry(
+            name="drag_rig",
+            xacro="drag_rig.urdf.xacro",
+            description="screw drag-test rig: one screw of an EELS variant under a load on x, y and z carriages "
+                        "(scenario drag_rig, eels-gz calibrate simulate)",
+            floating_base=False,
+            family="rig",
+        ),
     )
 }
 
@@ -159,6 +167,9 @@ WORLDS: dict[str, WorldEntry] = {
         WorldEntry("sandbox_10", "sandbox_10.sdf", "soil sandbox 5 x 3 m tilted 10 deg, rising along +x; any tilt: "
                    "eels-gz world primitive sandbox --angle A; the soil set is the run's soil.params",
                    ("primitive", "sandbox", "--angle", "10")),
+        *(WorldEntry(f"sandbox_{a}", f"sandbox_{a}.sdf", f"soil sandbox 5 x 3 m tilted {a} deg (the Archimede slope "
+                     "campaign, config/sweeps/archimede_slopes.yaml); the soil set is the run's soil.params",
+                     ("primitive", "sandbox", "--angle", str(a))) for a in (0, 5, 15, 20)),
         WorldEntry("tube", "tube.sdf", "horizontal ice tube along x, bore radius 0.6 m with 2 cm rms roughness",
                    ("primitive", "tube")),
         WorldEntry("parallel_walls", "parallel_walls.sdf", "two parallel vertical ice walls on an ice floor, a stemming gap for EELS 1.5",

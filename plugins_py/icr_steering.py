@@ -24,7 +24,7 @@ error naming it); joint states are read once they are reported. ``reset``
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import iter_elements, joint_states, msgs, param, set_joint_forces, sim, transport
+from gz_compat import iter_elements, joint_states, msgs, param, register_peer, set_joint_forces, sim, transport
 
 from eels_gz.rover.control import DriveController, DriveGains, MotorLimits, SteeringGains
 from eels_gz.rover.gz_model import wheel_joints, wheels_from_model
@@ -77,6 +77,7 @@ class IcrSteeringSystem:
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Twist, topic, self.on_cmd_vel):
             raise ValueError(f"{PLUGIN}: cannot subscribe to '{topic}'")
+        register_peer(entity, PLUGIN, self)
 
     def on_cmd_vel(self, msg) -> None:
         self.cmd = (msg.linear.x, msg.linear.y, msg.angular.z)

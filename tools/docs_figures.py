@@ -20,7 +20,8 @@ own description; screw_spin on EELS 1.0 alternating (screw and stock), the "At r
 (bench/screw_rest.py) and the demo's compare table (docs/contact.md); the scan and DEM scale figures
 (docs/worlds.md, bench/terrain_scans.py and bench/terrain_dem.py); the rows of docs/benchmarks.md of
 bench/terrain_fields.py, bench/terrain_scans.py, bench/terrain_dem.py, bench/optimizer.py and
-bench/mcap_writer.py; the soil system's cost (docs/soil.md, bench/soil.py).
+bench/mcap_writer.py; the soil system's cost (docs/soil.md, bench/soil.py); the Archimede slope
+campaign's table (docs/soil.md, config/sweeps/archimede_slopes.yaml, about 3 min under a load of 10).
 
 Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll bound (a run's
 maxima that metrics.json does not hold), leader_follower at |e_v| 30 and 100 and at 0.1 and 0.2 m/s,

@@ -446,9 +446,38 @@ MCAP_QUOTES = (
           lambda v: f"{v['_run']['machine']['load_average'][0]:.1f}"),
 )
 
+
+def _archimede_slopes(out: Path, stdout: str) -> dict:
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(out / "results.parquet").to_pylist()
+    table = sorted(({"setup": r["setup"], "slope_deg": round(r["slope_deg"], 6), "wheel_rate": r["wheel_rate"],
+                     "slip": r["slip"], "slip_q1": r["slip_q1"], "slip_q3": r["slip_q3"]} for r in rows
+                    if r["status"] == "ok"), key=lambda r: (r["setup"], r["slope_deg"], r["wheel_rate"]))
+    return {"status": "ok" if all(r["status"] == "ok" for r in rows) else "not ok", "samples": len(rows),
+            "rows": table}
+
+
+def _render_archimede_slopes(values: dict) -> str:
+    rows = values["rows"]
+    cols = sorted({(r["setup"], r["wheel_rate"]) for r in rows})
+    lines = ["| slope | " + " | ".join(f"{s} at {w:g} rad/s" for s, w in cols) + " |",
+             "|---:|" + "---|" * len(cols)]
+    for a in sorted({r["slope_deg"] for r in rows}):
+        cells = []
+        for s, w in cols:
+            r = next((x for x in rows if x["slope_deg"] == a and x["setup"] == s and x["wheel_rate"] == w), None)
+            cells.append("n/a" if r is None or r["slip"] is None else
+                         f"{100 * r['slip']:.1f} [{100 * r['slip_q1']:.1f}, {100 * r['slip_q3']:.1f}]")
+        lines.append(f"| {a:g} deg | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
 FIGURES = {
     "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
                              _rover_campaign, "docs/robots.md", _render_campaign, quotes=CAMPAIGN_QUOTES),
+    "archimede_slopes": Figure("archimede_slopes", ("sweep", "config/sweeps/archimede_slopes.yaml", "--out", "{out}",
+                                                    "--workers", "2"),
+                               _archimede_slopes, "docs/soil.md", _render_archimede_slopes),
     "sidewind_ice": Figure("sidewind_ice", ("run", "--scenario", "sidewind", "--contact", "screw", "--out", "{out}"),
                            _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
     "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",

@@ -207,13 +207,14 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 
 
 @main.command()
-@click.option("--robot", help="Robot registry name (an EELS robot), e.g. eels_1_0_front_only.")
+@click.option("--robot", help="Robot registry name (an EELS robot, e.g. eels_1_0_front_only, or a rover: archimede).")
 @click.option("--n-modules", "n_modules", type=N_MODULES, help="Number of modules (default: the variant's).")
 @click.option("--world", help="World registry name or SDF world file.")
-@click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse.")
+@click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse, rover_drive.")
 @click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
-              help="Output folder: stock/, screw/, compare.json, compare.png (refused if it holds a run).")
+              help="Output folder: stock/ and screw/ (a rover: soil/), compare.json, compare.png "
+                   "(refused if it holds a run).")
 @overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
@@ -222,7 +223,8 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
               help="replay.html: the two runs overlaid in one scene, or side by side.")
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
             layout):
-    """Run one scenario under stock and under screw contact and compare the tail pose."""
+    """Run one scenario under stock and under screw contact (a rover: the soil model of --set
+    soil.params=NAME against rigid contact) and compare the tail (base) pose."""
     from eels_gz.cli.compare import compare as run_compare
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
@@ -233,7 +235,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="compare") as folder, \
-                    Progress("stock + screw") as progress:
+                    Progress("stock + model") as progress:
                 def step(model: str, delta: int, total: int) -> None:
                     progress.update(delta, 2 * total)  # both runs have the same number of steps
 
@@ -251,7 +253,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
         click.echo(f"{model:5s}: final tail x={p['x']:.4f} m y={p['y']:.4f} m yaw={p['yaw']:.4f} rad, "
                    f"path {m['path_length']:.3f} m, real-time factor {m['real_time_factor']:.2f}")
     d = result["difference"]
-    click.echo("screw - stock: " + ", ".join(f"{k} max {d[k]['max']:.4f} rms {d[k]['rms']:.4f}" for k in ("x", "y", "yaw")))
+    click.echo(f"{d['of']}: " + ", ".join(f"{k} max {d[k]['max']:.4f} rms {d[k]['rms']:.4f}" for k in ("x", "y", "yaw")))
     for name, path in result["files"].items():
         click.echo(f"{name}: {path}")
 

@@ -1,5 +1,7 @@
 """``eels-gz calibrate simulate``: the drag tests of EELS-DARTS Fig. 6/7 in
 the embedded host, so that ``calibrate friction`` can be checked end to end.
+Each drag is a run of the scenario ``drag_rig`` (config/scenarios/drag_rig.yaml,
+its system plugins_py/drag_rig.py) through :func:`eels_gz.run.runner.run`.
 
 One screw (urdf/drag_rig.urdf.xacro) rests on ``ice_plane`` under a load
 mass on a free vertical slide, its spin held at zero. After it settles, the
@@ -24,10 +26,8 @@ import numpy as np
 from eels_gz import registry
 from eels_gz.contact.calibration import DragSamples
 from eels_gz.contact.params import load_contact_params
-from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import CalibrationError, RunInterrupted
 from eels_gz.interrupt import interrupts
-from eels_gz.paths import asset
 
 log = logging.getLogger(__name__)
 SETTLE = 0.3  # s at rest before dragging
@@ -42,36 +42,48 @@ def drag_directions(lead_angle: float, handedness: int) -> dict[str, np.ndarray]
             "perpendicular": np.array([np.cos(a), -h * np.sin(a), 0.0])}
 
 
+def drag_config(variant: str, params: str, load_mass: float, direction: str, speed: float) -> dict:
+    """The ``eels-gz run`` configuration of one drag: scenario drag_rig on the rig of ``variant`` under
+    ``load_mass`` kg, dragged at ``speed`` m/s along the ``direction`` of its thread, its screw resting
+    on the ice (base at the screw's radius); no log or plots."""
+    from eels_gz import config
+
+    record = registry.eels_variants()[variant]
+    if not record.get("screws") or not record.get("screw"):
+        raise CalibrationError(f"variant '{variant}' has no screws to drag")
+    screw = record["screw"]
+    d = drag_directions(screw["lead_angle"], screw["handedness"])[direction]
+    cfg = config.resolve()
+    items = {"robot.name": "drag_rig", "robot.pose": [0.0, 0.0, float(screw["radius"]), 0.0, 0.0, 0.0],
+             "robot.optimize": False,
+             "robot.xacro_args": {"eels_variant": variant, "load_mass": repr(float(load_mass))}, "contact.params": params,
+             "scenario.name": "drag_rig", "scenario.speed": float(speed), "scenario.settle": SETTLE,
+             "scenario.drag": DRAG, "scenario.dir_x": float(d[0]), "scenario.dir_y": float(d[1]),
+             "scenario.direction": float(("parallel", "perpendicular").index(direction)),
+             "log.mcap": False, "log.plot": False}
+    for key, value in items.items():
+        config.set_key(cfg, key, value, "calibrate simulate")
+    return cfg
+
+
 def _drag_once(variant: str, params: str, load_mass: float, direction: str, speed: float,
                stop=None) -> tuple[float, float]:
-    from eels_gz.gzapi import gzsim
-    from eels_gz.dart.simulation import RobotSpec, Simulation
+    """One drag, a run of the scenario drag_rig (in a temporary folder): (mean normal force, mean drag
+    force), N. ``stop``: unused (the run stops on a signal itself and raises RunInterrupted)."""
+    import json
+    import tempfile
+    from pathlib import Path
 
-    world = registry.world_path("ice_plane")
-    desc = load_description(asset("urdf", "drag_rig.urdf.xacro"), {
-        "variant": variant, "load_mass": repr(float(load_mass)), "contact_params": params, "world_file": str(world)})
-    screw = registry.eels_variants()[variant]["screw"]
-    sim = Simulation(world, RobotSpec("drag_rig", desc, [0.0, 0.0, screw["radius"], 0.0, 0.0, 0.0], optimize=False))
-    model = gzsim.Model(sim.robot_entity)
-    joints = {n: gzsim.Joint(model.joint_by_name(sim.ecm, n)) for n in ("drag_x", "drag_y", "drag_screw")}
-    contact = next(s.system for s in sim.systems if s.module == "screw_contact")
-    d = drag_directions(screw["lead_angle"], screw["handedness"])[direction]
-    normal, drag = [], []
-    n_settle, n_drag = int(round(SETTLE / sim.dt)), int(round(DRAG / sim.dt))
-    for k in range(n_settle + n_drag):
-        moving = k >= n_settle
-        joints["drag_x"].set_velocity(sim.ecm, [speed * d[0] if moving else 0.0])
-        joints["drag_y"].set_velocity(sim.ecm, [speed * d[1] if moving else 0.0])
-        joints["drag_screw"].set_velocity(sim.ecm, [0.0])
-        sim.step()
-        if stop is not None:
-            stop.check(f"interrupted during the {direction} drag under {load_mass:g} kg")
-        if k >= n_settle + n_drag // 2 and contact.last is not None:
-            normal.append(float(contact.last.normal_force.sum()))
-            drag.append(float(-contact.last.force[0] @ d))
-    if not normal or min(normal) <= 0.0:
+    from eels_gz.run.runner import run
+
+    cfg = drag_config(variant, params, load_mass, direction, speed)
+    with tempfile.TemporaryDirectory(prefix="eels_gz_drag_") as tmp:
+        run(cfg, Path(tmp))
+        metrics = json.loads((Path(tmp) / "metrics.json").read_text())
+    normal, drag, low = metrics["normal_force_N"], metrics["drag_force_N"], metrics["min_normal_force_N"]
+    if normal is None or low is None or low <= 0.0:
         raise CalibrationError(f"drag rig ({variant}, load {load_mass} kg, {direction}): the screw lost contact")
-    return float(np.mean(normal)), float(np.mean(drag))
+    return float(normal), float(drag)
 
 
 def simulate_drags(variant: str = "eels_1_0_front_only", params: str = "ice",

@@ -1,4 +1,5 @@
-"""``eels-gz compare``: one scenario under stock and under screw contact.
+"""``eels-gz compare``: one scenario under stock contact and under the package's contact model: the
+screw-ice model for an EELS robot, the soil model (issue 34) for a rover.
 
 The EELS-DARTS §4.2 validation compares the tail's planar pose (x, y, yaw)
 of a 45 s screw-driven traverse between simulation and VICON (Fig. 14). Here
@@ -8,7 +9,12 @@ and the tail poses are compared the same way: per-model final pose and path
 length, and the maximum and RMS of the difference (screw - stock) in x, y
 and yaw.
 
-Output folder: ``stock/`` and ``screw/`` (each a full ``eels-gz run``
+A rover runs once on the engine's rigid contact (no soil: its wheels collide with the terrain,
+friction from the world) and once on the soil set the run names (``--set soil.params=NAME``, else the
+scenario's ``soil:``), the soil contact system in place of the wheels' collisions; its "tail" is the
+rover's base link.
+
+Output folder: ``stock/`` and ``screw/`` (``soil/`` for a rover; each a full ``eels-gz run``
 folder), ``compare.json``, ``compare.png`` (Fig. 14 layout: the two
 models' x, y, yaw against time, and their difference) and ``replay.html``
 (both runs in 3D, overlaid or side by side: eels_gz.viewer).
@@ -32,6 +38,7 @@ from eels_gz.ros.messages import typestore
 
 log = logging.getLogger(__name__)
 MODELS = ("stock", "screw")
+ROVER_MODELS = ("stock", "soil")
 TAIL_TOPIC = "/ground_truth/odom"
 
 
@@ -89,17 +96,22 @@ def compare(cfg: dict, out_dir: str | Path,
     from eels_gz.outputs import begin_result, check_writable_dir, write_result
 
     entry = registry.robot(cfg["robot"]["name"])
-    if entry.family != "eels":
-        raise ConfigError(f"compare runs the screw contact model, which applies to EELS robots only, "
+    if entry.family not in ("eels", "rover"):
+        raise ConfigError(f"compare runs the screw contact model (EELS robots) or the soil model (rovers), "
                           f"not '{entry.name}' (a {entry.family})")
     if not cfg["log"]["mcap"]:
         raise ConfigError("compare reads the tail pose from log.mcap; log.mcap must be true")
+    models = MODELS if entry.family == "eels" else ROVER_MODELS
+    soil = _rover_soil(cfg, entry) if entry.family == "rover" else None
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
     runs, tracks = {}, {}
-    for model in MODELS:
+    for model in models:
         mcfg = copy.deepcopy(cfg)
-        mcfg["contact"]["model"] = model
+        if soil is not None:  # a rover: the soil set named, or none at all (the engine's rigid contact)
+            mcfg["soil"] = dict(soil) if model == "soil" else {"params": ""}
+        else:
+            mcfg["contact"]["model"] = model
         if model == "stock":  # contact.mu, ... are the screw model's; the engine's contact reads none
             mcfg["contact"] = {k: v for k, v in mcfg["contact"].items() if k in ("model", "params")}
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
@@ -108,8 +120,8 @@ def compare(cfg: dict, out_dir: str | Path,
         except (SimulationDiverged, RobotLost, RunInterrupted, WriteFailed) as exc:
             log.error("the %s contact run ended early (%s); its log and summary are in %s", model, exc, final / model)
             stopped = {"status": _status(exc), "message": f"the {model} contact run: {exc}",
-                       **_reached(out, final),
-                       "runs": {m: str(final / m) for m in MODELS if (out / m / "summary.json").exists()}}
+                       **_reached(out, final, models),
+                       "runs": {m: str(final / m) for m in models if (out / m / "summary.json").exists()}}
             try:
                 write_result(out / "compare.json", json.dumps({**_header(cfg), **stopped}, indent=2))
             except OSError:
@@ -118,57 +130,79 @@ def compare(cfg: dict, out_dir: str | Path,
         tracks[model] = tail_track(out / model / "log.mcap")
     from eels_gz.viewer import load_run, write_replay
 
-    replay = write_replay([load_run(out / m, m) for m in MODELS], out / "replay.html",
-                          title=f"{cfg['robot']['name']}: stock vs screw contact", layout=layout)
-    (t0, p0), (t1, p1) = tracks["stock"], tracks["screw"]
+    other = models[1]
+    replay = write_replay([load_run(out / m, m) for m in models], out / "replay.html",
+                          title=f"{cfg['robot']['name']}: stock vs {other} contact", layout=layout)
+    (t0, p0), (t1, p1) = tracks["stock"], tracks[other]
     n = min(len(t0), len(t1))
     if not np.allclose(t0[:n], t1[:n], atol=1e-9):
         raise ConfigError("the two runs logged at different times; cannot compare them sample by sample")
     t, p0, p1 = t0[:n], p0[:n], p1[:n]
     begin_result(out / "compare.json", "comparison")
     png = out / "compare.png"
-    resolved = runs["screw"]["settings"]["resolved"]
+    resolved = runs[other]["settings"]["resolved"]
     title = (f"{cfg['robot']['name']} on {Path(resolved['world_file']).stem}"
              + (f", scenario {cfg['scenario']['name']}" if cfg["scenario"].get("name") else ""))
-    comparison(png, t, {"stock": p0, "screw": p1}, title)
+    comparison(png, t, {"stock": p0, other: p1}, title)
     result = {
         **_header(cfg),
         "status": "ok",
         "duration": resolved["duration"],
         "dt": resolved["dt"],
         "tail_link": "base_link",
-        "models": {m: _model_summary(*tracks[m], runs[m]) for m in MODELS},
-        "difference": {"of": "screw - stock", **differences(p0, p1)},
+        "models": {m: _model_summary(*tracks[m], runs[m]) for m in models},
+        "difference": {"of": f"{other} - stock", **differences(p0, p1)},
         "files": {"json": str(final / "compare.json"), "plot": str(final / "compare.png"),
-                  "replay": str(final / replay.name), **{f"{m}_run": str(final / m) for m in MODELS}},
+                  "replay": str(final / replay.name), **{f"{m}_run": str(final / m) for m in models}},
     }
+    if soil is not None:
+        result["soil"] = runs["soil"]["settings"]["resolved"].get("soil_params")
     write_result(out / "compare.json", json.dumps(result, indent=2))
     return result
 
 
-def _reached(out: Path, final: Path) -> dict:
+def _rover_soil(cfg: dict, entry) -> dict:
+    """The soil section of a rover's soil run: the configuration's ``soil`` with ``soil.params`` from the
+    scenario's ``soil:`` when not set; a ConfigError when neither names a set."""
+    from eels_gz.control.setpoints import load_scenario
+    from eels_gz.run.runner import check_soil
+
+    soil = dict(cfg.get("soil") or {"params": None})
+    if not soil.get("params") and cfg["scenario"].get("name"):
+        scfg = cfg["scenario"]
+        scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items() if k != "name"})
+        soil["params"] = scenario.get("soil")
+    if not soil.get("params"):
+        raise ConfigError(f"compare runs a rover ('{entry.name}') under the soil model and under stock rigid "
+                          "contact: name the soil, --set soil.params=NAME (a set of config/soil/: "
+                          "eac1a, lava_gravel, dry_sand) or a scenario with a soil")
+    check_soil(soil, entry)  # an unknown set or key stops here, before any run
+    return soil
+
+
+def _reached(out: Path, final: Path, models: tuple[str, ...] = MODELS) -> dict:
     """compare.json's keys for a comparison that stopped early, as a finished one has them: each model's
     status and what its run reached (final pose and path length from its log, when it logged a pose;
     ``not_run`` for a model whose run never began), no difference, and the files there are."""
-    models, resolved = {}, {}
-    for m in MODELS:
+    summaries, resolved = {}, {}
+    for m in models:
         try:
             run = json.loads((out / m / "summary.json").read_text())
         except (OSError, ValueError):
-            models[m] = {"status": "not_run", "sim_time": 0.0, "real_time_factor": None, "final_pose": None,
+            summaries[m] = {"status": "not_run", "sim_time": 0.0, "real_time_factor": None, "final_pose": None,
                          "path_length": None, "samples": 0}
             continue
         resolved = resolved or run.get("settings", {}).get("resolved", {})
         try:
-            models[m] = _model_summary(*tail_track(out / m / "log.mcap"), run)
+            summaries[m] = _model_summary(*tail_track(out / m / "log.mcap"), run)
         except Exception:  # no log, or no pose in it yet: what the summary says
-            models[m] = {"status": run.get("status"), "sim_time": run.get("sim_time"),
+            summaries[m] = {"status": run.get("status"), "sim_time": run.get("sim_time"),
                          "real_time_factor": run.get("real_time_factor"), "final_pose": None, "path_length": None,
                          "samples": 0}
     files = {"json": str(final / "compare.json"),
-             **{f"{m}_run": str(final / m) for m in MODELS if models[m]["status"] != "not_run"}}
+             **{f"{m}_run": str(final / m) for m in models if summaries[m]["status"] != "not_run"}}
     return {"duration": resolved.get("duration"), "dt": resolved.get("dt"), "tail_link": "base_link",
-            "models": models, "difference": None, "files": files}
+            "models": summaries, "difference": None, "files": files}
 
 
 def _header(cfg: dict) -> dict:

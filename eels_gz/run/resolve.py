@@ -115,6 +115,8 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
     if entry.family == "eels":
         xacro_args.update(contact=contact["model"], contact_params=contact_params)
+    elif entry.family == "rig" and "contact_params" in _declared_args(entry):  # the drag rig's own screw contact
+        xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
     soil_params = _soil_params_file(cfg["soil"], entry, files)
@@ -246,6 +248,12 @@ def _resolve_contact(contact: dict, work_dir: RunFiles | str | Path | None) -> t
     path, named = files.place("contact.yaml", "eels_gz_contact_")
     write_contact_params(params, path, header)
     return params, named
+
+
+def _declared_args(entry) -> set[str]:
+    from eels_gz.description.assemble import xacro_arg_names
+
+    return set(xacro_arg_names(entry.path))
 
 
 def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:

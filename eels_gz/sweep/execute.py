@@ -36,7 +36,7 @@ import threading
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ class Job:
     inputs: dict
     metrics: tuple
     n_base: int = 0  # items[:n_base] are the campaign's base (the warm worker's warm-up run, forked.py)
+    labels: dict = field(default_factory=dict)  # the case's constant columns, not settings
 
 
 def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
@@ -87,7 +88,7 @@ def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
         if cmd.seed_key and cmd.seed_key not in given:
             items.append((cmd.seed_key, s.seed, f"sample {s.index}: seed"))
         made.append(Job(spec.command, items, str(out / SAMPLES_DIR / s.name), os.getcwd(), s.index, s.seed, s.case,
-                        dict(s.inputs), tuple(spec.metrics), len(base)))
+                        dict(s.inputs), tuple(spec.metrics), len(base), dict(s.labels)))
     return made
 
 
@@ -116,7 +117,7 @@ def run_job(job: Job) -> dict:
 
 
 def make_row(job: Job, status: str, message: str | None, wall: float | None, documents: list[dict]) -> dict:
-    row: dict[str, Any] = {"sample": job.index, "case": job.case, "seed": job.seed, **job.inputs,
+    row: dict[str, Any] = {"sample": job.index, "case": job.case, "seed": job.seed, **job.inputs, **job.labels,
                            "status": status, "message": message}
     for metric in job.metrics:
         row.update(metric_columns(metric, documents))

@@ -20,6 +20,10 @@ def write_results(out: Path, spec: SweepSpec, rows: list[dict], state: dict) -> 
     pq.write_table(tab, out / "results.parquet")
     pacsv.write_csv(tab, out / "results.csv")
     plots = plot_all(out / "plots", spec, rows, columns(spec, rows))
+    if spec.figures:  # the spec's own figures, e.g. the slope campaign's Figs. 12-13 (eels_gz.sweep.figures)
+        from eels_gz.sweep.figures import draw
+
+        plots += draw(out / "plots", out, spec.figures, rows)
     files = {"results_parquet": "results.parquet", "results_csv": "results.csv", "summary": "summary.md",
              "plots": [str(p.relative_to(out)) for p in plots]}
     (out / "summary.md").write_text(summary_markdown(spec, rows, state, files))

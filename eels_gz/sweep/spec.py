@@ -47,8 +47,9 @@ import yaml
 
 from eels_gz.config import load_yaml
 from eels_gz.errors import ConfigError
+from eels_gz.sweep.figures import check_figures
 
-SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases")
+SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases", "figures")
 DISTRIBUTIONS = {
     "uniform": "[lo, hi], lo < hi: a number drawn evenly between them",
     "normal": "[mean, std], std > 0: a number drawn from the normal distribution",
@@ -98,6 +99,7 @@ class Sample:
     seed: int
     inputs: dict
     case: int = 0
+    labels: dict = field(default_factory=dict)  # the case's constant columns (``labels:`` of a case)
 
     @property
     def name(self) -> str:
@@ -121,6 +123,8 @@ class SweepSpec:
     command: str = "run"
     cases: tuple[tuple[Dispersion, ...], ...] = ()
     source: str = "<spec>"
+    case_labels: tuple[dict, ...] = ()  # per case: label column -> value (``labels:`` of a case)
+    figures: tuple[str, ...] = ()  # campaign figures by name (eels_gz.sweep.figures)
     raw: dict = field(default_factory=dict, compare=False)
 
     @property
@@ -129,6 +133,8 @@ class SweepSpec:
         out = [d.key for d in self.dispersions]
         for case in self.cases:
             out += [d.key for d in case if d.key not in out]
+        for labels in self.case_labels:
+            out += [k for k in labels if k not in out]
         return out
 
     def case_dispersions(self) -> list[tuple[Dispersion, ...]]:
@@ -149,7 +155,8 @@ class SweepSpec:
                     rng = np.random.default_rng(seed)
                     drawn = {d.key: d.draw(rng) for d in draws}
                     inputs = {d.key: fixed[d.key] if d.key in fixed else drawn[d.key] for d in dispersions}
-                    out.append(Sample(index, seed, inputs, c))
+                    labels = dict(self.case_labels[c]) if c < len(self.case_labels) else {}
+                    out.append(Sample(index, seed, inputs, c, labels))
         return out
 
     def to_dict(self) -> dict:
@@ -158,11 +165,17 @@ class SweepSpec:
                "dispersions": {d.key: d.to_dict() for d in self.dispersions}, "metrics": list(self.metrics)}
         if self.cases:
             out["cases"] = [{d.key: d.to_dict() for d in case} for case in self.cases]
+            for case, labels in zip(out["cases"], self.case_labels):
+                if labels:
+                    case["labels"] = dict(labels)
+        if self.figures:
+            out["figures"] = list(self.figures)
         return out
 
     def fingerprint(self) -> str:
         """A hash of what decides the samples and their runs (``--resume`` refuses another spec's folder)."""
-        text = json.dumps(self.to_dict(), sort_keys=True, default=str)
+        decides = {k: v for k, v in self.to_dict().items() if k != "figures"}  # figures are drawn afterwards
+        text = json.dumps(decides, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -204,6 +217,22 @@ def _dispersions(data: Any, source: str, where: str) -> tuple[Dispersion, ...]:
     return tuple(_dispersion(k, v, source, where) for k, v in data.items())
 
 
+def _labels(case: Any, source: str, where: str) -> dict:
+    """A case's ``labels:``: constant columns of its samples' rows (names or numbers), not settings of
+    the run, e.g. ``labels: {setup: A}``."""
+    if not isinstance(case, dict) or "labels" not in case:
+        return {}
+    labels = case["labels"]
+    if not isinstance(labels, dict) or not labels or not all(
+            isinstance(k, str) and k and "." not in k and k not in RESERVED_COLUMNS for k in labels):
+        raise _fail(source, f"{where}.labels", "expected a mapping of column names (no dots, not "
+                                               f"{', '.join(RESERVED_COLUMNS)}) to values, got {labels!r}")
+    for k, v in labels.items():
+        if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+            raise _fail(source, f"{where}.labels.{k}", f"expected a name or a number, got {v!r}")
+    return dict(labels)
+
+
 def _integer(data: dict, key: str, source: str, low: int, default: int | None) -> int | None:
     value = data.get(key, default)
     if value is None:
@@ -232,10 +261,13 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
     dispersions = _dispersions(data.get("dispersions"), source, "dispersions")
     raw_cases = data.get("cases")
     cases: tuple[tuple[Dispersion, ...], ...] = ()
+    labels: tuple[dict, ...] = ()
     if raw_cases is not None:
         if not isinstance(raw_cases, list) or not raw_cases:
             raise _fail(source, "cases", f"expected a non-empty list of dispersion mappings, got {raw_cases!r}")
-        cases = tuple(_dispersions(c, source, f"cases[{i}]") for i, c in enumerate(raw_cases))
+        labels = tuple(_labels(c, source, f"cases[{i}]") for i, c in enumerate(raw_cases))
+        cases = tuple(_dispersions({k: v for k, v in c.items() if k != "labels"} if isinstance(c, dict) else c,
+                                   source, f"cases[{i}]") for i, c in enumerate(raw_cases))
     common = {d.key for d in dispersions}
     for i, case in enumerate(cases):
         both = [d.key for d in case if d.key in common]
@@ -257,6 +289,7 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
                                                    f"({', '.join(RESERVED_COLUMNS)}); leave it out")
     spec = SweepSpec(base=copy.deepcopy(base), samples=samples, seed=seed, dispersions=dispersions,
                      metrics=tuple(m for m in metrics if m != "status"), command=name, cases=cases, source=source,
+                     case_labels=labels if any(labels) else (), figures=check_figures(data.get("figures"), source),
                      raw=copy.deepcopy(data))
     clash = [m for m in spec.metrics if m in spec.keys]
     if clash:

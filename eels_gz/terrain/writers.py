@@ -330,6 +330,10 @@ def _models_of_file(path: Path) -> list[tuple[str, str, np.ndarray, list[tuple[n
             folder = None
             if uri.startswith("model://"):
                 folder = next((r / uri[8:] for r in resource_paths() if (r / uri[8:]).exists()), None)
+            elif uri:  # file://, absolute or relative to the world's file, as the host resolves them
+                folder = Path(uri[len("file://"):] if uri.startswith("file://") else uri)
+                folder = folder if folder.is_absolute() else Path(path).parent / folder
+                folder = folder if folder.exists() else None
             if folder is None:
                 raise TerrainError(f"{path}: cannot find model '{uri}' (searched GZ_SIM_RESOURCE_PATH and models/)")
             model_file = folder / "model.sdf"

@@ -108,16 +108,16 @@ def test_compare_interrupted_writes_its_status(tmp_path):
 
 
 def test_rover_drive_interrupted_writes_its_record(tmp_path, monkeypatch):
-    from eels_gz.run import rover_drive
+    from eels_gz.run import runner
 
     driving = []
-    original = rover_drive.RoverDrive.drive
+    original = runner._RunLoop.run
 
-    def drive(self, *a, **k):
+    def drive(self, *a, **k):  # the drive's run (scenario rover_drive), its model built
         driving.append(True)
         return original(self, *a, **k)
 
-    monkeypatch.setattr(rover_drive.RoverDrive, "drive", drive)
+    monkeypatch.setattr(runner._RunLoop, "run", drive)
     with SignalWhen(lambda: bool(driving), signal.SIGINT, delay=0.5) as sig:
         res = cli("rover", "drive", "--path", "straight", "--speed", "1.2", "--out", tmp_path)
     assert sig.sent and res.exit_code == 130, res.output

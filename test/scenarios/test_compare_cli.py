@@ -65,7 +65,9 @@ def test_the_two_contact_models_differ(compared):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--robot", "archimede", "--scenario", "hold"], "applies to EELS robots only"),
+    (["--robot", "wheel_rig", "--scenario", "hold"], "the soil model (rovers), not 'wheel_rig'"),
+    # a rover compares the soil model with rigid contact (issue 34): it needs a soil
+    (["--robot", "archimede", "--scenario", "hold"], "name the soil, --set soil.params=NAME"),
     (["--scenario", "no_such"], "unknown scenario 'no_such'"),
     (["--set", "log.mcap=false"], "log.mcap must be true"),
 ])

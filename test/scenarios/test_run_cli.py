@@ -167,8 +167,9 @@ def test_bad_config_file(tmp_path):
 @pytest.mark.parametrize("name", sorted(registry.scenarios()))
 def test_every_scenario_fits_the_default_robot(name):
     data = load_scenario(registry.scenario_path(name))
-    if data.get("robot") and registry.robot(data["robot"]).family == "rig":
-        assert not data["setpoints"] and data["systems"]  # wheel_rig: its own system drives the rig
+    if data.get("robot") and registry.robot(data["robot"]).family in ("rig", "rover"):
+        # wheel_rig, drag_rig, rover_drive: their own systems drive the rig or the rover
+        assert not data["setpoints"] and data["systems"]
         return
     entry = registry.robot(ROBOT)
     from lxml import etree

@@ -4,6 +4,8 @@ draws follow their distributions, and every bad spec gets an error that names th
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import yaml
@@ -211,3 +213,27 @@ def test_a_bad_spec_file_names_the_file(tmp_path):
     path.write_text(yaml.safe_dump([1, 2]))
     with pytest.raises(ConfigError, match="bad.yaml: a sweep spec must be a mapping"):
         load_spec(path)
+
+
+def test_case_labels_are_columns_not_settings():
+    """A case's ``labels:`` (the slope campaign's setup A/B) give each of its samples constant columns;
+    they are not passed to the run (an unknown setting would be refused) and not dispersed."""
+    from eels_gz.sweep.execute import jobs
+
+    spec = parse_spec({"base": {"robot": "archimede", "scenario": "rover_drive"},
+                       "dispersions": {"scenario.rate": {"grid": [1.2, 2.4]}},
+                       "cases": [{"labels": {"setup": "A"}, "soil.params": {"grid": ["lava_gravel"]}},
+                                 {"labels": {"setup": "B"}, "soil.params": {"grid": ["eac1a"]}}],
+                       "metrics": ["slip"]}, "labels.yaml")
+    check_spec(spec)
+    samples = spec.expand()
+    assert [s.labels["setup"] for s in samples] == ["A", "A", "B", "B"]
+    assert "setup" in spec.keys and all("setup" not in s.inputs for s in samples)
+    made = jobs(spec, samples, Path("/tmp/labels"))
+    assert all(k != "setup" for j in made for k, _, _ in j.items)
+    assert spec.to_dict()["cases"][1]["labels"] == {"setup": "B"}
+    for bad, message in (({"setup.x": "A"}, "expected a mapping of column names"),
+                         ({"status": "A"}, "expected a mapping of column names"),
+                         ({"setup": ["A"]}, "labels.setup: expected a name or a number")):
+        with pytest.raises(ConfigError, match=message):
+            parse_spec({"cases": [{"labels": bad, "scenario.rate": {"grid": [1.2]}}]}, "bad.yaml")

@@ -180,7 +180,7 @@ SURFACE_WORLDS = [n for n in WORLDS if surface_cases(n, np.random.default_rng(0)
 def test_surface_worlds_are_the_expected_ones():
     """Guard against a world silently dropping out of the resting-height test."""
     assert set(SURFACE_WORLDS) == {"ice_plane", "slope_10", "parallel_walls", "u_channel", "rock_field", "mars_dem",
-                                   "soil_bin", "sandbox_10"}
+                                   "soil_bin", "sandbox_0", "sandbox_5", "sandbox_10", "sandbox_15", "sandbox_20"}
 
 
 @pytest.mark.parametrize("name", SURFACE_WORLDS)

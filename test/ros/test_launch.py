@@ -163,16 +163,3 @@ def test_scenario_takes_the_launch_arguments_as_the_export_flags(monkeypatch):
     assert "screw_contact" in result["python_systems"]
     assert exported()["config"]["contact"]["model"] == "stock"
 
-
-def test_a_host_only_scenario_is_refused_with_the_exports_message(monkeypatch):
-    import yaml
-    from test_spawn import run_launch
-
-    from eels_gz import registry
-
-    scenarios = {n: yaml.safe_load(p.read_text()) for n, p in registry.scenarios().items()}
-    hosted = sorted(n for n, s in scenarios.items() if s.get("controller") and not s.get("systems"))
-    if not hosted:
-        pytest.skip("every scenario is gz-sim systems now")
-    with pytest.raises(RuntimeError, match=f"scenario:={hosted[0]}: scenario '{hosted[0]}' .*'controller:'"):
-        run_launch(monkeypatch, scenario=hosted[0], gui="false")

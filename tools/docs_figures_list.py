@@ -153,7 +153,7 @@ WALL_CLIMB_QUOTES = (
     Quote(r"\(held [0-9]+ s with (?P<n>[0-9.]+) mm drift\)", lambda v: f"{1e3 * v['hold_drift_m']:.1f}"),
 )
 
-DOWN = r"\*\*down-climb\*\* \(`--set scenario.climb_speed=-0.02`, "
+DOWN = r"\*\*down-climb\*\* \(`--set scenario.climb_speed=-0.02 --set scenario.tail_z=0.8`, "
 WALL_CLIMB_DOWN_QUOTES = (
     Quote(DOWN + r"(?P<n>[0-9]+) s\)", lambda v: f"{v['climb_time_s']:.0f}"),
     Quote(DOWN + r"[0-9]+ s\): (?P<n>[0-9.]+) m at a steady", lambda v: f"{-v['climbed_m']:.2f}"),
@@ -498,7 +498,8 @@ FIGURES = {
     "wall_climb": Figure("wall_climb", ("run", "--scenario", "wall_climb", "--out", "{out}"), _metrics,
                          "docs/scenarios.md", None, quotes=WALL_CLIMB_QUOTES),
     "wall_climb_down": Figure("wall_climb_down", ("run", "--scenario", "wall_climb", "--set",
-                                                  "scenario.climb_speed=-0.02", "--out", "{out}"),
+                                                  "scenario.climb_speed=-0.02", "--set", "scenario.tail_z=0.8",
+                                                  "--out", "{out}"),
                               _metrics, "docs/scenarios.md", None, quotes=WALL_CLIMB_DOWN_QUOTES),
     "wall_climb_stock": Figure("wall_climb_stock", ("run", "--scenario", "wall_climb", "--contact", "stock", "--out",
                                                     "{out}"), _metrics, "docs/scenarios.md", None,

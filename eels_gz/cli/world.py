@@ -132,8 +132,9 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
     folder, world = models / name, worlds / f"{name}.sdf"
     try:
         try:
+            soil = click.get_current_context().meta.get("eels_gz.world.soil")
             new_folder, new_world = write_terrain(terrain, name, staging[0], staging[1], source=source,
-                                                  command=command)
+                                                  command=command, soil=soil or "")
             old = []
             for new, final in ((new_folder, folder), (new_world, world)):
                 if final.exists():
@@ -159,7 +160,26 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
         click.echo(f"use it with: GZ_SIM_RESOURCE_PATH={models.resolve()} eels-gz run --world {world}")
 
 
+def _soil(ctx, param, value):
+    """``--soil NAME``: checked as a soil set of config/soil/ at once (before any terrain is made)."""
+    if value is None:
+        return None
+    from eels_gz.errors import ConfigError
+    from eels_gz.soil.params import load_soil_params
+
+    try:
+        load_soil_params(value)
+    except ConfigError as exc:
+        raise click.BadParameter(str(exc)) from None
+    ctx.meta["eels_gz.world.soil"] = value
+    return value
+
+
 def _common(f):
+    f = click.option("--soil", metavar="NAME", callback=_soil, expose_value=False,
+                     help="The world's soil: a soil set of config/soil/ (eac1a, lava_gravel, dry_sand, ...) that a "
+                     "wheeled robot's soil contact takes on this terrain unless the run sets soil.params "
+                     "(recorded in the model's terrain.json).")(f)
     f = click.option("--overwrite", is_flag=True, help="Replace a terrain of that name already there (refused "
                      "if its model folder holds files eels-gz world did not write).")(f)
     f = click.option("--shipped", is_flag=True, help="Write into the package's models/ and worlds/.")(f)

@@ -97,6 +97,7 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
         raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
     world = registry.world_path(cfg["world"])
     spec = load_world(world)
+    cfg = _world_soil_default(cfg, entry, world)
     phys = cfg["physics"]
     dt = float(phys["dt"] or spec.dt)
     if dt > duration:
@@ -266,6 +267,17 @@ def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
     values = {"world_file": str(world.resolve()), "gravity": repr(float(np.linalg.norm(spec.gravity))),
               "soil": soil}
     return {k: v for k, v in values.items() if k in declared}
+
+
+def _world_soil_default(cfg: dict, entry, world: Path) -> dict:
+    """The world's soil (its terrains' ``terrain.json``, :func:`eels_gz.terrain.writers.world_soil`) as the
+    run's ``soil.params`` for a robot that takes a soil, unless the run or its scenario names one."""
+    if cfg["soil"].get("params") is not None or "soil" not in _declared_args(entry):
+        return cfg
+    from eels_gz.terrain.writers import world_soil
+
+    soil = world_soil(world)
+    return cfg if soil is None else dict(cfg, soil={**cfg["soil"], "params": soil})
 
 
 def check_soil(soil: dict, entry):

@@ -175,7 +175,7 @@ def _large(field) -> bool:
 
 
 def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "", command: str = "",
-                reference: ReferencePhysics | None = None) -> Path:
+                reference: ReferencePhysics | None = None, soil: str = "") -> Path:
     """Write the model folder ``models_dir/name`` (see the module docstring); returns it."""
     _check_name(name)
     reference = reference or ReferencePhysics.load()
@@ -236,6 +236,8 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
     meta = {"kind": terrain.kind, "description": terrain.description, "parameters": terrain.parameters,
             "source": source, "command": command, "distance_field": FIELD_FILE,
             "local_origin": [float(v) for v in origin]}
+    if soil:
+        meta["soil"] = soil  # the soil set a wheeled robot's soil contact takes on it (world_soil)
     (folder / "terrain.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=float) + "\n")
     return folder
 
@@ -293,14 +295,36 @@ def write_world(terrain, name: str, worlds_dir: str | Path, *, command: str = ""
 
 
 def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | Path, *, source: str = "",
-                  command: str = "") -> tuple[Path, Path]:
-    """Model folder and world file for ``terrain``; returns ``(model_folder, world_file)``."""
+                  command: str = "", soil: str = "") -> tuple[Path, Path]:
+    """Model folder and world file for ``terrain``; returns ``(model_folder, world_file)``. ``soil``: the
+    terrain's soil set (config/soil/), recorded in terrain.json (:func:`world_soil`)."""
     reference = ReferencePhysics.load()
-    folder = write_model(terrain, name, models_dir, source=source, command=command, reference=reference)
+    folder = write_model(terrain, name, models_dir, source=source, command=command, reference=reference, soil=soil)
     world = write_world(terrain, name, worlds_dir, command=command, reference=reference)
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     log.info("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
     return folder, world
+
+
+def world_soil(world) -> str | None:
+    """The soil set (a name of config/soil/) the world's terrain models record in their terrain.json
+    (``eels-gz world ... --soil NAME``), or None. Two terrains of one world with different soils are a
+    TerrainError naming them: a run takes one soil set."""
+    soils = {}
+    for name, file, _, _ in _models_of_file(Path(world)):
+        meta = Path(file).parent / "terrain.json"
+        if Path(file).name == "model.sdf" and meta.is_file():
+            try:
+                soil = json.loads(meta.read_text()).get("soil")
+            except (OSError, ValueError) as exc:
+                raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
+            if soil:
+                soils[name] = str(soil)
+    if len(set(soils.values())) > 1:
+        raise TerrainError(f"{world}: its terrains record different soils ("
+                           + ", ".join(f"{k}: {v}" for k, v in sorted(soils.items())) + "); a run takes one: "
+                           "set soil.params")
+    return next(iter(soils.values()), None)
 
 
 # --- finding a world's field again -----------------------------------------------------------------

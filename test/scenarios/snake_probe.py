@@ -61,19 +61,8 @@ class SnakeHost:
         q = self.skel.getPositions()
         return {n: float(q[i]) for n, i in self.dofs.items()}
 
-    def rates(self) -> dict[str, float]:
-        dq = self.skel.getVelocities()
-        return {n: float(dq[i]) for n, i in self.dofs.items()}
-
     def base_pose(self) -> np.ndarray:
         return self.sim.frame_world_pose(self.chain.root)
-
-    def base_twist_world(self) -> tuple[np.ndarray, np.ndarray]:
-        """(v, w) of the base origin in the world (m/s, rad/s)."""
-        frame = self.sim.robot_frames.get(self.chain.root)
-        body = self.skel.getBodyNode(frame.body if frame else self.chain.root)
-        offset = frame.pose[:3, 3] if frame else np.zeros(3)
-        return np.asarray(body.getLinearVelocity(offset)), np.asarray(body.getAngularVelocity())
 
     def down_in_base(self) -> np.ndarray:
         """Unit gravity direction in the base frame (straight down the base's -z without gravity)."""
@@ -81,10 +70,6 @@ class SnakeHost:
         n = float(np.linalg.norm(g))
         g = g / n if n > 0 else np.array([0.0, 0.0, -1.0])
         return self.base_pose()[:3, :3].T @ g
-
-    def module_points(self) -> np.ndarray:
-        """(n + 2, 3) module points of the robot as it is now (world)."""
-        return self.chain.module_points(self.angles(), self.base_pose())
 
     def screws_in_contact(self) -> list[str]:
         """Screw links whose screw-contact load is positive this step ([] without the plugin)."""
@@ -94,37 +79,6 @@ class SnakeHost:
         load = plugin.last.normal_force.sum(axis=1)
         return [n for n, f in zip(plugin.points.names, load) if f > 0.0]
 
-    def total_screw_load(self) -> float:
-        """Sum of the screws' normal loads (N) this step (0 without the plugin): ``screw_loads``' total."""
-        plugin = self.screw_contact
-        if plugin is None or plugin.last is None:
-            return 0.0
-        return float(plugin.last.normal_force.sum())
-
-    def screw_loads(self) -> dict[str, float]:
-        plugin = self.screw_contact
-        if plugin is None or plugin.last is None:
-            return {}
-        return dict(zip(plugin.points.names, plugin.last.normal_force.sum(axis=1).tolist()))
-
-    def screw_geometry(self, robot_name: str) -> dict:
-        """ScrewGeometry per screw link: the screw contact plugin's, or under stock contact (no
-        plugin) the geometry of EELS variant ``robot_name`` in urdf/eels_variants.yaml."""
-        if self.screws:
-            return dict(self.screws)
-        from eels_gz.contact.screw_points import ScrewGeometry
-        from eels_gz.registry import eels_variants, screw_handedness
-
-        variants = eels_variants()
-        if robot_name not in variants or not variants[robot_name].get("screw"):
-            raise ConfigError(f"{self.where}: robot '{robot_name}' is not an EELS variant with screws")
-        rec = variants[robot_name]
-        v = rec["screw"]
-        return {a.link: ScrewGeometry(v["radius"], v["length"], v["lead_angle"], screw_handedness(rec, a.link),
-                                      name=a.link)
-                for a in self.chain.screw_axes().values()}
-
-    # --- commands -------------------------------------------------------------------------
     def command(self, positions: Mapping[str, float] | None = None,
                 velocities: Mapping[str, float] | None = None) -> None:
         """Joint set points by name (position rad, velocity rad/s) through the joint-control plugin."""

@@ -24,13 +24,19 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def trajectory(path: str | Path, t: np.ndarray, xyz: np.ndarray, yaw: np.ndarray, title: str) -> None:
-    """Top view of the base path plus x, y, z and yaw against time."""
+def agg_figure(figsize: tuple[float, float]):
+    """A bare matplotlib Figure on an Agg canvas (no pyplot), to draw on and ``savefig``."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11, 5))
+    fig = Figure(figsize=figsize)
     FigureCanvasAgg(fig)
+    return fig
+
+
+def trajectory(path: str | Path, t: np.ndarray, xyz: np.ndarray, yaw: np.ndarray, title: str) -> None:
+    """Top view of the base path plus x, y, z and yaw against time."""
+    fig = agg_figure((11, 5))
     grid = fig.add_gridspec(3, 2, width_ratios=(1.1, 1), left=0.07, right=0.98, bottom=0.1, top=0.9,
                             wspace=0.22, hspace=0.3)
     ax = fig.add_subplot(grid[:, 0])

@@ -256,11 +256,9 @@ def slope_of(normal: np.ndarray) -> float:
 
 def plot(metrics: dict, path: str | Path) -> None:
     """The drive's figure: nominal path, ground truth and odometry (Fig. 9), and slip over time."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    from eels_gz.plots import agg_figure  # matplotlib only where a figure is drawn (the host's run)
 
-    fig = Figure(figsize=(9, 4))
-    FigureCanvasAgg(fig)
+    fig = agg_figure((9, 4))
     ax, bx = fig.subplots(1, 2)
     for key, style in (("nominal", "k--"), ("ground_truth", "C0-"), ("odometry", "C1-")):
         xy = np.array(metrics.get(key) or [], dtype=float).reshape(-1, 3)

@@ -52,6 +52,10 @@ class DdsPublisher:
     def publish(self, msg) -> None:
         self.publish_cdr(encode(msg, self.ros_type))
 
+    def close(self) -> None:
+        """Delete the DDS writer now (cyclonedds deletes an entity in ``__del__``, idempotently)."""
+        self._writer.__del__()
+
     def publish_cdr(self, data: bytes) -> None:
         """Write already-encoded CDR bytes (encapsulation header included)."""
         padded = data.ljust((len(data) + 3) & ~3, b"\0")  # DDS payloads are 4-byte aligned
@@ -69,6 +73,12 @@ class DdsSubscription:
         topic = Topic(participant, dds_topic_name(ros_topic), idl_class(ros_type))
         self._reader = DataReader(participant, topic, qos=dds_qos(qos),
                                   listener=Listener(on_data_available=self._on_data))
+
+    def close(self) -> None:
+        """Delete the DDS reader, and with it its listener, now: left to the garbage collector, a reader
+        could outlive its Python listener within one collected cycle, and a sample a writer of this
+        process delivers to it in that window calls freed memory (seen as a crash in a later test)."""
+        self._reader.__del__()
 
     def _on_data(self, reader) -> None:
         try:
@@ -104,5 +114,10 @@ class DdsNode:
         return sub
 
     def close(self) -> None:
+        """Delete the readers, the writers and the participant, in that order, now."""
+        for entity in sorted(self._entities, key=lambda e: not isinstance(e, DdsSubscription)):
+            entity.close()
         self._entities.clear()
+        if self.participant is not None:
+            self.participant.__del__()
         self.participant = None

@@ -1,4 +1,5 @@
-"""``eels-gz calibrate``: friction identification from drag tests (EELS-DARTS Fig. 6/7)."""
+"""``eels-gz calibrate``: friction identification from drag tests (EELS-DARTS Fig. 6/7), the ice from the
+papers' behaviours, and a soil set's shear modulus K from a flat-ground slip (seed 004)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from eels_gz.errors import EelsError
 
 @click.group()
 def calibrate() -> None:
-    """Identify mu and |e_v| = a + b F_n from screw drag tests."""
+    """Identify mu and |e_v| = a + b F_n from screw drag tests, and a soil's shear modulus K."""
 
 
 @calibrate.command()
@@ -74,6 +75,49 @@ def identify(lf_dir, wc_dir, as_json):
     except EelsError as exc:
         fail(exc)
     click.echo(json.dumps(candidates_json(candidates), indent=2) if as_json else report(candidates))
+
+
+@calibrate.command("soil")
+@click.argument("soil_name", metavar="SOIL")
+@click.option("--wheels", type=click.Choice(["low_grousers", "high_grousers"]), required=True,
+              help="Archimede's wheel set the slip was measured with (seed 004: A low, B high).")
+@click.option("--flat-slip", type=click.FloatRange(0.0, 0.99, min_open=True, max_open=True), default=None,
+              help="The measured slip on flat ground, a fraction [default: seed 004's median, about 5 %].")
+@click.option("--json", "as_json", is_flag=True, help="Print K and the slope slips as JSON.")
+def soil(soil_name, wheels, flat_slip, as_json):
+    """Identify Janosi's shear modulus K of soil set SOIL (a name in config/soil/ or a YAML path) from the slip
+    an Archimede wheel set shows on flat ground (eels_gz.soil.identify), and print the steady slips it then
+    predicts on seed 004's slopes (one corner, Wong-Reece balance)."""
+    from dataclasses import replace
+
+    from eels_gz import registry
+    from eels_gz.description.xacro_loader import process_xacro
+    from eels_gz.soil.identify import (GRAVITY, SEED_004_FLAT_SLIP, SEED_004_SLOPES, identify_shear_modulus,
+                                       rover_corner, slope_slip)
+    from eels_gz.soil.params import resolve_soil_params
+    from eels_gz.soil.wong_reece import pack_soil
+
+    target = SEED_004_FLAT_SLIP if flat_slip is None else flat_slip
+    try:
+        params = resolve_soil_params(soil_name)
+        entry = registry.robot("archimede")
+        urdf = process_xacro(entry.path, entry.args(None, wheels=wheels, soil=soil_name, gazebo="true"))
+        radius, width, weight = rover_corner(urdf, str(entry.path))
+        k = identify_shear_modulus(params, radius, width, weight, target)
+    except EelsError as exc:
+        fail(exc)
+    packed = pack_soil(replace(params, shear_modulus_K=k), GRAVITY)
+    slips = [slope_slip(packed, radius, width, weight, a) for a in SEED_004_SLOPES]
+    result = {"soil": soil_name, "wheels": wheels, "flat_slip": target, "shear_modulus_K": k,
+              "wheel_radius_m": radius, "wheel_width_m": width, "corner_weight_N": weight,
+              "slopes_deg": list(SEED_004_SLOPES), "slope_slips": slips}
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+        return
+    click.echo(f"shear_modulus_K = {k:.4g} m   ({soil_name}, {wheels}: r = {radius} m, b = {width} m, "
+               f"corner {weight:.2f} N, flat-ground slip {target:g})")
+    click.echo("steady slip on slopes " + ", ".join(f"{a:g}" for a in SEED_004_SLOPES) + " deg: "
+               + ", ".join("stuck" if s is None else f"{100 * s:.1f} %" for s in slips))
 
 
 def _floats(text: str) -> list[float]:

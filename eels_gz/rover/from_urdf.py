@@ -111,3 +111,27 @@ def wheels_from_urdf(urdf: str, source: str = "<urdf>") -> list[Wheel]:
         raise DescriptionError(f"{source}: no '<id>{WHEEL_SUFFIX}' joints; the rover naming contract "
                                "(urdf/rover_macros.xacro) names each drive joint so")
     return wheels
+
+
+def soil_wheels_from_urdf(urdf: str, source: str = "<urdf>") -> list[tuple[str, float, float]]:
+    """The wheels the soil contact system is given (``<wheel link radius width/>`` in its
+    ``soil_contact`` plugin block): (link, radius m, width m) each. Empty if the URDF has no soil block
+    (a description built without a soil set)."""
+    tree = UrdfTree(urdf, source)
+    out = []
+    for plugin in tree.root.iter("plugin"):
+        if (plugin.findtext("module_name") or "").strip() != "soil_contact":
+            continue
+        for wheel in plugin.iter("wheel"):
+            try:
+                out.append((wheel.get("link"), float(wheel.get("radius")), float(wheel.get("width"))))
+            except (TypeError, ValueError):
+                raise DescriptionError(f"{source}: soil_contact <wheel> needs numeric radius= and width=, got "
+                                       f"{dict(wheel.attrib)}") from None
+    return out
+
+
+def total_mass(urdf: str, source: str = "<urdf>") -> float:
+    """The sum of every link's ``<inertial><mass value>`` (kg)."""
+    tree = UrdfTree(urdf, source)
+    return sum(float(m.get("value")) for m in tree.root.iter("mass"))

@@ -4,10 +4,8 @@ item 7); the Archimede slope campaign's table (issue 34 item 6), shortened."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -20,7 +18,6 @@ from eels_gz.paths import asset
 from eels_gz.run.runner import run
 from eels_gz.yamlio import load
 
-REPO = Path(__file__).resolve().parents[2]
 SCALE = 0.1  # a straight of 0.2 m
 
 
@@ -52,29 +49,25 @@ def test_the_run_ends_when_the_system_has_driven_the_path(tmp_path):
     assert m["slope_deg"] == pytest.approx(0.0, abs=1e-9)
 
 
-def _slope_tool():
-    spec = importlib.util.spec_from_file_location("soil_slope_slips", REPO / "tools" / "soil_slope_slips.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_slip_up_a_soil_slope_is_the_wong_reece_balance(tmp_path):
     """Setup A (lava_gravel, low grousers) straight up the 10 deg sandbox: the median slip over the
     drive equals the steady slip at which one corner's Wong-Reece drawbar pull (quadrature,
-    tools/soil_slope_slips.py) carries a quarter of the weight's downhill part, W sin a, while
+    eels_gz.soil.identify) carries a quarter of the weight's downhill part, W sin a, while
     pressing W cos a. Tolerance 2 points of slip: the balance leaves out the load transfer between
     the axles and the bulldozing the system adds (measured: 0.2 points)."""
     summary = run(drive_cfg(**{"world": "sandbox_10", "soil.params": "lava_gravel",
                                "robot.xacro_args": {"wheels": "low_grousers"}}), tmp_path)
     m = json.loads((tmp_path / "metrics.json").read_text())
-    tool = _slope_tool()
-    r, b, weight = tool.archimede("low_grousers")
+    from eels_gz import registry
+    from eels_gz.description.xacro_loader import process_xacro
+    from eels_gz.soil.identify import GRAVITY, rover_corner, slope_slip
     from eels_gz.soil.params import resolve_soil_params
     from eels_gz.soil.wong_reece import pack_soil
 
-    expected = tool.slope_slip(pack_soil(resolve_soil_params("lava_gravel", {}), tool.G), r, b, weight, 10.0)
+    entry = registry.robot("archimede")
+    r, b, weight = rover_corner(process_xacro(entry.path, entry.args(None, wheels="low_grousers", soil="lava_gravel",
+                                                                     gazebo="true")))
+    expected = slope_slip(pack_soil(resolve_soil_params("lava_gravel", {}), GRAVITY), r, b, weight, 10.0)
     assert summary["status"] == "ok" and m["drive_status"] == "ok"
     assert m["slope_deg"] == pytest.approx(10.0, abs=1e-6)
     assert 0.05 < expected < 0.5

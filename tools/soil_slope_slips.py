@@ -8,9 +8,10 @@ from its URDF) and must pull W sin(alpha): at each slip s the sinkage carries th
 (bisection; DP grows with s; eels_gz.soil.identify). A single wheel, no load transfer and no bulldozing:
 a figure to compare soil sets and parameter choices, not the rover's measured slip.
 
-    PYTHONPATH=. python tools/soil_slope_slips.py [--set eac1a:shear_modulus_K=0.005 ...] [--json]
+    PYTHONPATH=. python tools/soil_slope_slips.py [--set eac1a:shear_modulus_K=0.005 ...] [--identify] [--json]
 
-Each ``--set NAME[:key=value,...]`` adds a row: a soil set with some keys replaced, and optionally
+``--identify`` first sets each row's K by the shipped sets' rule (the K that slips seed 004's flat 5 %
+with the row's wheel and keys). Each ``--set NAME[:key=value,...]`` adds a row: a soil set with some keys replaced, and optionally
 ``wheels=low_grousers|high_grousers`` (default: the set's setup, high for eac1a, low otherwise).
 """
 
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import process_xacro
 from eels_gz.soil.identify import GRAVITY as G
 from eels_gz.soil.identify import SEED_004_SLOPES as SLOPES
-from eels_gz.soil.identify import rover_corner, slope_slip
+from eels_gz.soil.identify import SEED_004_FLAT_SLIP, identify_shear_modulus, rover_corner, slope_slip
 from eels_gz.soil.params import resolve_soil_params
 from eels_gz.soil.wong_reece import pack_soil
 
@@ -35,7 +37,7 @@ def archimede(wheels: str, soil: str) -> tuple[float, float, float]:
     return rover_corner(urdf, str(entry.path))
 
 
-def row(spec: str) -> dict:
+def row(spec: str, identify: bool = False) -> dict:
     name, _, rest = spec.partition(":")
     overrides, wheels = {}, "high_grousers" if name == "eac1a" else "low_grousers"
     for item in filter(None, rest.split(",")):
@@ -45,24 +47,29 @@ def row(spec: str) -> dict:
         else:
             overrides[key] = float(value)
     r, b, weight = archimede(wheels, name)
-    soil = pack_soil(resolve_soil_params(name, overrides), G)
+    params = resolve_soil_params(name, overrides)
+    if identify:  # the rule of the seed-004 sets: K from the paper's flat-ground slip, with this row's wheel and keys
+        params = replace(params, shear_modulus_K=identify_shear_modulus(params, r, b, weight, SEED_004_FLAT_SLIP))
+    soil = pack_soil(params, G)
     slips = [slope_slip(soil, r, b, weight, a) for a in SLOPES]
-    return {"set": spec, "wheels": wheels, "slip_percent": [None if s is None else round(100 * s, 1) for s in slips]}
+    return {"set": spec, "wheels": wheels, "shear_modulus_K": params.shear_modulus_K, "slip_percent": [None if s is None else round(100 * s, 1) for s in slips]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", dest="sets", action="append", help="NAME[:key=value,...] (repeatable)")
+    parser.add_argument("--identify", action="store_true",
+                        help="identify each row's K from seed 004's flat-ground slip first (the shipped sets' rule)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    rows = [row(s) for s in (args.sets or ["lava_gravel", "eac1a"])]
+    rows = [row(s, args.identify) for s in (args.sets or ["lava_gravel", "eac1a"])]
     if args.json:
         print(json.dumps(rows, indent=2))
         return
     print("slopes (deg): " + ", ".join(f"{a:g}" for a in SLOPES))
     for r in rows:
         cells = ", ".join("stuck" if s is None else f"{s:g}" for s in r["slip_percent"])
-        print(f"{r['set']:<48} {r['wheels']:<14} slip %: {cells}")
+        print(f"{r['set']:<40} {r['wheels']:<14} K {1000 * r['shear_modulus_K']:6.2f} mm  slip %: {cells}")
 
 
 if __name__ == "__main__":

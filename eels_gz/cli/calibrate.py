@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli.common import POSITIVE, exit_for, fail, overwrite_option
+from eels_gz.cli.common import POSITIVE, Number, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -81,7 +81,7 @@ def identify(lf_dir, wc_dir, as_json):
 @click.argument("soil_name", metavar="SOIL")
 @click.option("--wheels", type=click.Choice(["low_grousers", "high_grousers"]), required=True,
               help="Archimede's wheel set the slip was measured with (seed 004: A low, B high).")
-@click.option("--flat-slip", type=click.FloatRange(0.0, 0.99, min_open=True, max_open=True), default=None,
+@click.option("--flat-slip", type=Number(float, 0.0, 0.99, min_open=True, max_open=True), default=None,
               help="The measured slip on flat ground, a fraction [default: seed 004's median, about 5 %].")
 @click.option("--json", "as_json", is_flag=True, help="Print K and the slope slips as JSON.")
 def soil(soil_name, wheels, flat_slip, as_json):

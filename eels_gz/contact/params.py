@@ -1,9 +1,7 @@
-"""Screw contact parameters from ``config/contact/<name>.yaml``, checked key by key."""
+"""Screw contact parameters from ``config/contact/<name>.yaml``, checked key by key (``eels_gz.paramsets``)."""
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
@@ -12,10 +10,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike
 
-from eels_gz.yamlio import load as load_yaml
 from eels_gz.contact.laws import ev_norm_of_load
-from eels_gz.errors import ConfigError
-from eels_gz.paths import asset
+from eels_gz.paramsets import Bounds, ParamSetKind, write_param_set
 
 DEFAULT = "ice"
 # The packed record the compiled wrench kernel reads (``ContactParams.packed``): float64 values at these
@@ -23,7 +19,6 @@ DEFAULT = "ice"
 PACK_MU, PACK_EV_A, PACK_EV_B, PACK_K, PACK_C, PACK_V_EPS, PACK_STICK_LENGTH, PACK_ROLL_ARM, PACK_LAW = range(9)
 PACK_SIZE = 9
 LAW_REGULATED, LAW_BRISTLE = 0.0, 1.0
-_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
 
 @dataclass(frozen=True)
@@ -58,7 +53,7 @@ class ContactParams:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            _check(f.name, getattr(self, f.name), "ContactParams")
+            CONTACT.check(f.name, getattr(self, f.name), "ContactParams")
 
     @property
     def points_per_screw(self) -> int:
@@ -92,44 +87,25 @@ class ContactParams:
         return record
 
 
-# key -> (integer?, lower bound, lower bound inclusive?, meaning for the message)
-_RANGES: dict[str, tuple[bool, float, bool, str]] = {
-    "mu": (False, 0.0, True, "a friction coefficient >= 0"),
-    "ev_a": (False, 0.0, False, "an intercept > 0 (|e_v| at zero load)"),
-    "ev_b": (False, 0.0, True, "a slope >= 0 in 1/N (|e_v| grows with load, EELS-DARTS Fig. 6)"),
-    "k": (False, 0.0, False, "a stiffness > 0 in N/m"),
-    "c": (False, 0.0, True, "a damping >= 0 in N s/m"),
-    "v_eps": (False, 0.0, True, "a regulator speed >= 0 in m/s"),
-    "points_axial": (True, 1, True, "an integer >= 1"),
-    "points_ring": (True, 1, True, "an integer >= 1"),
-    "stick_length": (False, 0.0, True, "a bristle length >= 0 in m (0: the regulator)"),
-    "roll_arm": (False, 0.0, True, "a rolling-resistance arm >= 0 in m (0: no rolling resistance)"),
-}
-KEYS = tuple(_RANGES)
-OPTIONAL = {"stick_length": 0.0, "roll_arm": 0.0}  # keys a file may leave out, with their defaults
-
-
-def _check(key: str, value: object, source: str, label: str | None = None) -> None:
-    integer, low, inclusive, meaning = _RANGES[key]
-    label = label or key
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
-        raise ConfigError(f"{source}: '{label}' must be {meaning}, got {value!r}")
-    if not math.isfinite(value) or value < low or (value == low and not inclusive):
-        raise ConfigError(f"{source}: '{label}' = {value!r} is out of range; expected {meaning}")
+CONTACT = ParamSetKind("contact", "contact", {
+    "mu": Bounds(0.0, True, "a friction coefficient >= 0"),
+    "ev_a": Bounds(0.0, False, "an intercept > 0 (|e_v| at zero load)"),
+    "ev_b": Bounds(0.0, True, "a slope >= 0 in 1/N (|e_v| grows with load, EELS-DARTS Fig. 6)"),
+    "k": Bounds(0.0, False, "a stiffness > 0 in N/m"),
+    "c": Bounds(0.0, True, "a damping >= 0 in N s/m"),
+    "v_eps": Bounds(0.0, True, "a regulator speed >= 0 in m/s"),
+    "points_axial": Bounds(1, True, "an integer >= 1", integer=True),
+    "points_ring": Bounds(1, True, "an integer >= 1", integer=True),
+    "stick_length": Bounds(0.0, True, "a bristle length >= 0 in m (0: the regulator)"),
+    "roll_arm": Bounds(0.0, True, "a rolling-resistance arm >= 0 in m (0: no rolling resistance)"),
+}, optional={"stick_length": 0.0, "roll_arm": 0.0})  # optional: keys a file may leave out, with their defaults
+KEYS = tuple(CONTACT.keys)
+OPTIONAL = CONTACT.optional
 
 
 def contact_config_path(path_or_name: str | Path = DEFAULT) -> Path:
     """A YAML path as given, or ``config/contact/<name>.yaml`` for a bare name."""
-    text = str(path_or_name)
-    if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
-        return Path(text)
-    path = asset("config", "contact", f"{text}.yaml")
-    if not path.is_file():
-        names = sorted(p.stem for p in asset("config", "contact").glob("*.yaml"))
-        raise ConfigError(
-            f"unknown contact parameter set '{text}' (no {path}); available: {', '.join(names) or 'none'}"
-        )
-    return path
+    return CONTACT.path(path_or_name)
 
 
 # Sets a run has resolved, by their file's absolute path, while the run builds its systems
@@ -167,33 +143,14 @@ def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
         resolved = _RESOLVED.get(str(path.resolve()))
         if resolved is not None:
             return resolved
-    data = load_yaml(path)
-    source = str(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of contact parameters, got {type(data).__name__}")
-    unknown = [str(k) for k in data if k not in _RANGES]
-    if unknown:
-        raise ConfigError(f"{source}: unknown contact key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}")
-    missing = [k for k in KEYS if k not in data and k not in OPTIONAL]
-    if missing:
-        raise ConfigError(f"{source}: missing contact key(s) {', '.join(missing)}")
-    values = {}
-    for key in KEYS:
-        value = data.get(key, OPTIONAL.get(key))
-        if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-            value = float(value)  # YAML 1.1 reads "2.5e4" as a string
-        _check(key, value, source)
-        values[key] = float(value) if not _RANGES[key][0] else value
+    values = CONTACT.read(path)
     return ContactParams(**values)
 
 
 def check_contact_value(key: str, value: object, source: str) -> None:
     """Check one contact key (``mu``, ``ev_a``, ...) set on its own, e.g. ``--set contact.mu=0.12``:
     ConfigError naming the key and the valid ones if it is unknown, or its range if the value is out of it."""
-    if key not in _RANGES:
-        raise ConfigError(f"{source}: unknown contact key 'contact.{key}'; valid keys: "
-                          f"{', '.join('contact.' + k for k in KEYS)}")
-    _check(key, value, source, f"contact.{key}")
+    CONTACT.check_setting(key, value, source)
 
 
 def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = None,
@@ -203,18 +160,10 @@ def resolve_contact_params(path_or_name: str | Path, overrides: dict | None = No
     params = base if base is not None else load_contact_params(path_or_name)
     if not overrides:
         return params
-    for key, value in overrides.items():
-        check_contact_value(key, value, f"contact parameters over '{path_or_name}'")
-    values = params.to_dict()
-    values.update({k: (v if _RANGES[k][0] else float(v)) for k, v in overrides.items()})
-    return ContactParams(**values)
+    return ContactParams(**CONTACT.with_settings(params.to_dict(), overrides,
+                                                 f"contact parameters over '{path_or_name}'"))
 
 
 def write_contact_params(params: ContactParams, path: str | Path, header: str = "") -> Path:
     """Write a full parameter set (every key) as YAML that :func:`load_contact_params` reads back."""
-    import yaml
-
-    path = Path(path)
-    text = "".join(f"# {line}\n" for line in header.splitlines())
-    path.write_text(text + yaml.safe_dump(params.to_dict(), sort_keys=False))
-    return path
+    return write_param_set(params.to_dict(), path, header)

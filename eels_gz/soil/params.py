@@ -8,23 +8,19 @@ scales, ``slip_speed_reg`` [m/s], ``normal_damping`` [s/m] and
 ``shear_damping_time`` [s]; those four
 have defaults (``OPTIONAL``) defined here only.
 
-The loader follows ``eels_gz.contact.params``: an unknown key, a missing key
-or a value out of range raises ConfigError naming the file, the key and what
-was expected.
+Read and checked as the contact sets are (``eels_gz.paramsets``): an unknown
+key, a missing key or a value out of range raises ConfigError naming the
+file, the key and what was expected.
 """
 
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
-from eels_gz.yamlio import load as load_yaml
 from eels_gz.errors import ConfigError
-from eels_gz.paths import asset
-
-_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+from eels_gz.paramsets import Bounds, ParamSetKind, write_param_set
 
 
 @dataclass(frozen=True)
@@ -74,7 +70,7 @@ class SoilParams:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            _check(f.name, getattr(self, f.name), "SoilParams")
+            SOIL.check(f.name, getattr(self, f.name), "SoilParams")
         if self.k_c <= 0.0 and self.k_phi <= 0.0:
             raise ConfigError("SoilParams: 'k_c' and 'k_phi' are both 0; the soil would carry no load")
 
@@ -87,51 +83,33 @@ class SoilParams:
         return asdict(self)
 
 
-# key -> (lower, lower inclusive?, upper, upper inclusive?, meaning for the message)
-_RANGES: dict[str, tuple[float, bool, float, bool, str]] = {
-    "k_c": (0.0, True, math.inf, False, "a cohesive modulus >= 0 in N/m^(n+1)"),
-    "k_phi": (0.0, True, math.inf, False, "a frictional modulus >= 0 in N/m^(n+2)"),
-    "n": (0.0, False, 3.0, True, "a sinkage exponent in (0, 3]"),
-    "cohesion": (0.0, True, math.inf, False, "a cohesion >= 0 in Pa"),
-    "friction_angle_deg": (0.0, True, 90.0, False, "a friction angle in [0, 90) degrees"),
-    "shear_modulus_K": (0.0, False, math.inf, False, "a shear deformation modulus > 0 in m"),
-    "c1": (0.0, True, 1.0, True, "a Wong-Reece coefficient in [0, 1]"),
-    "c2": (-1.0, True, 1.0, True, "a Wong-Reece coefficient in [-1, 1]"),
-    "density": (0.0, True, math.inf, False, "a bulk density >= 0 in kg/m^3"),
-    "slip_speed_reg": (0.0, False, math.inf, False, "a regularisation speed > 0 in m/s"),
-    "normal_damping": (0.0, True, math.inf, False, "a Hunt-Crossley coefficient >= 0 in s/m"),
-    "shear_damping_time": (0.0, True, math.inf, False, "a damping time >= 0 in s"),
-}
-KEYS = tuple(_RANGES)
-REQUIRED = ("k_c", "k_phi", "n", "cohesion", "friction_angle_deg", "shear_modulus_K", "c1", "c2")
-OPTIONAL = {f.name: f.default for f in fields(SoilParams) if f.name not in REQUIRED}
-
-
-def _check(key: str, value: object, source: str, label: str | None = None) -> None:
-    low, low_in, high, high_in, meaning = _RANGES[key]
-    label = label or key
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"{source}: '{label}' must be {meaning}, got {value!r}")
-    if (not math.isfinite(value) or value < low or (value == low and not low_in)
-            or value > high or (value == high and not high_in)):
-        raise ConfigError(f"{source}: '{label}' = {value!r} is out of range; expected {meaning}")
+SOIL = ParamSetKind("soil", "soil", {
+    "k_c": Bounds(0.0, True, "a cohesive modulus >= 0 in N/m^(n+1)"),
+    "k_phi": Bounds(0.0, True, "a frictional modulus >= 0 in N/m^(n+2)"),
+    "n": Bounds(0.0, False, "a sinkage exponent in (0, 3]", 3.0, True),
+    "cohesion": Bounds(0.0, True, "a cohesion >= 0 in Pa"),
+    "friction_angle_deg": Bounds(0.0, True, "a friction angle in [0, 90) degrees", 90.0, False),
+    "shear_modulus_K": Bounds(0.0, False, "a shear deformation modulus > 0 in m"),
+    "c1": Bounds(0.0, True, "a Wong-Reece coefficient in [0, 1]", 1.0, True),
+    "c2": Bounds(-1.0, True, "a Wong-Reece coefficient in [-1, 1]", 1.0, True),
+    "density": Bounds(0.0, True, "a bulk density >= 0 in kg/m^3"),
+    "slip_speed_reg": Bounds(0.0, False, "a regularisation speed > 0 in m/s"),
+    "normal_damping": Bounds(0.0, True, "a Hunt-Crossley coefficient >= 0 in s/m"),
+    "shear_damping_time": Bounds(0.0, True, "a damping time >= 0 in s"),
+}, optional={f.name: f.default for f in fields(SoilParams) if f.default is not MISSING})
+KEYS = tuple(SOIL.keys)
+OPTIONAL = SOIL.optional
+REQUIRED = tuple(k for k in KEYS if k not in OPTIONAL)
 
 
 def soil_config_path(path_or_name: str | Path) -> Path:
     """A YAML path as given, or ``config/soil/<name>.yaml`` for a bare name."""
-    text = str(path_or_name)
-    if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
-        return Path(text)
-    path = asset("config", "soil", f"{text}.yaml")
-    if not path.is_file():
-        names = sorted(p.stem for p in asset("config", "soil").glob("*.yaml"))
-        raise ConfigError(f"unknown soil parameter set '{text}' (no {path}); available: {', '.join(names) or 'none'}")
-    return path
+    return SOIL.path(path_or_name)
 
 
 def soil_names() -> list[str]:
     """The soil sets shipped in ``config/soil/``."""
-    return sorted(p.stem for p in asset("config", "soil").glob("*.yaml"))
+    return SOIL.names()
 
 
 def load_soil_params(path_or_name: str | Path) -> SoilParams:
@@ -141,35 +119,16 @@ def load_soil_params(path_or_name: str | Path) -> SoilParams:
     ConfigError naming the file, the key and the allowed range.
     """
     path = soil_config_path(path_or_name)
-    data = load_yaml(path)
-    source = str(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of soil parameters, got {type(data).__name__}")
-    unknown = [str(k) for k in data if k not in _RANGES]
-    if unknown:
-        raise ConfigError(f"{source}: unknown soil key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}")
-    missing = [k for k in REQUIRED if k not in data]
-    if missing:
-        raise ConfigError(f"{source}: missing soil key(s) {', '.join(missing)}")
-    values = {}
-    for key in KEYS:
-        value = data.get(key, OPTIONAL.get(key))
-        if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-            value = float(value)  # YAML 1.1 reads "2.5e4" as a string
-        _check(key, value, source)
-        values[key] = float(value)
+    values = SOIL.read(path)
     try:
         return SoilParams(**values)
     except ConfigError as exc:
-        raise ConfigError(f"{source}: {exc}") from None
+        raise ConfigError(f"{path}: {exc}") from None
 
 
 def check_soil_value(key: str, value: object, source: str) -> None:
     """Check one soil key set on its own (e.g. ``soil.cohesion=800``)."""
-    if key not in _RANGES:
-        raise ConfigError(f"{source}: unknown soil key 'soil.{key}'; valid keys: "
-                          f"{', '.join('soil.' + k for k in KEYS)}")
-    _check(key, value, source, f"soil.{key}")
+    SOIL.check_setting(key, value, source)
 
 
 def resolve_soil_params(path_or_name: str | Path, overrides: dict | None = None) -> SoilParams:
@@ -177,18 +136,9 @@ def resolve_soil_params(path_or_name: str | Path, overrides: dict | None = None)
     params = load_soil_params(path_or_name)
     if not overrides:
         return params
-    for key, value in overrides.items():
-        check_soil_value(key, value, f"soil parameters over '{path_or_name}'")
-    values = params.to_dict()
-    values.update({k: float(v) for k, v in overrides.items()})
-    return SoilParams(**values)
+    return SoilParams(**SOIL.with_settings(params.to_dict(), overrides, f"soil parameters over '{path_or_name}'"))
 
 
 def write_soil_params(params: SoilParams, path: str | Path, header: str = "") -> Path:
     """Write a full soil set (every key) as YAML that :func:`load_soil_params` reads back."""
-    import yaml
-
-    path = Path(path)
-    text = "".join(f"# {line}\n" for line in header.splitlines())
-    path.write_text(text + yaml.safe_dump(params.to_dict(), sort_keys=False))
-    return path
+    return write_param_set(params.to_dict(), path, header)

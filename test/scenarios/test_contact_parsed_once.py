@@ -2,8 +2,8 @@
 whole path of ``eels-gz run`` (the set with its ``--set contact.*`` keys, the step's stability check,
 summary.json and the screw contact system's ``configure`` all use that one resolved set), and the
 resolved set is still written to the run folder (``contact.yaml``) when keys are set on their own.
-The parses are counted by wrapping the YAML loader of eels_gz.contact.params, which reads every
-contact parameter file. Before this, one run read it three times (four with ``contact.*`` keys)."""
+The parses are counted by wrapping the YAML loader of eels_gz.paramsets, which reads every
+contact (and soil) parameter file. Before this, one run read it three times (four with ``contact.*`` keys)."""
 
 from __future__ import annotations
 
@@ -14,22 +14,22 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-import eels_gz.contact.params as contact_params
+import eels_gz.paramsets as paramsets
 from eels_gz.cli import main
-from eels_gz.contact.params import load_contact_params
+from eels_gz.contact.params import load_contact_params, resolved_contact_sets
 
 
 @pytest.fixture
 def parses(monkeypatch) -> list[str]:
     """The contact parameter files read, one entry per read."""
     read: list[str] = []
-    loader = contact_params.load_yaml
+    loader = paramsets.load_yaml
 
     def counting(path, *args, **kwargs):
         read.append(Path(path).name)
         return loader(path, *args, **kwargs)
 
-    monkeypatch.setattr(contact_params, "load_yaml", counting)
+    monkeypatch.setattr(paramsets, "load_yaml", counting)
     return read
 
 
@@ -58,7 +58,7 @@ def test_outside_a_run_the_file_is_read(tmp_path, parses):
     """The hand-over is scoped to the run's setup: after it (and under Gazebo, where the plugin reads
     ``<contact_params>`` in configure) each load reads the file."""
     load_contact_params("ice")
-    with contact_params.resolved_contact_sets({"ice": load_contact_params("ice_regulated")}):
+    with resolved_contact_sets({"ice": load_contact_params("ice_regulated")}):
         assert load_contact_params("ice") == load_contact_params("ice_regulated")  # handed on, not read
     assert load_contact_params("ice").stick_length > 0.0  # read again: the block is over
     assert parses == ["ice.yaml", "ice_regulated.yaml", "ice_regulated.yaml", "ice.yaml"]

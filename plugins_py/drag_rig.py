@@ -60,9 +60,9 @@ class DragRig:
         last = self.contact.last
         if abs(t - self.settle) < 0.5 * info.dt.total_seconds() and (last is None or not last.normal_force.sum() > 0):
             self.ended = True
-            request_run_end("no_contact", f"{PLUGIN}: the screw does not touch the ground after settling: start the "
-                            "rig with its base at the screw's radius (robot.pose [0, 0, R, 0, 0, 0], as "
-                            "`eels-gz calibrate simulate` does)")
+            request_run_end("no_contact", f"{PLUGIN}: the screw does not touch the ground after settling: the rig's "
+                            "origin is the ground point under its screw (urdf/drag_rig.urdf.xacro); start it on "
+                            "the ground (robot.pose [x, y, ground z, 0, 0, 0])")
             return
         if in_window(t, self.settle, self.drag) and last is not None:
             self.averages.add(last.normal_force, last.force)

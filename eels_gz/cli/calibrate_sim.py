@@ -45,7 +45,7 @@ def drag_directions(lead_angle: float, handedness: int) -> dict[str, np.ndarray]
 def drag_config(variant: str, params: str, load_mass: float, direction: str, speed: float) -> dict:
     """The ``eels-gz run`` configuration of one drag: scenario drag_rig on the rig of ``variant`` under
     ``load_mass`` kg, dragged at ``speed`` m/s along the ``direction`` of its thread, its screw resting
-    on the ice (base at the screw's radius); no log or plots."""
+    on the ice (the rig's origin on the ground: urdf/drag_rig.urdf.xacro); no log or plots."""
     from eels_gz import config
 
     record = registry.eels_variants()[variant]
@@ -54,7 +54,7 @@ def drag_config(variant: str, params: str, load_mass: float, direction: str, spe
     screw = record["screw"]
     d = drag_directions(screw["lead_angle"], screw["handedness"])[direction]
     cfg = config.resolve()
-    items = {"robot.name": "drag_rig", "robot.pose": [0.0, 0.0, float(screw["radius"]), 0.0, 0.0, 0.0],
+    items = {"robot.name": "drag_rig", "robot.pose": [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
              "robot.optimize": False,
              "robot.xacro_args": {"eels_variant": variant, "load_mass": repr(float(load_mass))}, "contact.params": params,
              "scenario.name": "drag_rig", "scenario.speed": float(speed), "scenario.settle": SETTLE,

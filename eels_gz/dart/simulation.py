@@ -123,6 +123,7 @@ class Simulation:
         self._coupling: dict[int, CouplingSolver] = {}  # id(SkeletonState) -> its couplings
         self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
         self.robot_source_urdf = ""  # the URDF as given, before the optimizer: every link and frame
+        self._root_origins: dict[str, np.ndarray] = {}  # fixed-base robot roots: the URDF joint origin under the pose
         self.robot_model = None  # the optimizer's OptimizedModel
         self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
         self.sensor_specs: list[tuple] = []  # (reference, name, type, element) from <gazebo reference>
@@ -247,6 +248,11 @@ class Simulation:
             solver.project_positions()
             self.couplings.append(solver)
         root = skel.getRootJoint()
+        if root.getNumDofs() != 6:
+            # a URDF rooted at a link named "world": DART drops that link and keeps the first joint's
+            # origin as the root joint's transform; gz-sim puts the model pose under it (the joint's child at
+            # pose x origin), so the origin is kept here for every later pose of the robot
+            self._root_origins[skel.getName()] = root.getTransformFromParentBodyNode().matrix().copy()
         if robot.pose == "auto":
             if root.getNumDofs() == 6:
                 lowest = lowest_collision_z(skel)
@@ -268,11 +274,13 @@ class Simulation:
         self._frame_index = {}
         return entity
 
-    @staticmethod
-    def _set_root_pose(skel, T: np.ndarray) -> None:
+    def _set_root_pose(self, skel, T: np.ndarray) -> None:
+        """Put the model frame of ``skel`` at ``T`` (4x4, world): a free root's pose, or a fixed-base
+        root joint's transform (after a world-rooted URDF's own origin of that joint)."""
         root = skel.getRootJoint()
         if root.getNumDofs() != 6:
-            root.setTransformFromParentBodyNode(isometry(T))
+            origin = self._root_origins.get(skel.getName())
+            root.setTransformFromParentBodyNode(isometry(T if origin is None else T @ origin))
             return
         root.setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
 

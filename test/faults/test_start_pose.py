@@ -52,3 +52,26 @@ def test_a_pose_within_the_start_tolerance_runs(rest_z):
 
     prepare(small_cfg([0, 0, rest_z - 0.5 * START_DEPTH, 0, 0, 0]))
     prepare(small_cfg([0, 0, rest_z + 0.001, 0, 0, 0]))
+
+
+def test_a_fixed_base_robot_keeps_its_root_joint_origin_under_its_pose():
+    """A URDF rooted at a link named "world" (the drag rig): gz-sim places the model frame at the pose and
+    the first joint's child at pose x that joint's origin (urdf/drag_rig.urdf.xacro raises its carriages
+    one screw radius). Before, an explicit pose replaced the origin, so `calibrate simulate`'s rig started
+    with its screw's axis on the ground. Exact to round-off."""
+    import numpy as np
+    from lxml import etree
+
+    from eels_gz.rotations import rpy_matrix
+
+    cfg = config.resolve()
+    config.set_key(cfg, "robot.name", "drag_rig", "test")
+    config.set_key(cfg, "robot.pose", [0.4, -0.2, 0.05, 0.0, 0.0, 0.3], "test")
+    sim = prepare(cfg).sim
+    joint = etree.fromstring(sim.robot_source_urdf.encode()).find("joint[@name='drag_x']")
+    origin = np.eye(4)
+    origin[:3, 3] = [float(v) for v in joint.find("origin").get("xyz").split()]
+    assert origin[2, 3] > 0.0  # the rig's carriages start above its origin
+    pose = np.eye(4)
+    pose[:3, :3], pose[:3, 3] = rpy_matrix(0.0, 0.0, 0.3), [0.4, -0.2, 0.05]
+    assert np.allclose(sim.frame_world_pose("carriage_x"), pose @ origin, atol=1e-12)

@@ -121,3 +121,29 @@ def test_friction_cli_warns_when_ev_is_below_one(tmp_path):
     clean = write_drag_csv(synthetic_drags(p, [20.0, 60.0, 100.0], n=2, noise=0.0, seed=1), tmp_path / "ok.csv")
     res = CliRunner().invoke(main, ["calibrate", "friction", str(clean)])
     assert res.exit_code == 0 and "warning" not in res.output
+
+
+def test_the_drag_rig_scenario_runs_on_its_own(tmp_path):
+    """`eels-gz run --scenario drag_rig` as a user types it (default pose, load and direction): the rig's
+    origin is the ground point under its screw (urdf/drag_rig.urdf.xacro), so the screw rests on the ice
+    and the run ends ok. The z slide carries nothing but the load and the screw, so once settled the
+    contact's mean normal force is their weight, (m_load + m_screw) g, to the steady state's round-off
+    (1e-6 relative: measured 1e-13)."""
+    from lxml import etree
+
+    from eels_gz import registry
+    from eels_gz.description.xacro_loader import process_xacro
+
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["run", "--scenario", "drag_rig", "--out", str(out), "--set", "log.mcap=false",
+                                    "--set", "log.plot=false"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert summary["status"] == "ok", summary.get("message")
+    entry = registry.robot("drag_rig")
+    urdf = etree.fromstring(process_xacro(entry.path, entry.args(None)).encode())
+    mass = sum(float(urdf.find(f"link[@name='{name}']/inertial/mass").get("value"))
+               for name in ("carriage_z", "drag_screw_link"))
+    g = 9.80665  # ice_plane's <gravity>
+    assert metrics["samples"] > 0 and metrics["normal_force_N"] == pytest.approx(mass * g, rel=1e-6)

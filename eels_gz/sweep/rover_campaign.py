@@ -11,7 +11,7 @@ slopes: wheel slip, Fig. 12/13 layout).
 
 from __future__ import annotations
 
-import dataclasses
+import copy
 import json
 from pathlib import Path
 
@@ -21,19 +21,45 @@ from eels_gz.errors import RunInterrupted
 from eels_gz.paths import asset
 from eels_gz.sweep.commands import read_json
 from eels_gz.sweep.execute import ROW_FILE, SAMPLES_DIR, run_sweep
-from eels_gz.sweep.spec import SweepSpec, check_spec, load_spec
+from eels_gz.sweep.spec import SweepSpec, check_spec, load_spec, parse_spec
 
 SPEC = ("config", "sweeps", "rover_campaign.yaml")
 WHAT = "rover campaign"
 
 
-def campaign_spec(robot: str = "archimede", scale: float = 1.0) -> SweepSpec:
-    """The shipped campaign spec with the robot and path scale given."""
+def campaign_spec(robot: str = "archimede", scale: float = 1.0) -> tuple[SweepSpec, dict[str, str]]:
+    """The shipped campaign spec with the robot and path scale given, its paths and wheel rates only
+    those the robot can drive (its steering joints' and drive motors' limits); and what was left out
+    (``"path lateral"``, ``"rate 2.4"``), each with the reason: Rocky 7's two steered wheels cannot
+    crab, and its motors stop at 1.5 rad/s."""
+    from eels_gz.errors import ConfigError
+    from eels_gz.run.rover_drive import path_refusal, rate_refusal
+
     spec = load_spec(asset(*SPEC))
-    spec = dataclasses.replace(spec, base={**spec.base, "robot": robot, "scale": scale},
-                               raw={**spec.raw, "base": {**spec.raw.get("base", {}), "robot": robot, "scale": scale}})
+    raw = copy.deepcopy(spec.raw)
+    raw["base"] = {**raw.get("base", {}), "robot": robot, "scale": scale}
+    refused: dict[str, str] = {}
+    checks = {"path": lambda p: path_refusal(robot, p, scale=scale), "speed": lambda r: rate_refusal(robot, float(r))}
+
+    def named(key: str, value) -> str:
+        return f"rate {float(value):g}" if key == "speed" else f"path {value}"
+
+    for i, case in enumerate(raw.get("cases", [])):
+        for key, why_not in checks.items():
+            grid = case[key].get("grid") if isinstance(case.get(key), dict) else None
+            if not grid:
+                continue
+            for value in grid:
+                if named(key, value) not in refused and (why := why_not(value)) is not None:
+                    refused[named(key, value)] = why
+            kept = [v for v in grid if named(key, v) not in refused]
+            if not kept:
+                raise ConfigError(f"{spec.source}: cases[{i}]: robot '{robot}' can drive none of the {key} values "
+                                  f"{', '.join(map(str, grid))}: {refused[named(key, grid[0])]}")
+            case[key]["grid"] = kept
+    spec = parse_spec(raw, spec.source)
     check_spec(spec)
-    return spec
+    return spec, refused
 
 
 def plan(spec: SweepSpec) -> dict:
@@ -55,7 +81,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
     from eels_gz.run.rover_drive import campaign_config
 
     out = Path(out)
-    spec = campaign_spec(robot, scale)
+    spec, refused = campaign_spec(robot, scale)
     stopped = None
     try:
         run_sweep(spec, out, workers=workers, address=address, resume=resume, overwrite=overwrite,
@@ -85,7 +111,8 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
         (flat_rows if s.case == 0 else slope_rows).append(r)
     summary = {"status": "interrupted" if stopped else "ok", "robot": robot, "scale": scale,
                "flat_world": spec.base["world"], "slope_friction": campaign_config()["slope_friction"],
-               "runs_done": len(flat_rows) + len(slope_rows), "runs_planned": len(spec.expand()), "flat": flat_rows,
+               "runs_done": len(flat_rows) + len(slope_rows), "runs_planned": len(spec.expand()),
+               "not_driven": refused, "flat": flat_rows,
                "slopes": slope_table(slope_rows, layout),
                "slope_runs": [{k: v for k, v in r.items() if k != "slip_samples"} for r in slope_rows],
                "plan": layout, "sweep": {"results": str(out / "results.parquet"), "summary": str(out / "summary.md")}}
@@ -135,6 +162,8 @@ def campaign_markdown(summary: dict) -> str:
             row = next((x for x in summary["flat"] if x["path"] == p and x["rate"] == r), None)
             cells.append("n/a" if row is None else _pct(row["end_error_relative"]))
         lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    for what, why in summary.get("not_driven", {}).items():
+        lines += ["", f"Not driven, {what}: {why}"]
     paths = layout["slope_paths"]
     named = ", ".join(paths[:-1]) + " and " + paths[-1] if len(paths) > 1 else "".join(paths)
     lines += ["", f"Slopes (generated, friction {summary['slope_friction']:g}; {named} drives): "

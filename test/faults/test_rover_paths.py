@@ -46,3 +46,27 @@ def test_rocky7_admits_exactly_the_paths_its_joints_allow():
     refused = {p for p in PATHS if any(s.why_not(*seg.shape) for seg in path_segments(p))}
     assert {"lateral", "diagonal_20", "square"} <= refused
     assert "straight" not in refused
+
+
+def test_the_campaign_plans_only_what_the_rover_can_drive():
+    """`rover campaign --robot rocky7` used to plan every path and rate and write an input_error row for
+    each it refused. Its plan now holds the paths its steering admits (as the test above finds them from
+    its joints) and the rates its motors reach (the wheel joints' <limit velocity>), and names what it
+    left out with the reason; Archimede's plan is the spec's whole grid (54 drives)."""
+    from lxml import etree
+
+    from eels_gz.sweep.rover_campaign import campaign_spec
+
+    spec, left_out = campaign_spec("archimede")
+    assert len(spec.expand()) == 54 and left_out == {}
+    spec, left_out = campaign_spec("rocky7")
+    s = steering("rocky7")
+    desc = robot_description(registry.robot("rocky7"), gazebo=False)
+    limit = min(float(j.find("limit").get("velocity")) for j in etree.fromstring(desc.urdf.encode()).iter("joint")
+                if j.get("name").endswith("_wheel_joint"))
+    planned = spec.expand()
+    assert planned and all(all(s.why_not(*seg.shape) is None for seg in path_segments(p.inputs["path"]))
+                           and p.inputs["speed"] <= limit for p in planned)
+    assert "path lateral" in left_out and "cannot crab" in left_out["path lateral"]
+    assert "rate 2.4" in left_out and "beyond the drive motors' limit" in left_out["rate 2.4"]
+    assert {p.inputs["path"] for p in planned} == {"straight"}  # it cannot turn about a point off its fixed axle

@@ -7,7 +7,9 @@ passes :func:`spawn_pose` to ``ros_gz_sim create -x -y -z -R -P -Y``) puts the
 robot where the host does:
 
 1. every joint at zero, the base at the origin, level, with the lowest corner of
-   the collision shapes' bounding boxes ``AUTO_CLEARANCE`` above z = 0;
+   the collision shapes' bounding boxes ``AUTO_CLEARANCE`` above z = 0 (on a terrain
+   whose extent does not cover the origin, a georeferenced one, above the centre of
+   that extent instead, over its top);
 2. on a terrain with a distance field (:func:`eels_gz.terrain.writers.find_terrain_field`):
    a rover gets the ROAMS placement (:func:`eels_gz.rover.placement.place`:
    base height, roll, pitch and suspension angles, every wheel on the ground),
@@ -180,6 +182,31 @@ def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: 
     flat = Spawn(pose_of(T))
     if field is None:
         return flat
+    moved = centre_start(field)
+    if moved is not None:
+        T[:3, 3] += moved
+        return _on_terrain(zero, description, field, T, clearance, Spawn(pose_of(T), {}, "terrain centre"))
+    return _on_terrain(zero, description, field, T, clearance, flat)
+
+
+def centre_start(field) -> np.ndarray | None:
+    """Where ``pose: auto`` moves the level start on a terrain whose extent does not cover the world
+    origin (a georeferenced scan or DEM): the shift (3,) that puts the base above the centre of the
+    terrain's horizontal extent and lifts it by the terrain's top, from where it is brought down onto
+    the terrain as at the origin; None for a terrain over the origin (every shipped one)."""
+    lo, hi = (np.asarray(b, float) for b in field.bounds)
+    if lo[0] <= 0.0 <= hi[0] and lo[1] <= 0.0 <= hi[1]:
+        return None
+    shift = np.array([0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), max(float(hi[2]), 0.0)])
+    log.info("pose auto: the terrain (x %.1f..%.1f, y %.1f..%.1f m) does not cover the world origin; the robot "
+             "starts above its centre (%.1f, %.1f)", lo[0], hi[0], lo[1], hi[1], shift[0], shift[1])
+    return shift
+
+
+def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: float, flat: Spawn) -> Spawn:
+    """:func:`spawn_pose` on a terrain, from the level start ``T`` (``flat``, its Spawn): the rover
+    placement, or the pitch along the terrain and the drop onto it (module docstring)."""
+    at = "" if flat.method == "flat ground" else " at the terrain's centre"
     if _is_rover(description.urdf):
         from eels_gz.rover.placement import CONTACT_TOL, RoverKinematics, place, surface_distance
 
@@ -189,20 +216,21 @@ def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: 
         if np.all(np.abs(gaps - clearance) <= CONTACT_TOL):
             return flat  # every wheel already rests on the ground
         try:
-            p = place(kin, field, 0.0, 0.0, 0.0)
+            p = place(kin, field, float(T[0, 3]), float(T[1, 3]), 0.0)
         except PlacementError as exc:
             raise PlacementError(f"pose auto: {exc}; give the pose [x, y, z, roll, pitch, yaw]") from None
         pose = list(p.pose)
         pose[2] += clearance
-        return Spawn(tuple(pose), dict(p.joints), "rover placement")
+        return Spawn(tuple(pose), dict(p.joints), "rover placement" + at)
     pitch, R = slope_rotation(zero.world(zero.origins, T), field, clearance)
     T1 = T.copy()
     T1[:3, :3] = R @ T[:3, :3]
     shift = drop(field, zero.world(zero.corners, T1), clearance)
     if shift is None:
-        log.warning("pose auto: no terrain under the robot at x=0, y=0; it starts at z = 0")
+        log.warning("pose auto: no terrain under the robot at x=%g, y=%g; it starts at z = %g", T[0, 3], T[1, 3],
+                    T[2, 3])
         return flat
     if abs(shift) < TOLERANCE and not pitch:
         return flat
     T1[2, 3] += shift
-    return Spawn(pose_of(T1), {}, "distance field")
+    return Spawn(pose_of(T1), {}, "distance field" + at)

@@ -1,7 +1,9 @@
 """The robot and the terrain at the start and during a run.
 
 ``robot.pose: auto`` first lays the robot at the origin with its lowest
-collision 1 mm above z = 0 (:class:`~eels_gz.dart.simulation.Simulation`).
+collision 1 mm above z = 0 (:class:`~eels_gz.dart.simulation.Simulation`);
+on a terrain whose extent does not cover the origin (georeferenced), above
+the centre of that extent (:func:`eels_gz.spawn.centre_start`).
 On any other terrain than a flat ground at z = 0, :func:`place_on_terrain`
 then puts it on the terrain under it:
 
@@ -37,7 +39,7 @@ from eels_gz.errors import PlacementError, TerrainError
 from eels_gz.dart.dart_build import collision_box_corners, isometry
 from eels_gz.dart.mass_matrix import body_inertias, center_of_mass
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
-from eels_gz.spawn import TOLERANCE, drop, slope_rotation
+from eels_gz.spawn import TOLERANCE, centre_start, drop, slope_rotation
 
 log = logging.getLogger(__name__)
 DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
@@ -85,6 +87,22 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
     skel = sim.robot_skeleton
     if field is None or skel is None or skel.getRootJoint().getNumDofs() != 6:
         return None
+    moved = centre_start(field)
+    if moved is not None:  # a terrain away from the world origin: start above its centre
+        T0 = skel.getRootBodyNode().getWorldTransform().matrix().copy()
+        T0[:3, 3] += moved
+        _set_base(sim, T0)
+    done = _place(sim, description, field, clearance)
+    if moved is None:
+        return done
+    done = done or {"method": "terrain centre"}
+    if done["method"] != "terrain centre":
+        done["method"] += " at the terrain's centre"
+    return done
+
+
+def _place(sim, description: Description, field, clearance: float) -> dict | None:
+    skel = sim.robot_skeleton
     if _is_rover(description):
         from eels_gz.rover.placement import RoverKinematics
 
@@ -96,8 +114,8 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
         return None
     shift = drop(field, corners, clearance)
     if shift is None:
-        log.warning("pose auto: no terrain under the robot at x=%.3g, y=%.3g; it starts at z = 0",
-                    T[0, 3], T[1, 3])
+        log.warning("pose auto: no terrain under the robot at x=%.3g, y=%.3g; it starts where it was laid, z = %.3g",
+                    T[0, 3], T[1, 3], T[2, 3])
         if pitch:
             _set_base(sim, T)
         return None

@@ -141,3 +141,39 @@ def test_a_robot_on_a_utm_terrain_moves_as_on_the_same_terrain_at_the_origin(tmp
         assert res.exit_code == 0, res.output
         ends.append(np.array(json.loads((out / "summary.json").read_text())["final_base_pose"]["position"]) - at)
     assert np.abs(ends[1] - ends[0]).max() < PRECISION, ends
+
+
+def test_pose_auto_on_a_utm_terrain_starts_on_it(tmp_path, monkeypatch):
+    """A terrain that does not cover the world origin (a slab at UTM): `pose: auto` used to leave the robot
+    at (0, 0), 4100 km from the ground, with a warning. It now starts above the centre of the terrain's
+    extent and is brought down onto it: the host's start and Gazebo's spawn pose (eels_gz.spawn, which
+    launch/sim.launch.py passes to ros_gz_sim create) put the base at the slab's centre with the lowest
+    collision AUTO_CLEARANCE above its top, as on the same slab at the origin (within PRECISION)."""
+    import json
+
+    from faults_cli import SMALL
+
+    from eels_gz import registry
+    from eels_gz.description.xacro_loader import load_description
+    from eels_gz.spawn import spawn_pose
+
+    slab = trimesh.creation.box([6.0, 6.0, 1.0])
+    slab.apply_translation([0.0, 0.0, -0.5])  # top at z = 0, centred on the origin
+    source, shifted = tmp_path / "slab.obj", tmp_path / "slab_utm.obj"
+    slab.export(source)
+    slab.apply_translation(UTM)
+    slab.export(shifted)
+    here, utm = build(tmp_path, monkeypatch, "mesh", source, shifted)
+    entry = registry.robot(SMALL[1])
+    description = load_description(entry.path, entry.args(int(SMALL[3])))
+    spawned = {w.stem: np.array(spawn_pose(description, find_terrain_field(w)).pose) for w in (here, utm)}
+    assert np.abs(spawned["utm"][:3] - UTM - spawned["here"][:3]).max() < PRECISION
+    assert np.abs(spawned["utm"][3:] - spawned["here"][3:]).max() < PRECISION
+    out = tmp_path / "run"
+    res = cli("run", *SMALL, "--duration", "0.01", "--world", utm, "--set", "log.mcap=false", "--set",
+              "log.plot=false", "--out", out)
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "ok", summary.get("message")
+    assert "terrain's centre" in summary["settings"]["resolved"]["auto_pose"]
+    assert np.abs(np.array(summary["final_base_pose"]["position"]) - spawned["utm"][:3]).max() < 0.01  # 10 ms of settling

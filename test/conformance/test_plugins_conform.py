@@ -42,7 +42,7 @@ HOST_ONLY = host_only_names()
 def test_the_plugin_set_is_the_expected_one():
     assert {p.stem for p in SYSTEM_PLUGINS} == {"joint_control", "screw_contact", "soil_contact", "icr_steering",
                                                 "wheel_odometry", "wheel_rig", "initial_joints", "joint_coupling",
-                                                "screw_spin", "surface_traverse", "sidewind", "leader_follower",
+                                                "hold", "screw_spin", "surface_traverse", "sidewind", "leader_follower",
                                                 "snake_io", "tethers", "tube_dangle", "wall_climb", "moulin_descent",
                                                 "rover_drive", "drag_rig"}
 

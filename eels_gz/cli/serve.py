@@ -73,21 +73,16 @@ def _status(path: Path, as_json: bool) -> None:
 
 
 def _stop(path: Path) -> None:
-    from eels_gz.server.common import ask
+    from eels_gz.server.common import ask, wait_gone
 
     answer = ask(path, {"op": "stop"})
     if answer is None:
         click.echo(f"no run server on {path}")
         raise SystemExit(EXIT_NOT_RUNNING)
     pid = int(answer["stopping"])
-    end = time.monotonic() + STOP_WAIT_S
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            click.echo(f"run server (pid {pid}) stopped")
-            return
-        time.sleep(0.05)
+    if wait_gone(pid, STOP_WAIT_S):
+        click.echo(f"run server (pid {pid}) stopped")
+        return
     fail(f"the run server (pid {pid}) has not stopped after {STOP_WAIT_S:.0f} s (runs still ending?); "
          f"kill {pid} ends it", 1)
 

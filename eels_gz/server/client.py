@@ -16,11 +16,9 @@ import os
 import signal
 import socket
 import sys
-import time
-from pathlib import Path
 
 from eels_gz.server.common import (ServerError, connect, fingerprint, private_folder, receive, send, socket_path,
-                                   supported, switched_off)
+                                   supported, switched_off, wait_gone)
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +98,7 @@ def _wait(sock: socket.socket, pid: int) -> int:
                 print(f"eels-gz: error: the run's process (pid {pid}) was {reply['how']}", file=sys.stderr)
             return int(reply["exit"])
         # the server is gone: its child got SIGTERM (PR_SET_PDEATHSIG) and writes its summary; wait for it
-        ended = _wait_gone(pid, ORPHAN_WAIT_S)
+        ended = wait_gone(pid, ORPHAN_WAIT_S)
         state = "has ended" if ended else f"had not ended after {ORPHAN_WAIT_S:.0f} s"
         print(f"eels-gz: error: the run server stopped during the run; the run's process (pid {pid}) {state}. "
               "If the run had begun, its folder's summary.json says how far it got (status 'interrupted'); "
@@ -109,21 +107,3 @@ def _wait(sock: socket.socket, pid: int) -> int:
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-
-
-def _wait_gone(pid: int, timeout: float) -> bool:
-    """Wait until process ``pid`` (not a child of this one) has ended; False on timeout."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return True  # the pid is someone else's now: ours ended
-        if Path(f"/proc/{pid}/stat").exists():
-            with contextlib.suppress(OSError):
-                if Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z":
-                    return True  # ended, waiting for init to reap it
-        time.sleep(0.02)
-    return False

@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sys
+import time
 from pathlib import Path
 
 from eels_gz.errors import EelsError
@@ -197,3 +198,22 @@ def ask(path: Path, message: dict, timeout: float = 5.0) -> dict | None:
         except (ConnectionError, socket.timeout):
             return None
     return answer
+
+
+def wait_gone(pid: int, timeout: float) -> bool:
+    """Wait until process ``pid`` (not a child of this one) has ended; False on timeout."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return True  # the pid is someone else's now: ours ended
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True  # ended, not yet reaped by its parent
+        except (OSError, IndexError):
+            pass
+        time.sleep(0.02)
+    return False

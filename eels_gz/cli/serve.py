@@ -95,8 +95,13 @@ def _ready_line(info: dict) -> str:
 def _serve(path: Path, ready) -> None:
     from eels_gz.server.daemon import Server
 
+    main = click.get_current_context().find_root().command  # the eels-gz group: a child runs its command line
+
+    def command(args: list[str], prog: str) -> None:
+        main.main(args=args, prog_name=prog, standalone_mode=True)
+
     logging.getLogger("eels_gz.server").setLevel(logging.INFO)
-    Server(path).serve(ready)
+    Server(path, command).serve(ready)
 
 
 def _foreground(path: Path) -> None:

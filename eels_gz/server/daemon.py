@@ -62,13 +62,14 @@ class _Client:
 
 class Server:
     """A warm run server on ``path`` (module docstring). ``serve(ready)`` blocks until stopped;
-    ``ready(info)`` is called once it listens."""
+    ``ready(info)`` is called once it listens. ``command(args, prog)`` runs a command line in a
+    child as the command line interface runs it (``eels-gz``'s click group, standalone: it exits)."""
 
-    def __init__(self, path: Path, warm_up: Callable[[], bool] = warm_up_run):
+    def __init__(self, path: Path, command: Callable[[list[str], str], None], warm_up: Callable[[], bool] = warm_up_run):
         if not supported():
             raise ServerError("the run server needs Linux (fork, Unix sockets with descriptor passing); "
                               "runs start cold here")
-        self.path, self.warm_up = Path(path), warm_up
+        self.path, self.command, self.warm_up = Path(path), command, warm_up
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.children: dict[int, _Client] = {}
         self.clients: dict[int, _Client] = {}  # by socket fd
@@ -320,10 +321,8 @@ def _child(server: Server, request: dict, fds: list[int]) -> None:
             root.removeHandler(handler)
         root.setLevel(logging.WARNING)
         set_start("server", server_pid=server.info["pid"], server_started=server.info["started"])
-        from eels_gz.cli import main
-
         try:
-            main.main(args=list(request["argv"][1:]), prog_name=request["prog"], standalone_mode=True)
+            server.command(list(request["argv"][1:]), request["prog"])
             code = 0
         except SystemExit as exc:
             if exc.code is None:

@@ -44,12 +44,18 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def warm_up_run() -> bool:
-    """The default configuration run for WARM_RUN_S into a temporary folder (module docstring)."""
+    """The default configuration run for WARM_RUN_S into a temporary folder (module docstring); False
+    when it could not run (it only warms: the kernels are then loaded instead, and each run says
+    what is wrong with its own configuration)."""
     from eels_gz import config
     from eels_gz.run.runner import run
 
-    with tempfile.TemporaryDirectory(prefix="eels_gz_serve_") as tmp:
-        run(config.resolve(None, {"duration": WARM_RUN_S}), Path(tmp) / "run")
+    try:
+        with tempfile.TemporaryDirectory(prefix="eels_gz_serve_") as tmp:
+            run(config.resolve(None, {"duration": WARM_RUN_S}), Path(tmp) / "run")
+    except Exception as exc:  # noqa: BLE001 - a warm-up only
+        log.warning("run server: the warm-up run failed (%s: %s); serving without it", type(exc).__name__, exc)
+        return False
     return True
 
 

@@ -214,7 +214,7 @@ class Server:
             elif message.get("op") == "run" and client.pid is None and len(fds) == 3:
                 self._start(client, message, fds)
             elif message.get("op") == "status":
-                send(client.sock, {**self.info, "running": len(self.children), "served": self.served,
+                send(client.sock, {**self.info, "runs_in_progress": len(self.children), "served": self.served,
                                    "up_s": time.time() - self.info["started"]})
             elif message.get("op") == "stop":
                 send(client.sock, {"stopping": os.getpid()})

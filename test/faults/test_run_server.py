@@ -247,7 +247,7 @@ def test_status_stop_and_one_server_per_socket(tmp_path):
     s = Served(tmp_path / "sock", tmp_path)
     try:
         info = _status(s)
-        assert info["running"] == 0 and info["pid"] == s.proc.pid and info["socket"] == str(s.sock)
+        assert info["runs_in_progress"] == 0 and info["pid"] == s.proc.pid and info["socket"] == str(s.sock)
         code, _, err = s.run("serve")  # a second server on the same socket is refused at once
         assert code == 1 and f"already running on {s.sock} (pid {s.proc.pid})" in err
         code, _, err = s.run("serve", "--status", "--stop")
@@ -273,3 +273,22 @@ def test_a_folder_others_can_write_is_refused(tmp_path):
     code, _, err = done(proc)
     assert code == 2 and f"the run server's folder '{folder}' must belong to you and be writable by no one else" \
         in err and "Traceback" not in err
+
+
+def test_detach_returns_once_the_server_is_ready(tmp_path):
+    folder = tmp_path / "sock"
+    folder.mkdir(mode=0o700)
+    sock = folder / "s.sock"
+    try:
+        code, out, err = done(cli(sock, tmp_path, "serve", "--detach"), READY_S)
+        assert code == 0 and f"run server ready on {sock}" in out, err
+        code, out, err = done(cli(sock, tmp_path, "serve", "--status", "--json"))  # at once: no wait for it
+        info = json.loads(out)
+        assert code == 0 and info["running"] is True and info["warm_run"] is True
+        assert "ready on" in (folder / "s.sock.log").read_text()  # its output goes to SOCKET.log
+        code, out, err = done(cli(sock, tmp_path, "serve", "--stop"))
+        assert code == 0 and f"run server (pid {info['pid']}) stopped" in out, err
+    finally:
+        for pid in leftovers(sock):
+            os.kill(pid, signal.SIGKILL)
+    assert not sock.exists() and not leftovers(sock)

@@ -64,7 +64,7 @@ def hand_over(argv: list[str], prog: str) -> int | None:
             send(sock, {"op": "run", "argv": list(argv), "prog": prog, "cwd": os.getcwd(), "env": dict(os.environ),
                         "umask": _umask(), "fingerprint": fingerprint()}, fds)
             reply, _ = receive(sock)
-        except (ConnectionError, socket.timeout, OSError) as exc:
+        except (TimeoutError, ConnectionError, OSError) as exc:
             log.warning("the run server at %s did not answer (%s): running in this process", path, exc)
             return None
         finally:

@@ -195,7 +195,7 @@ def ask(path: Path, message: dict, timeout: float = 5.0) -> dict | None:
         try:
             send(sock, message)
             answer, _ = receive(sock)
-        except (ConnectionError, socket.timeout):
+        except (TimeoutError, ConnectionError):
             return None
     return answer
 

@@ -30,11 +30,10 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
-from eels_gz.server.common import (ServerError, difference, fingerprint, private_folder, receive, send,
-                                   supported)
+from eels_gz.server.common import ServerError, difference, fingerprint, private_folder, receive, send, supported
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +70,8 @@ class Server:
     ``ready(info)`` is called once it listens. ``command(args, prog)`` runs a command line in a
     child as the command line interface runs it (``eels-gz``'s click group, standalone: it exits)."""
 
-    def __init__(self, path: Path, command: Callable[[list[str], str], None], warm_up: Callable[[], bool] = warm_up_run):
+    def __init__(self, path: Path, command: Callable[[list[str], str], None],
+                 warm_up: Callable[[], bool] = warm_up_run):
         if not supported():
             raise ServerError("the run server needs Linux (fork, Unix sockets with descriptor passing); "
                               "runs start cold here")

@@ -40,8 +40,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from eels_gz.process_start import set_start
 

@@ -159,7 +159,7 @@ def test_an_edited_plugin_runs_cold_and_says_why(server):
     before = plugin.stat()
     plugin.write_text("VALUE = 2\n")  # the user edits a plugin after the server started
     try:
-        code, out, err = server.run("run", "--duration", "0.05", "--out", "edited")
+        code, _, err = server.run("run", "--duration", "0.05", "--out", "edited")
     finally:  # as it was (text, size and time): the server serves the next tests
         plugin.write_text("VALUE = 1\n")
         os.utime(plugin, ns=(before.st_atime_ns, before.st_mtime_ns))

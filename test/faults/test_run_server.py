@@ -66,8 +66,9 @@ class Served:
             if "ready on" in line or not line:
                 break
         if "ready on" not in lines[-1]:
-            self.stop()
-            raise AssertionError(f"the server did not start: {''.join(lines)} {self.proc.stderr.read()}")
+            self.proc.kill()
+            _, err = self.proc.communicate()
+            raise AssertionError(f"the server did not start: {''.join(lines)} {err}")
 
     def run(self, *args, env: dict | None = None) -> tuple[int, str, str]:
         return done(cli(self.sock, self.cwd, *args, env=env or self.env))
@@ -292,3 +293,20 @@ def test_detach_returns_once_the_server_is_ready(tmp_path):
         for pid in leftovers(sock):
             os.kill(pid, signal.SIGKILL)
     assert not sock.exists() and not leftovers(sock)
+
+
+def test_stopping_the_server_ends_its_runs_interrupted(tmp_path):
+    s = Served(tmp_path / "sock", tmp_path)
+    out = tmp_path / "run"
+    try:
+        client = cli(s.sock, tmp_path, "run", "--duration", "60", "--out", out, env=s.env)
+        wait_for(started(out), 120, "the run to start")
+        code, said, err = s.run("serve", "--stop")
+        assert code == 0 and f"run server (pid {s.proc.pid}) stopped" in said, err
+        code, _, err = done(client, 60)
+    finally:
+        s.stop()
+    assert code == 143 and "interrupted by SIGTERM" in err, err  # as a cold run sent SIGTERM
+    summ = summary(out)
+    assert summ["status"] == "interrupted" and summ["process"]["start"] == "server"
+    wait_for(lambda: not leftovers(s.sock), 30, "every process of the server's socket to end")

@@ -26,6 +26,9 @@ settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# a run server the developer left running (eels-gz serve) is not used by the suite's `eels-gz run`
+# processes; test/faults/test_run_server.py starts its own
+os.environ.setdefault("EELS_GZ_SERVER", "off")
 
 if importlib.util.find_spec("eels_gz") is None:  # bare checkout, not installed
     sys.path.insert(0, str(REPO_ROOT))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from pathlib import Path
 
 import click
@@ -54,7 +55,21 @@ def _wrap(text: str, width: int = 76) -> list[str]:
     return textwrap.wrap(text, width)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Group):
+    """The command group; remembers the command line a user typed (``sys.argv``) so that ``run`` can
+    hand it to a warm run server (:mod:`eels_gz.server`): not when called with ``args`` (a test, the
+    server's own child)."""
+
+    def main(self, args=None, *rest, **kwargs):
+        global _command_line
+        _command_line = list(sys.argv) if args is None else None
+        return super().main(args, *rest, **kwargs)
+
+
+_command_line: list[str] | None = None
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="eels_gz", prog_name="eels-gz")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 def main(verbose: int) -> None:
@@ -102,9 +117,17 @@ class _RunCommand(click.Command):
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
 @click.option("--ros-domain", type=ROS_DOMAIN, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
 @click.option("--rate", type=POSITIVE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
+@click.option("--no-server", is_flag=True,
+              help="Run in this process even when a run server (eels-gz serve) is running (as EELS_GZ_SERVER=off).")
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
-        save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate):
-    """Run a robot in a world headless in the embedded host."""
+        save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate, no_server):
+    """Run a robot in a world headless in the embedded host (through a running `eels-gz serve`, if any)."""
+    if _command_line is not None and not no_server:
+        from eels_gz.server.client import hand_over
+
+        code = hand_over(_command_line, click.get_current_context().find_root().info_name)
+        if code is not None:
+            sys.exit(code)
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
 
@@ -332,3 +355,5 @@ from eels_gz.cli.sweep import sweep  # noqa: E402  (the `eels-gz sweep` command)
 main.add_command(sweep)
 from eels_gz.cli.export import export  # noqa: E402  (the `eels-gz export` command)
 main.add_command(export)
+from eels_gz.cli.serve import serve  # noqa: E402  (the `eels-gz serve` command)
+main.add_command(serve)

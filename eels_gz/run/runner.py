@@ -27,6 +27,7 @@ from eels_gz.dart.step_kernels import base_odometry
 from eels_gz.dart.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
+from eels_gz.process_start import process_info
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
@@ -490,6 +491,7 @@ class _RunLoop:
         # wall_time, the run's whole time but summary.json's own write
         summary["setup_wall_time"] = (self.loop_start if self.loop_start is not None else loop_end) - self.called
         summary["finish_wall_time"] = time.perf_counter() - loop_end
+        summary["process"] = process_info()  # a fresh interpreter, a warm server's child or a sweep's fork
         try:
             write_result(out / "summary.json", json.dumps(summary, indent=2))
         except OSError as exc:

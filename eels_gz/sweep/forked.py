@@ -40,7 +40,10 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+from eels_gz.process_start import set_start
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +91,11 @@ def _warm_run(job) -> bool:
         os.chdir(cwd)
 
 
-def warm(job=None) -> dict:
+def warm(job=None, warm_up: Callable[[], bool] | None = None) -> dict:
     """Warm this process once (module docstring), with a warm-up run of ``job``'s campaign base when
-    given; returns {"seconds": s, "kernels": n, "run": whether the warm-up run ran} of that once."""
+    given, else ``warm_up()`` when given (True when it ran: the run server's run of the default
+    configuration, :mod:`eels_gz.server`); returns {"seconds": s, "kernels": n, "run": whether the
+    warm-up run ran} of that once."""
     global _warm
     if _warm is not None:
         return _warm
@@ -109,7 +114,7 @@ def warm(job=None) -> dict:
     from eels_gz.ros.messages import typestore
 
     typestore()
-    ran = _warm_run(job) if job is not None else False
+    ran = _warm_run(job) if job is not None else (warm_up() if warm_up is not None else False)
     # the warm-up run loaded the kernels the base calls (a sample of another kind loads its own before
     # its loop, eels_gz.run.numba_compile.KernelManifest); without it, every cached kernel
     kernels = 0 if ran else load_cached_kernels()[0]
@@ -119,13 +124,14 @@ def warm(job=None) -> dict:
     return _warm
 
 
-def _die_with_parent() -> None:
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """This process gets ``signum`` when the thread that forked it ends (Linux ``PR_SET_PDEATHSIG``)."""
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc.prctl(PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
-def _status_text(status: int) -> str:
+def status_text(status: int) -> str:
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -154,7 +160,8 @@ def run_forked(job, run_job, read_row, crashed) -> tuple[dict, float]:
     if pid == 0:  # the child: run the sample, then leave at once
         code = 1
         try:
-            _die_with_parent()
+            die_with_parent()
+            set_start("forked", parent=os.getppid())
             signal.pthread_sigmask(signal.SIG_SETMASK, [])  # a Ray worker blocks SIGINT; the child's run takes it
             signal.signal(signal.SIGINT, signal.default_int_handler)  # the run installs its own handlers
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -196,5 +203,5 @@ def run_forked(job, run_job, read_row, crashed) -> tuple[dict, float]:
     seconds = time.perf_counter() - t0
     row = read_row(folder) if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else None
     if row is None or row.get("sample") != job.index:
-        row = crashed(job, _status_text(status))
+        row = crashed(job, status_text(status))
     return row, seconds

@@ -55,8 +55,11 @@ def test_what_a_sample_does_to_its_process_does_not_reach_the_next(tmp_path, mon
 def test_a_real_run_forked_gives_the_row_of_the_same_run_in_this_process(tmp_path):
     job = two_jobs(tmp_path)[1]
     forked_row = execute.sample_task(job)["row"]
+    started = lambda: json.loads((execute.Path(job.folder) / "summary.json").read_text())["process"]  # noqa: E731
+    assert started()["start"] == "forked" and started()["parent"] == os.getpid()  # the summary says so
     assert forked.warm()["run"] and execute.sample_task(job)["warm_s"] == 0.0  # warmed once, with a warm-up run
     here = execute.run_job(job)
+    assert started() == {"start": "fresh", "pid": os.getpid()}  # this process: not forked for the run
     strip = lambda r: {k: v for k, v in r.items() if k != "wall_time"}  # noqa: E731
     assert forked_row["status"] == "ok" and forked_row["steps"] == 20
     assert strip(forked_row) == strip(here)

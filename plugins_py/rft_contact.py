@@ -20,15 +20,19 @@ While it is active the screws' own collisions are off (``collide_bitmask``
 0, written next to this block), so contact is never counted twice; shells
 keep the engine's contact with the terrain. Until the first physics update
 after ``configure`` gz-sim reports zero link velocities: RFT gives no stress
-at rest, so nothing acts then. The model keeps no state: ``reset`` has
-nothing to clear.
+at rest, so nothing acts then. The wrench is integrated implicitly with each
+screw link's own mass and inertia (``Link.world_inertial``, read in
+``configure``; ``eels_gz.granular.implicit``); ``reset`` clears that step's
+history.
 """
 
 from __future__ import annotations
 
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, register_peer, sim
+from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inertials, link_world_states, param,
+                       register_peer, sim)
 
 from eels_gz.contact.screw_points import ScrewGeometry
+from eels_gz.granular.implicit import smallest_inertia
 from eels_gz.granular.params import load_granular_params
 from eels_gz.granular.screw import GranularScrewStep
 from eels_gz.terrain.writers import find_terrain_field
@@ -66,11 +70,14 @@ class RftContact:
         if terrain is None:
             raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
         self.params = load_granular_params(medium)
-        self.contact = GranularScrewStep(geoms, roots, self.params, terrain)
+        # the screw links' own mass and inertia: the implicit step of the rate-independent law needs them
+        mass, _, moi = link_world_inertials(ecm, self.links)
+        self.contact = GranularScrewStep(geoms, roots, self.params, terrain, mass=mass, inertia=smallest_inertia(moi))
         self.last = None  # the last GranularWrenches, for logging and tests (overwritten every step)
         register_peer(entity, PLUGIN, self)
 
     def reset(self, info, ecm):
+        self.contact.reset()
         self.last = None
 
     def pre_update(self, info, ecm):
@@ -79,7 +86,7 @@ class RftContact:
         states = link_world_states(ecm, self.links)
         if states is None:
             return  # the velocity checks are off
-        out = self.contact(*states)
+        out = self.contact(*states, info.dt.total_seconds())
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)
 

@@ -26,6 +26,7 @@ import numpy as np
 
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.errors import ContactError
+from eels_gz.granular.implicit import STATE_WIDTH, implicit_wrench, link_slopes
 from eels_gz.granular.params import GranularParams
 from eels_gz.granular.rft import GENERIC, body_elements_world, rft_element_forces, sum_wrenches
 
@@ -100,13 +101,19 @@ class GranularWrenches:
 class GranularScrewStep:
     """RFT on a fixed set of screws: ``geometries`` with their core radii ``root_radii`` (m), the medium
     ``params``, and ``terrain`` (a distance field, ``eels_gz.terrain``: its zero set is the grains' surface,
-    depth = minus the signed distance). ``coefficients``: the Fourier fit (the generic one)."""
+    depth = minus the signed distance). ``coefficients``: the Fourier fit (the generic one).
+
+    ``mass`` (S,) kg and ``inertia`` (S,) kg m^2, the screw links' own mass and smallest principal moment:
+    given, the wrench is integrated implicitly (``eels_gz.granular.implicit``; call with ``dt``); None, the
+    explicit law (what the closed-form tests check)."""
 
     geometries: Sequence[ScrewGeometry]
     root_radii: Sequence[float]
     params: GranularParams
     terrain: object
     coefficients: np.ndarray = field(default_factory=lambda: GENERIC.copy())
+    mass: np.ndarray | None = None
+    inertia: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if not self.geometries or len(self.geometries) != len(self.root_radii):
@@ -119,14 +126,30 @@ class GranularScrewStep:
         m = self.areas.size
         self._p, self._n, self._v, self._r, self._f = (np.empty((m, 3)) for _ in range(5))
         self.coefficients = np.ascontiguousarray(self.coefficients, dtype=float)
+        s = len(self.geometries)
+        self.state = np.zeros((s, STATE_WIDTH))  # the implicit step's history per screw
+        self._slope = np.zeros((s, 2))
+        if (self.mass is None) != (self.inertia is None):
+            raise ContactError("GranularScrewStep: give both the screws' mass and inertia (implicit step) or neither")
+        if self.mass is not None:
+            self.mass = np.ascontiguousarray(self.mass, dtype=float)
+            self.inertia = np.ascontiguousarray(self.inertia, dtype=float)
+            if self.mass.shape != (s,) or self.inertia.shape != (s,) or np.any(self.mass <= 0.0) \
+                    or np.any(self.inertia <= 0.0):
+                raise ContactError(f"GranularScrewStep: expected {s} positive masses (kg) and inertias (kg m^2)")
+
+    def reset(self) -> None:
+        """Forget the implicit step's history (a world reset)."""
+        self.state[:] = 0.0
 
     @property
     def n_screws(self) -> int:
         return len(self.geometries)
 
-    def __call__(self, pos, rot, lin, ang) -> GranularWrenches:
+    def __call__(self, pos, rot, lin, ang, dt: float | None = None) -> GranularWrenches:
         """The wrenches on the screws whose link frames are at ``pos`` (S, 3) m, ``rot`` (S, 3, 3), moving
-        at ``lin`` (S, 3) m/s and ``ang`` (S, 3) rad/s (world)."""
+        at ``lin`` (S, 3) m/s and ``ang`` (S, 3) rad/s (world); ``dt`` (s): the step they will act over
+        (the implicit step's; required with ``mass``)."""
         s = self.n_screws
         arrays = [np.ascontiguousarray(a, dtype=float) for a in (pos, rot, lin, ang)]
         if arrays[0].shape != (s, 3) or arrays[1].shape != (s, 3, 3) or arrays[2].shape != (s, 3) \
@@ -141,5 +164,13 @@ class GranularScrewStep:
                            self.coefficients, self._f)
         force, torque = np.empty((s, 3)), np.empty((s, 3))
         sum_wrenches(self.link_of, self._r, self._f, s, force, torque)
+        if self.mass is not None:
+            if dt is None or not dt > 0.0:
+                raise ContactError(f"GranularScrewStep: the implicit step needs the step dt > 0 s, got {dt!r}")
+            link_slopes(self.link_of, self._v, self._r, depth, self.areas, p.zeta, p.velocity_reg, s, self._slope)
+            f0, t0 = force, torque
+            force, torque = np.empty((s, 3)), np.empty((s, 3))
+            implicit_wrench(self.state, f0, t0, arrays[2], arrays[3], self._slope, self.mass, self.inertia,
+                            float(dt), force, torque)
         immersed = np.bincount(self.link_of, weights=self.areas * (depth > 0.0), minlength=s)
         return GranularWrenches(force, torque, immersed)

@@ -159,14 +159,18 @@ def body_elements_world(link_pos, link_rot, lin, ang, link_of, p_link, n_link,
 
 
 @njit(cache=True)
-def sum_wrenches(link_of, r, f, n_links, force_out, torque_out):  # pragma: no cover - compiled
-    """Per link: the sum of the element forces ``f`` and of their moments ``r x f`` about the link origin."""
+def sum_wrenches(link_of, r, f, depth, areas, n_links, force_out, torque_out, immersed_out):  # pragma: no cover
+    """Per link: the sum of the element forces ``f`` and of their moments ``r x f`` about the link origin, and
+    the area of its elements below the surface (``depth`` > 0)."""
     for k in range(n_links):
+        immersed_out[k] = 0.0
         for a in range(3):
             force_out[k, a] = 0.0
             torque_out[k, a] = 0.0
     for i in range(f.shape[0]):
         k = link_of[i]
+        if depth[i] > 0.0:
+            immersed_out[k] += areas[i]
         force_out[k, 0] += f[i, 0]
         force_out[k, 1] += f[i, 1]
         force_out[k, 2] += f[i, 2]

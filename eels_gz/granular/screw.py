@@ -162,8 +162,8 @@ class GranularScrewStep:
         p = self.params
         rft_element_forces(self._n, self.areas, self._v, depth, p.zeta, p.velocity_reg, p.leading_band,
                            self.coefficients, self._f)
-        force, torque = np.empty((s, 3)), np.empty((s, 3))
-        sum_wrenches(self.link_of, self._r, self._f, s, force, torque)
+        force, torque, immersed = np.empty((s, 3)), np.empty((s, 3)), np.empty(s)
+        sum_wrenches(self.link_of, self._r, self._f, depth, self.areas, s, force, torque, immersed)
         if self.mass is not None:
             if dt is None or not dt > 0.0:
                 raise ContactError(f"GranularScrewStep: the implicit step needs the step dt > 0 s, got {dt!r}")
@@ -172,5 +172,4 @@ class GranularScrewStep:
             force, torque = np.empty((s, 3)), np.empty((s, 3))
             implicit_wrench(self.state, f0, t0, arrays[2], arrays[3], self._slope, self.mass, self.inertia,
                             float(dt), force, torque)
-        immersed = np.bincount(self.link_of, weights=self.areas * (depth > 0.0), minlength=s)
         return GranularWrenches(force, torque, immersed)

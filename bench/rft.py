@@ -47,6 +47,31 @@ def time_system(sim: Simulation, module: str) -> Timed:
     return phase[k]
 
 
+def parts_us(system, repeats: int) -> dict:
+    """The model's parts, timed alone on the system's last state (us per call): placing the elements, the
+    terrain query at them, the stresses."""
+    from eels_gz.granular.rft import body_elements_world, rft_element_forces
+
+    c, p = system.contact, system.params
+    import numpy as np
+
+    states = [np.ascontiguousarray(a) for a in system.states]
+    depth = np.ascontiguousarray(-c.terrain.query(c._p)[0])
+
+    def timed(f) -> float:
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            f()
+        return (time.perf_counter() - t0) / repeats * 1e6
+
+    return {
+        "place": timed(lambda: body_elements_world(*states, c.link_of, c.p_link, c.n_link, c._p, c._n, c._v, c._r)),
+        "terrain_query": timed(lambda: c.terrain.query(c._p)),
+        "stresses": timed(lambda: rft_element_forces(c._n, c.areas, c._v, depth, p.zeta, p.velocity_reg,
+                                                     p.leading_band, c.coefficients, c._f)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", help="JSON file to write (default: print)")
@@ -72,6 +97,7 @@ def main() -> None:
             systems.append(timer.seconds / args.steps * 1e6)
             if sim is rft:
                 share.append(timer.seconds / wall)
+    parts = parts_us(next(s for s in rft.systems if s.module == "rft_contact").system, args.steps)
     result = {
         "what": f"{ROBOT} (no head) spinning its 20 screws at 3 rad/s: rft_contact ({MEDIUM}, {elements} surface "
                 f"elements) on {RFT_WORLD} vs screw_contact (ice) on {ICE_WORLD}, {args.rounds} interleaved "
@@ -83,6 +109,7 @@ def main() -> None:
         "rft_share_of_step": statistics.median(share),
         "rft_share_of_step_rounds": share,
         "surface_elements": int(elements),
+        "parts_us": parts,
         "load_average_1_5_15": list(os.getloadavg()),
         "cpus": os.cpu_count(),
         "machine": platform.platform(),

@@ -86,6 +86,7 @@ class RftContact:
         states = link_world_states(ecm, self.links)
         if states is None:
             return  # the velocity checks are off
+        self.states = states  # the links' last states, for tests and bench/rft.py
         out = self.contact(*states, info.dt.total_seconds())
         self.last = out
         add_link_world_wrenches(ecm, self.links, out.force, out.torque)

@@ -273,7 +273,7 @@ def _resolve_granular(granular: dict, model: str, work_dir: RunFiles | str | Pat
             raise ConfigError(f"{', '.join(named)} set the granular medium of contact.model rft, but contact.model "
                               f"is '{model}'; set contact.model=rft (--contact rft) or leave them out")
         return None, ""
-    name = granular.get("params") or GRANULAR_FALLBACK
+    name = granular.get("params") or GRANULAR_FALLBACK  # scenario_defaults has set it; a caller may not have
     params = resolve_granular_params(name, overrides)  # an unknown medium or a bad key stops here
     if not overrides and not files.record:
         return params, str(name)
@@ -358,7 +358,8 @@ def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None)
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
     configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
-    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``."""
+    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``, and
+    under contact.model rft its ``granular`` (else GRANULAR_FALLBACK) a null ``granular.params``."""
     contact = dict(cfg["contact"])
     for key, fallback in CONTACT_FALLBACK.items():
         if contact.get(key) is None:
@@ -367,8 +368,8 @@ def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     if soil.get("params") is None and (scenario or {}).get("soil"):
         soil["params"] = str(scenario["soil"])
     granular = dict(cfg.get("granular") or {"params": None})
-    if granular.get("params") is None and (scenario or {}).get("granular") and contact["model"] == "rft":
-        granular["params"] = str(scenario["granular"])
+    if granular.get("params") is None and contact["model"] == "rft":  # null stays null under other models
+        granular["params"] = str((scenario or {}).get("granular") or GRANULAR_FALLBACK)
     out = dict(cfg, contact=contact, soil=soil, granular=granular)
     if not scenario:
         return out

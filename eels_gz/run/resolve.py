@@ -257,24 +257,37 @@ def _resolve_contact(contact: dict, work_dir: RunFiles | str | Path | None) -> t
     return params, named
 
 
-def _resolve_granular(granular: dict, model: str, work_dir: RunFiles | str | Path | None):
-    """The rft contact's medium, resolved once (``granular.params`` with the ``granular.<key>`` set on their
-    own replaced), and the medium as the plugin reads it (``<granular_params>``): as named, or, with such
-    keys (or a recorded export), written resolved to ``work_dir/granular.yaml``. ``(None, "")`` under
-    another contact model, which reads no medium; a medium or its keys set for one is refused."""
+def check_granular(granular: dict, model: str):
+    """The rft contact's medium (``granular.params``, else GRANULAR_FALLBACK, with the ``granular.<key>`` set on
+    their own), checked; None under another contact model, where a medium or its keys are refused (ConfigError
+    naming them), as are an unknown medium and a bad key."""
     from eels_gz.config import granular_overrides
-    from eels_gz.granular.params import granular_config_path, resolve_granular_params, write_granular_params
+    from eels_gz.granular.params import resolve_granular_params
 
-    files = _files(work_dir)
     overrides = granular_overrides(granular)
     if model != "rft":
         named = [f"granular.{k}" for k in overrides] + (["granular.params"] if granular.get("params") else [])
         if named:
             raise ConfigError(f"{', '.join(named)} set the granular medium of contact.model rft, but contact.model "
                               f"is '{model}'; set contact.model=rft (--contact rft) or leave them out")
+        return None
+    return resolve_granular_params(granular.get("params") or GRANULAR_FALLBACK, overrides)
+
+
+def _resolve_granular(granular: dict, model: str, work_dir: RunFiles | str | Path | None):
+    """The rft contact's medium, resolved once (``granular.params`` with the ``granular.<key>`` set on their
+    own replaced), and the medium as the plugin reads it (``<granular_params>``): as named, or, with such
+    keys (or a recorded export), written resolved to ``work_dir/granular.yaml``. ``(None, "")`` under
+    another contact model, which reads no medium; a medium or its keys set for one is refused."""
+    from eels_gz.config import granular_overrides
+    from eels_gz.granular.params import granular_config_path, write_granular_params
+
+    files = _files(work_dir)
+    overrides = granular_overrides(granular)
+    params = check_granular(granular, model)
+    if params is None:
         return None, ""
     name = granular.get("params") or GRANULAR_FALLBACK  # scenario_defaults has set it; a caller may not have
-    params = resolve_granular_params(name, overrides)  # an unknown medium or a bad key stops here
     if not overrides and not files.record:
         return params, str(name)
     header = (f"{name} ({granular_config_path(name)})"

@@ -278,8 +278,8 @@ SOIL_QUOTES = (
 RFT_QUOTES = (
     Quote(_ws(r"In sand the robot advances at (?P<n>[0-9.]+) cm/s"), lambda v: f"{100 * v['advance_speed_m_s']:.1f}"),
     Quote(_ws(r"it rolls (?P<n>[0-9.]+) rad about its axis over the run"), lambda v: f"{abs(v['roll_change_rad']):.2f}"),
-    Quote(_ws(r"The robot above rolls about (?P<n>[0-9]+)° in 10 s"),
-          lambda v: f"{math.degrees(abs(v['roll_change_rad'])):.0f}"),
+    Quote(_ws(r"the run above ends (?P<n>[0-9.]+) rad from where it started"),
+          lambda v: f"{abs(v['roll_change_rad']):.2f}"),
 )
 RFT_ICE_QUOTES = (
     Quote(_ws(r"against (?P<n>[0-9.]+) cm/s on ice"), lambda v: f"{100 * v['advance_speed_m_s']:.1f}"),

@@ -25,16 +25,21 @@ on which way e2 points.
 
 Three dimensions (the choice made here, after Treers, Cao & Stuart, "Granular
 resistive force theory implementation for three-dimensional trajectories",
-IEEE RA-L 6(2), 2021, without their empirical out-of-plane factors): the
-plane of each element is the vertical plane through its normal (e2 = the
-normal's horizontal direction; for a horizontal face, the velocity's). beta
-comes from the normal, which lies in that plane; gamma from the velocity's
-component in it. The velocity component across the plane (along
-e1 = e2 x z: the element sliding along its own horizontal line) gives no
-stress: Treers et al. add a fitted lateral term for it, which is not
-modelled. Only leading elements are loaded (n . v >= 0, the element pushes
-into the grains or slides along its surface, as in Treers et al.'s code);
-trailing ones (moving away from the grains) feel nothing.
+IEEE RA-L 6(2), 2021, and their code, github.com/embodied-dexterity-group/
+granular_rft_3D, rft_3D_body.m): the plane of each element is the vertical
+plane through its normal (e2 = the normal's horizontal direction; for a
+horizontal face, the velocity's). beta comes from the normal, which lies in
+that plane; gamma from the velocity's component in it. The velocity across
+the plane (along e1 = e2 x z: the element sliding along its own horizontal
+line) meets the lateral stress alpha_y = alpha_x(0, 0) (their "simplest
+form") against it. The in-plane and lateral stresses are weighted by the
+(regularised) velocity's components in and across the plane, |u_23| and
+|u_1|; Treers et al. weight them by fitted functions of those components
+instead, which are not used. Leading elements are loaded (n . v > 0 in their
+code); here also tangential ones (n . v = 0: the core of a screw spinning in
+place), as a plate moving in its own plane is (alpha(0, 0) of the fit), and
+the leading test is ramped; trailing elements (moving away from the grains)
+feel nothing.
 
 Regimes, without a special case that sets a velocity: above the surface
 (depth <= 0) exactly zero; at rest RFT has no direction, so the velocity is
@@ -112,15 +117,22 @@ def rft_element_forces(normals, areas, vel, depth, zeta, v_reg, band, coef, forc
             else:
                 e0, e1 = 1.0, 0.0
         ux = u0 * e0 + u1 * e1  # in-plane velocity (regularised): along e2 and z
+        ul = u0 * e1 - u1 * e0  # across the plane, along e1 = e2 x z = (e2y, -e2x, 0)
         s23 = math.sqrt(ux * ux + u2 * u2)
+        scale = zeta * d * areas[i] * gate
+        # lateral: alpha_y = alpha_x(0, 0) against the sliding along e1 (Treers et al.'s simplest form)
+        ay = coef[5] + coef[6] + coef[7]
+        fl = -scale * ay * ul
+        force_out[i, 0] = fl * e1
+        force_out[i, 1] = -fl * e0
         if s23 <= 0.0:
             continue
         beta = math.atan2(n2, n0 * e0 + n1 * e1) + 0.5 * math.pi
         gamma = math.atan2(-u2, ux)
         az, ax = alpha_generic(beta, gamma, coef)
-        mag = zeta * d * areas[i] * gate * s23
-        force_out[i, 0] = -mag * ax * e0
-        force_out[i, 1] = -mag * ax * e1
+        mag = scale * s23
+        force_out[i, 0] += -mag * ax * e0
+        force_out[i, 1] += -mag * ax * e1
         force_out[i, 2] = mag * az
 
 

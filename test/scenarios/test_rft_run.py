@@ -1,8 +1,8 @@
-"""`eels-gz run --contact rft` (issue 34, item 9): EELS 1.0 with counter-rotating pairs (two modules) spinning
+"""`eels-gz run --contact rft` (issue 34, item 9): EELS 1.0 with counter-rotating pairs (ten modules) spinning
 its screws on the soil bin, whose level is the grains' surface, the medium the run names. The robot is pushed
 along its axis the way its threads advance (as on ice under the screw contact, test_screw_propulsion), slower
-than without slip, and reversing the screws reverses it (two modules: the tail, which keeps the engine's contact
-with the bin's rigid surface, carries much of the weight, so the advance is small but its sign is clear); the run records the medium it used; bad
+than without slip, and reversing the screws reverses it (with fewer modules the tail, which keeps the engine's
+contact with the bin's rigid surface, carries much of the weight and the advance is lost in the robot's rocking); the run records the medium it used; bad
 granular settings stop with exit 2 naming them, before any output is written."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from eels_gz.cli import main
 
-BASE = ["--robot", "eels_1_0_alternating", "--n-modules", "2", "--world", "soil_bin", "--scenario", "screw_spin",
+BASE = ["--robot", "eels_1_0_alternating", "--world", "soil_bin", "--scenario", "screw_spin",
         "--contact", "rft", "--duration", "2", "--set", "log.plot=false", "--set", "robot.xacro_args.head=false"]
 LEAD = 2 * 3.141592653589793 * 0.09 * 0.36502849483042454  # m per turn: 2 pi r tan(0.35), EELS 1.0's screw
 

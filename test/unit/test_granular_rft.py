@@ -73,6 +73,23 @@ def test_vertical_plate_dragged_horizontally(heading):
     assert f[2] == pytest.approx((A00 - A10) * half, rel=REL)
 
 
+def test_a_plate_sliding_along_its_own_plane_meets_the_lateral_stress():
+    """A vertical plate (normal +y) dragged edge-on along x, from the surface to depth H: the velocity is all
+    across the element's plane (along e1), so the force is the lateral stress alpha_y = alpha_x(0, 0)
+    = C11 + C01 + C-11 (Treers et al.'s simplest form) back along x, F = zeta alpha_y w H^2/2, and nothing
+    else; dragged obliquely, the in-plane and lateral parts add with the velocity's components as weights."""
+    w, height, v, rows = 0.1, 0.06, 0.2, 30
+    depth = (np.arange(rows) + 0.5) * height / rows
+    normals = np.tile([0.0, 1.0, 0.0], (rows, 1))
+    f = forces(normals, w * height / rows, [v, 0.0, 0.0], depth).sum(axis=0)
+    half = w * height**2 / 2 * ZETA * speed_factor(v)
+    np.testing.assert_allclose(f, [-(C11 + C01 + CM11) * half, 0.0, 0.0], rtol=REL, atol=REL * half)
+    c, s = math.cos(0.4), math.sin(0.4)
+    g = forces(normals, w * height / rows, [v * c, v * s, 0.0], depth).sum(axis=0)
+    np.testing.assert_allclose(g, [-(C11 + C01 + CM11) * half * c, -(-C11 + C01 - CM11) * half * s,
+                                   (A00 - A10) * half * s], rtol=REL, atol=REL * half)
+
+
 def mirrored(vectors, axis):
     out = np.array(vectors, dtype=float, copy=True)
     out[..., axis] *= -1.0

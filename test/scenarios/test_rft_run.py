@@ -2,8 +2,9 @@
 its screws on the soil bin, whose level is the grains' surface, the medium the run names. The robot is pushed
 along its axis the way its threads advance (as on ice under the screw contact, test_screw_propulsion), slower
 than without slip, and reversing the screws reverses it (with fewer modules the tail, which keeps the engine's
-contact with the bin's rigid surface, carries much of the weight and the advance is lost in the robot's rocking); the run records the medium it used; bad
-granular settings stop with exit 2 naming them, before any output is written."""
+contact with the bin's rigid surface, carries much of the weight and the advance is lost in the robot's
+rocking); the run records the medium it used; bad granular settings stop with exit 2 naming them, before any
+output is written."""
 
 from __future__ import annotations
 

@@ -33,17 +33,19 @@ class GranularParams:
     straight down at depth |z| feels zeta |z| per unit area.
     velocity_reg: the speed below which the RFT stress fades to zero (the
     velocity's regularisation, ``rft`` module docstring), m/s. Default 5 mm/s:
-    a tenth of NEO's slowest field speed on sand (Table I's order of
-    cm/s); a screw surface at 3 rad/s on a 0.09 m blade moves at 0.27 m/s, 50
-    times faster, so the stress is the rate-independent one within 0.02 %.
+    a quarter of NEO's slowest field speed on sand (2.2 cm/s, Table I); a
+    screw's blade tip at 3 rad/s and 0.09 m moves at 0.27 m/s, 54 times
+    faster, so its stress is the rate-independent one within 0.02 %.
     leading_band: the width, in n . u, of the ramp that turns a trailing
     element into a leading one (0.05: about 3 degrees).
     blade_elements_per_turn, blade_rows: the screw blade's surface elements
     per turn of the helix and across its height (each on both faces);
     core_axial, core_ring: the screw core's elements along and around it.
-    Defaults (36, 3, 8, 24): 10 degrees per blade element, a few hundred
-    elements per screw, the thrust of a screw spinning in place steady within a
-    few per cent over a revolution (test_granular_rft).
+    Defaults (36, 3, 8, 24): 10 degrees per blade element, 330 elements per
+    screw of EELS 1.0 with counter-rotating pairs; against 11 times as many
+    (144, 8, 24, 96), the mean wrench over a turn of that screw spinning at
+    3 rad/s with its axis 6 cm above the MMS sand differs by at most 1 % (its
+    thrust, lift and drag torque; measured when these were chosen).
     """
 
     zeta: float

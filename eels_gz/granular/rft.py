@@ -189,3 +189,15 @@ def sum_wrenches(link_of, r, f, depth, areas, n_links, force_out, torque_out, im
         torque_out[k, 0] += r[i, 1] * f[i, 2] - r[i, 2] * f[i, 1]
         torque_out[k, 1] += r[i, 2] * f[i, 0] - r[i, 0] * f[i, 2]
         torque_out[k, 2] += r[i, 0] * f[i, 1] - r[i, 1] * f[i, 0]
+
+
+def plane_wrench(points, normals, areas, vel, surface_height: float, zeta: float, v_reg: float,
+                 about=(0.0, 0.0, 0.0), band: float = 0.05,
+                 coefficients: np.ndarray = GENERIC) -> tuple[np.ndarray, np.ndarray]:
+    """The RFT force (N) and moment (N m, about the point ``about``) on surface elements at ``points`` (M, 3) m
+    with outward unit ``normals`` (M, 3), ``areas`` (M,) m^2 and velocities ``vel`` (M, 3) m/s, under a
+    horizontal granular surface at z = ``surface_height`` m (depth = height - z); world axes, z up."""
+    points = np.ascontiguousarray(points, dtype=float).reshape(-1, 3)
+    f = element_forces(normals, areas, vel, surface_height - points[:, 2], zeta, v_reg, band, coefficients)
+    r = points - np.asarray(about, dtype=float)
+    return f.sum(axis=0), np.cross(r, f).sum(axis=0)

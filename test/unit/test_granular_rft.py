@@ -18,7 +18,7 @@ import pytest
 
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.granular.params import GranularParams
-from eels_gz.granular.rft import GENERIC, alpha, element_forces
+from eels_gz.granular.rft import GENERIC, alpha, element_forces, plane_wrench
 from eels_gz.granular.screw import GranularScrewStep, screw_surface
 from eels_gz.terrain.primitives import Plane
 
@@ -71,6 +71,27 @@ def test_vertical_plate_dragged_horizontally(heading):
     half = w * height**2 / 2 * ZETA * speed_factor(v)
     np.testing.assert_allclose(f[:2], -(-C11 + C01 - CM11) * half * e[:2], rtol=REL, atol=REL * half)
     assert f[2] == pytest.approx((A00 - A10) * half, rel=REL)
+
+
+def test_a_dragged_plate_s_moment_about_the_surface_and_a_surface_above_it():
+    """The vertical plate of the drag test, its elements at their positions under a surface at z = h: the force
+    is the closed form's, and its moment about the surface point above the plate is that of a load growing
+    with depth, M_y = zeta alpha_x w H^3/3 (lift has no arm: it acts on the plate's plane). The midpoint sum
+    of d^2 undershoots H^3/3 by H^3/(12 n^2): relative tolerance 1/(4 n^2) plus rounding. The elements above
+    the surface (raised by the surface's height) feel nothing."""
+    w, height, v, rows, h = 0.1, 0.06, 0.2, 30, 0.4
+    depth = (np.arange(rows) + 0.5) * height / rows
+    points = np.stack([np.zeros(rows), np.zeros(rows), h - depth], axis=1)
+    normals = np.tile([1.0, 0.0, 0.0], (rows, 1))
+    f, m = plane_wrench(points, normals, w * height / rows, [v, 0.0, 0.0], h, ZETA, V_REG, about=(0.0, 0.0, h))
+    ax = -C11 + C01 - CM11
+    scale = ZETA * speed_factor(v) * w
+    assert f[0] == pytest.approx(-ax * scale * height**2 / 2, rel=REL)
+    assert m[1] == pytest.approx(ax * scale * height**3 / 3, rel=1 / (4 * rows**2) + REL)
+    assert m[1] < ax * scale * height**3 / 3  # the midpoint sum's sign of error
+    assert abs(m[0]) + abs(m[2]) < REL * abs(m[1])
+    f_low, _ = plane_wrench(points, normals, w * height / rows, [v, 0.0, 0.0], h - height, ZETA, V_REG)
+    assert np.all(f_low == 0.0)
 
 
 def test_a_plate_sliding_along_its_own_plane_meets_the_lateral_stress():

@@ -33,6 +33,7 @@ NULLABLE = {
     "contact.model": str,
     "contact.params": str,
     "soil.params": str,
+    "granular.params": str,
     "sim.reset_at": float,
 }
 DETECTORS = ("ode", "bullet", "fcl", "dart")
@@ -171,8 +172,35 @@ def soil_overrides(soil: dict) -> dict:
     return {k: v for k, v in soil.items() if k in soil_keys() and v is not None}
 
 
+def granular_keys() -> tuple[str, ...]:
+    """The keys of a granular medium (eels_gz.granular.params), each settable on its own as
+    ``granular.<key>``: it overrides that key of the medium ``granular.params`` names."""
+    from eels_gz.granular.params import KEYS
+
+    return KEYS
+
+
+def _set_granular_key(granular: dict, key: str, value: Any, source: str) -> None:
+    """``granular.<key>`` (e.g. granular.zeta): checked against the key's range; null removes the override."""
+    from eels_gz.granular.params import check_granular_value
+
+    if value is None:
+        granular.pop(key, None)
+        return
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        value = float(value)
+    check_granular_value(key, value, source)
+    granular[key] = copy.deepcopy(value)
+
+
+def granular_overrides(granular: dict) -> dict:
+    """The granular keys a configuration sets on their own (``granular.zeta``...), beside params."""
+    return {k: v for k, v in granular.items() if k in granular_keys() and v is not None}
+
+
 # sections whose parameter-set keys may be set one by one: prefix -> (the set's keys, the setter)
-_SET_KEYS = {"contact.": (contact_keys, _set_contact_key), "soil.": (soil_keys, _set_soil_key)}
+_SET_KEYS = {"contact.": (contact_keys, _set_contact_key), "soil.": (soil_keys, _set_soil_key),
+             "granular.": (granular_keys, _set_granular_key)}
 
 
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:

@@ -5,7 +5,8 @@ its kernels from the cache in milliseconds instead of compiling them inside
 its timed loop (a few seconds; the run's summary.json says what it compiled,
 ``numba``). Each case is a run of a tenth of a second (long enough for every
 default sensor to fire once) in a temporary folder: stock and screw contact on
-the ice plane, and the screw contact on a heightfield (the DEM world).
+the ice plane, the screw contact on a heightfield (the DEM world), and the
+screws in granular ground (rft) on the soil bin.
 Each run also records which kernels runs of its kind call (the user cache's
 ``kernels/``, :class:`eels_gz.run.numba_compile.KernelManifest`), so that a
 user's first run of these kinds loads only those before its loop, and caches
@@ -26,6 +27,8 @@ CASES = (
     {"robot": {"name": "eels_1_0_alternating"}, "world": "ice_plane", "contact": {"model": "screw"},
      "scenario": {"name": "screw_spin"}},
     {"robot": {"name": "eels_1_0_front_only"}, "world": "mars_dem", "contact": {"model": "screw"}},
+    {"robot": {"name": "eels_1_0_alternating"}, "world": "soil_bin", "contact": {"model": "rft"},
+     "scenario": {"name": "screw_spin"}},
 )
 DURATION = 0.1  # s simulated: the lidar (10 Hz) fires once
 

@@ -46,7 +46,8 @@ ARGS = {
     "robot": ("eels_1_0_front_only", "robot registry name"),
     "n_modules": ("", "number of EELS modules (empty: the variant's)"),
     "world": ("ice_plane", "world registry name or SDF file"),
-    "contact": ("", "screw (EELS screw-ice model) or stock (engine contact); empty: the scenario's, else stock"),
+    "contact": ("", "screw (EELS screw-ice model), rft (screws in granular ground, the default medium) or stock "
+                    "(engine contact); empty: the scenario's, else stock"),
     "gui": ("true", "start the Gazebo GUI"),
     "scenario": ("", "scenario name (config/scenarios/): its world exported by eels-gz export and run; empty: none"),
 }
@@ -88,6 +89,10 @@ def _setup(context):
     xacro_args = {}
     if entry.family == "eels":
         xacro_args = {"contact": contact, "contact_params": "ice", "world_file": str(world)}
+        if contact == "rft":
+            from eels_gz.run.resolve import GRANULAR_FALLBACK
+
+            xacro_args["granular_params"] = GRANULAR_FALLBACK
     description = robot_description(entry, n_modules=int(arg["n_modules"]) if arg["n_modules"] else None,
                                     xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
     world_name = load_world(world).name

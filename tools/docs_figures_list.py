@@ -275,6 +275,32 @@ SOIL_QUOTES = (
     Quote(_ws(r"rover's on ice: [0-9]+ vs (?P<n>[0-9]+) µs"), lambda v: f"{v['step_us_stock']:.0f}"),
 )
 
+RFT_QUOTES = (
+    Quote(_ws(r"In sand the robot advances at (?P<n>[0-9.]+) cm/s"), lambda v: f"{100 * v['advance_speed_m_s']:.1f}"),
+    Quote(_ws(r"it rolls (?P<n>[0-9.]+) rad about its axis over the run"), lambda v: f"{abs(v['roll_change_rad']):.2f}"),
+    Quote(_ws(r"the run above ends (?P<n>[0-9.]+) rad from where it started"),
+          lambda v: f"{abs(v['roll_change_rad']):.2f}"),
+)
+RFT_ICE_QUOTES = (
+    Quote(_ws(r"against (?P<n>[0-9.]+) cm/s on ice"), lambda v: f"{100 * v['advance_speed_m_s']:.1f}"),
+    Quote(_ws(r"\(on ice (?P<n>[0-9.]+)\)"), lambda v: f"{abs(v['roll_change_rad']):.2f}"),
+)
+BENCH_RFT_QUOTES = (
+    Quote(_ws(r"At a load average of (?P<n>[0-9.]+) on this 2-core machine the RFT system"),
+          lambda v: f"{v['load_average_1_5_15'][0]:.1f}"),
+    Quote(_ws(r"spinning its 20 screws \((?P<n>[0-9]+) surface"), lambda v: f"{v['surface_elements']}"),
+    Quote(_ws(r"the RFT system takes (?P<n>[0-9]+) µs of a"), lambda v: f"{v['rft_system_us_per_step']:.0f}"),
+    Quote(_ws(r"µs of a (?P<n>[0-9]+) µs step \(a median"), lambda v: f"{v['step_us_with_rft']:.0f}"),
+    Quote(_ws(r"a median share of (?P<n>[0-9.]+) %\); the"), lambda v: f"{100 * v['rft_share_of_step']:.1f}"),
+    Quote(_ws(r"contact's system takes (?P<n>[0-9]+) µs of a"), lambda v: f"{v['screw_system_us_per_step']:.0f}"),
+    Quote(_ws(r"contact's system takes [0-9]+ µs of a (?P<n>[0-9]+) µs step"),
+          lambda v: f"{v['step_us_with_screw_contact']:.0f}"),
+    Quote(_ws(r"heightfield at every element \(about (?P<n>[0-9]+) µs\)"),
+          lambda v: f"{v['parts_us']['terrain_query']:.0f}"),
+    Quote(_ws(r"placing the elements \((?P<n>[0-9]+) µs\)"), lambda v: f"{v['parts_us']['place']:.0f}"),
+    Quote(_ws(r"the stresses themselves cost about (?P<n>[0-9]+) µs"), lambda v: f"{v['parts_us']['stresses']:.0f}"),
+)
+
 CAMPAIGN_QUOTES = (
     Quote(r"the last run\ntook (?P<n>[0-9.]+) min on this", lambda v: f"{v['_run']['wall_time_s'] / 60:.1f}"),
     Quote(r"min on this 2-core machine under a load average of (?P<n>[0-9.]+) \(the last",
@@ -532,6 +558,16 @@ FIGURES = {
                                    _bench, "docs/benchmarks.md", None, quotes=FIELDS_QUOTES, program="python"),
     "bench_soil": Figure("bench_soil", ("bench/soil.py", "--out", "{out}/bench.json"), _bench, "docs/soil.md", None,
                          quotes=SOIL_QUOTES, program="python"),
+    "rft_screw_spin": Figure("rft_screw_spin", ("run", "--robot", "eels_1_0_alternating", "--world", "soil_bin",
+                                                "--scenario", "screw_spin", "--contact", "rft", "--set",
+                                                "robot.xacro_args.head=false", "--out", "{out}"),
+                             _metrics, "docs/granular.md", None, quotes=RFT_QUOTES),
+    "rft_screw_spin_ice": Figure("rft_screw_spin_ice", ("run", "--robot", "eels_1_0_alternating", "--world",
+                                                        "ice_plane", "--scenario", "screw_spin", "--contact", "screw",
+                                                        "--set", "robot.xacro_args.head=false", "--out", "{out}"),
+                                 _metrics, "docs/granular.md", None, quotes=RFT_ICE_QUOTES),
+    "bench_rft": Figure("bench_rft", ("bench/rft.py", "--out", "{out}/bench.json"), _bench, "docs/granular.md", None,
+                        quotes=BENCH_RFT_QUOTES, program="python"),
     "bench_mcap_writer": Figure("bench_mcap_writer", ("bench/mcap_writer.py", "--out", "{out}/bench.json"), _bench,
                                 "docs/benchmarks.md", None, quotes=MCAP_QUOTES, program="python"),
 }

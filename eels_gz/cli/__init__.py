@@ -96,8 +96,9 @@ class _RunCommand(click.Command):
               help="User-corrected URDF/xacro replacing the robot's own; must have the same tree, joints and joint types.")
 @click.option("--no-optimize", is_flag=True, help="Load the description as it is, without the multibody optimizer.")
 @click.option("--world", help="World registry name or path of an SDF world file.")
-@click.option("--contact", type=click.Choice(["screw", "stock"]),
-              help="Screw contact model: screw (EELS anisotropic model) or stock (engine's isotropic contact).")
+@click.option("--contact", type=click.Choice(["screw", "stock", "rft"]),
+              help="Screw contact model: screw (EELS anisotropic model), stock (engine's isotropic contact) or "
+                   "rft (screws in granular ground, medium granular.params).")
 @click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,

@@ -14,8 +14,9 @@ from eels_gz.errors import EelsError, OutputError, RunInterrupted
 @click.option("--scenario", required=True, help="Scenario name from config/scenarios/.")
 @click.option("--robot", help="Robot registry name (default: the scenario's, else the run default).")
 @click.option("--world", help="World registry name or SDF world file (default: the scenario's).")
-@click.option("--contact", type=click.Choice(["screw", "stock"]),
-              help="Screw contact model: screw (EELS anisotropic model) or stock (engine's isotropic contact).")
+@click.option("--contact", type=click.Choice(["screw", "stock", "rft"]),
+              help="Screw contact model: screw (EELS anisotropic model), stock (engine's isotropic contact) or "
+                   "rft (screws in granular ground, medium granular.params).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override a setting as for run, e.g. --set scenario.speed=0.03 or --set contact.mu=0.1 "
                    "(repeatable).")

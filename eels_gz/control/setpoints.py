@@ -43,9 +43,10 @@ from eels_gz.errors import ConfigError
 # systems: gz-sim systems of plugins_py/ the run loads on the robot (eels_gz/scenarios/systems.py);
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
-# soil: the soil set (config/soil/) unless the run sets soil.params
+# soil: the soil set (config/soil/) unless the run sets soil.params;
+# granular: the medium (config/granular/) of contact.model rft unless the run sets granular.params
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers",
-                 "contact", "pose", "soil", "systems", "placement"}
+                 "contact", "pose", "soil", "granular", "systems", "placement"}
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
@@ -209,6 +210,10 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
                                 or not all(isinstance(v, str) and v for v in contact.values())):
         raise ConfigError(f"{path}: 'contact' must map {sorted(CONTACT_KEYS)} to names "
                           f"(e.g. {{model: screw, params: ice_grip}}), got {contact!r}")
+    granular = data.get("granular")
+    if granular is not None and not (isinstance(granular, str) and granular):
+        raise ConfigError(f"{path}: 'granular' must name a medium of config/granular/ (e.g. mars_simulant_mms), "
+                          f"got {granular!r}")
     pose = data.get("pose")
     if pose is not None and not (isinstance(pose, list) and len(pose) == 6 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pose)):

@@ -20,6 +20,7 @@ SET_BY_EELS_GZ = {
     "scenario": "scenario.name (--scenario)",
     "contact": "contact.model (--contact)",
     "contact_params": "contact.params",
+    "granular_params": "granular.params (--set granular.params=NAME)",
     "world_file": "world (--world)",
     "gravity": "the world's <gravity> (--world)",
     "soil": "soil.params (--set soil.params=NAME)",

@@ -14,7 +14,7 @@
   base pose (the world pose of the URDF's root link) and joint positions, and how they were found
   (the scenario's placement before the run, ``pose: auto`` as :mod:`eels_gz.spawn` computes it, or
   the configuration's pose);
-- ``scenario.yaml``, ``contact.yaml``, ``soil.yaml`` (those that apply): the sets the systems read,
+- ``scenario.yaml``, ``contact.yaml``, ``soil.yaml``, ``granular.yaml`` (those that apply): the sets the systems read,
   resolved (``--set`` applied), named by the description;
 - ``export.json``: what was exported, the resolved configuration and the command that runs it.
 
@@ -261,7 +261,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         resolved_cfg["scenario"] = {"name": scenario, **r.scenario["params"]}
     files = {"world": str(world_file), "robot": str(final_abs / robot_file),
              "placement": str(final_abs / PLACEMENT_FILE)}
-    for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml")):
+    for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml"),
+                      ("granular", "granular.yaml")):
         if (work / name).is_file():
             files[key] = str(final_abs / name)
     if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export

@@ -35,8 +35,9 @@ if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
 
 DEFAULT_DURATION = 10.0
-CONTACT_MODELS = ("stock", "screw")
+CONTACT_MODELS = ("stock", "screw", "rft")
 CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
+GRANULAR_FALLBACK = "mars_simulant_mms"  # the medium of contact.model rft when neither run nor scenario names one
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,8 @@ class Resolved:
     contact_label: str  # how messages name the screw contact's set: its file, and keys set on their own
     xacro_args: dict  # what the description was built with
     description: object  # eels_gz.description.xacro_loader.Description, with its Gazebo blocks
+    granular_set: object | None = None  # the rft contact's medium (eels_gz.granular.params), None for none
+    granular_params: str = ""  # the medium as the rft contact reads it (<granular_params>), "" for none
 
 
 def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Resolved:
@@ -114,8 +117,11 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     if not state_rate > 0:
         raise ConfigError(f"ros.state_rate must be positive, got {state_rate}")
     xacro_args["state_rate"] = state_rate  # the JointStatePublisher and OdometryPublisher rate
+    granular_set, granular_params = _resolve_granular(cfg.get("granular") or {}, contact["model"], files)
     if entry.family == "eels":
         xacro_args.update(contact=contact["model"], contact_params=contact_params)
+        if granular_set is not None:
+            xacro_args["granular_params"] = granular_params
     elif entry.family == "rig" and "contact_params" in _declared_args(entry):  # the drag rig's own screw contact
         xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
@@ -128,7 +134,7 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     return Resolved(cfg, entry, world, spec, dt, duration, n_modules, scenario, scenario_file, contact_set,
                     contact_params, check_soil(cfg["soil"], entry), soil_params,
                     _contact_label(contact, contact_params, files) if contact_set is not None else "",
-                    xacro_args, description)
+                    xacro_args, description, granular_set, granular_params)
 
 
 def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
@@ -251,6 +257,47 @@ def _resolve_contact(contact: dict, work_dir: RunFiles | str | Path | None) -> t
     return params, named
 
 
+def check_granular(granular: dict, model: str):
+    """The rft contact's medium (``granular.params``, else GRANULAR_FALLBACK, with the ``granular.<key>`` set on
+    their own), checked; None under another contact model, where a medium or its keys are refused (ConfigError
+    naming them), as are an unknown medium and a bad key."""
+    from eels_gz.config import granular_overrides
+    from eels_gz.granular.params import resolve_granular_params
+
+    overrides = granular_overrides(granular)
+    if model != "rft":
+        named = [f"granular.{k}" for k in overrides] + (["granular.params"] if granular.get("params") else [])
+        if named:
+            raise ConfigError(f"{', '.join(named)} set the granular medium of contact.model rft, but contact.model "
+                              f"is '{model}'; set contact.model=rft (--contact rft) or leave them out")
+        return None
+    return resolve_granular_params(granular.get("params") or GRANULAR_FALLBACK, overrides)
+
+
+def _resolve_granular(granular: dict, model: str, work_dir: RunFiles | str | Path | None):
+    """The rft contact's medium, resolved once (``granular.params`` with the ``granular.<key>`` set on their
+    own replaced), and the medium as the plugin reads it (``<granular_params>``): as named, or, with such
+    keys (or a recorded export), written resolved to ``work_dir/granular.yaml``. ``(None, "")`` under
+    another contact model, which reads no medium; a medium or its keys set for one is refused."""
+    from eels_gz.config import granular_overrides
+    from eels_gz.granular.params import granular_config_path, write_granular_params
+
+    files = _files(work_dir)
+    overrides = granular_overrides(granular)
+    params = check_granular(granular, model)
+    if params is None:
+        return None, ""
+    name = granular.get("params") or GRANULAR_FALLBACK  # scenario_defaults has set it; a caller may not have
+    if not overrides and not files.record:
+        return params, str(name)
+    header = (f"{name} ({granular_config_path(name)})"
+              + (" with " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run"
+                 if overrides else "") + ", resolved")
+    path, named_path = files.place("granular.yaml", "eels_gz_granular_")
+    write_granular_params(params, path, header)
+    return params, named_path
+
+
 def _declared_args(entry) -> set[str]:
     from eels_gz.description.assemble import xacro_arg_names
 
@@ -324,7 +371,8 @@ def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None)
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     """A scenario's ``robot``, ``world`` and robot ``pose`` apply where the
     configuration keeps the run defaults; its ``contact`` model and params fill the configuration's
-    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``."""
+    null ones (then stock contact with the ``ice`` parameters), its ``soil`` a null ``soil.params``, and
+    under contact.model rft its ``granular`` (else GRANULAR_FALLBACK) a null ``granular.params``."""
     contact = dict(cfg["contact"])
     for key, fallback in CONTACT_FALLBACK.items():
         if contact.get(key) is None:
@@ -332,7 +380,10 @@ def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     soil = dict(cfg.get("soil") or {"params": None})
     if soil.get("params") is None and (scenario or {}).get("soil"):
         soil["params"] = str(scenario["soil"])
-    out = dict(cfg, contact=contact, soil=soil)
+    granular = dict(cfg.get("granular") or {"params": None})
+    if granular.get("params") is None and contact["model"] == "rft":  # null stays null under other models
+        granular["params"] = str((scenario or {}).get("granular") or GRANULAR_FALLBACK)
+    out = dict(cfg, contact=contact, soil=soil, granular=granular)
     if not scenario:
         return out
     from eels_gz.config import defaults

@@ -106,6 +106,8 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         settings["resolved"]["soil_params"] = soil_set.to_dict()
     if contact_set is not None:  # the numbers the screw contact runs with (summary.json)
         settings["resolved"]["contact_params"] = contact_set.to_dict()
+    if r.granular_set is not None:  # the medium the rft contact runs with (summary.json)
+        settings["resolved"]["granular_params"] = r.granular_set.to_dict()
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)

@@ -139,6 +139,7 @@ class RunCommand:
         from eels_gz import registry
         from eels_gz.config import contact_overrides
         from eels_gz.control.setpoints import load_scenario
+        from eels_gz.run.resolve import check_granular
         from eels_gz.run.runner import CONTACT_MODELS, check_soil, scenario_defaults
 
         scfg = cfg["scenario"]
@@ -168,6 +169,8 @@ class RunCommand:
             _check_contact_set(contact["params"], overrides)
         with _about("soil"):
             check_soil(resolved["soil"], entry)
+        with _about("granular"):
+            check_granular(resolved.get("granular") or {}, contact["model"])
         return scenario
 
     def check_metrics(self, spec, items_list: list[list]) -> None:

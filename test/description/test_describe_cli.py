@@ -89,7 +89,7 @@ def test_run_with_n_modules_and_a_user_urdf(tmp_path):
     assert "module_1_twist" in res.stderr and "no_twist.urdf" in res.stderr
 
 
-@pytest.mark.parametrize("contact", ["screw", "stock"])
+@pytest.mark.parametrize("contact", ["screw", "stock", "rft"])
 def test_run_contact_switch(contact, tmp_path):
     res = cli("run", "--robot", "eels_1_0_front_only", "--n-modules", "2", "--contact", contact, "--duration", "0.05",
               "--out", str(tmp_path), "--json", "--set", "log.plot=false")
@@ -97,6 +97,7 @@ def test_run_contact_switch(contact, tmp_path):
     summary = json.loads(res.stdout[res.stdout.index("{"):])
     assert summary["settings"]["resolved"]["contact"] == contact
     assert ("screw_contact" in summary["settings"]["resolved"]["systems"]) == (contact == "screw")
+    assert ("rft_contact" in summary["settings"]["resolved"]["systems"]) == (contact == "rft")
 
 
 def test_run_contact_screw_on_a_rover_is_refused(tmp_path):

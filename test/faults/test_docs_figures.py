@@ -43,7 +43,7 @@ def test_every_figure_was_run_to_completion(figures):
 # (config/scenarios/leader_follower.yaml quoted the default ice's falling behind until issue 33; its
 # description now quotes no number)
 PAGES = ["docs/robots.md", "docs/scenarios.md", "docs/contact.md", "docs/benchmarks.md", "docs/worlds.md",
-         "docs/soil.md"]
+         "docs/soil.md", "docs/granular.md"]
 
 
 def test_every_page_with_figures_is_checked(figures):

@@ -87,8 +87,9 @@ def test_save_config_writes_the_resolved_values_and_reruns_the_same(tmp_path):
     assert cfg["robot"]["n_modules"] == 2 and cfg["duration"] == 0.05
     assert cfg["scenario"] == {"name": "screw_spin", "screw_rate": 3.0}
     nulls = sorted(k for k in config._flat_keys(cfg) if _get(cfg, k) is None)
-    # "no user URDF", "as fast as possible", "no world reset", "no soil": values, not defaults
-    assert nulls == ["robot.urdf", "ros.rate", "sim.reset_at", "soil.params"]
+    # "no medium" (stock contact), "no user URDF", "as fast as possible", "no world reset", "no soil": values,
+    # not defaults
+    assert nulls == ["granular.params", "robot.urdf", "ros.rate", "sim.reset_at", "soil.params"]
     assert summary(tmp_path / "a")["settings"]["config"] == cfg
     res = cli("run", "--config", saved, "--out", tmp_path / "b")
     assert res.exit_code == 0, res.output

@@ -32,17 +32,22 @@ class Bounds:
     meaning: str
     high: float = math.inf
     high_inclusive: bool = False
-    integer: bool = False
+    integer: bool = False  # a count: an int (a float with an integral value too, with ``whole_floats``)
+    whole_floats: bool = False
 
     def check(self, value: object, source: str, label: str) -> None:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.integer and not isinstance(value, int)):
+        if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+            value = float(value)  # YAML 1.1 (and a --set value) reads "2.5e4" as a string
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (self.integer and not (
+                isinstance(value, int) or (self.whole_floats and math.isfinite(value) and value == int(value)))):
             raise ConfigError(f"{source}: '{label}' must be {self.meaning}, got {value!r}")
         if (not math.isfinite(value) or value < self.low or (value == self.low and not self.low_inclusive)
                 or value > self.high or (value == self.high and not self.high_inclusive)):
             raise ConfigError(f"{source}: '{label}' = {value!r} is out of range; expected {self.meaning}")
 
-    def convert(self, value: float | int) -> float | int:
-        return value if self.integer else float(value)
+    def convert(self, value) -> float | int:
+        value = float(value) if isinstance(value, str) else value
+        return int(value) if self.integer else float(value)
 
 
 @dataclass(frozen=True)
@@ -55,15 +60,19 @@ class ParamSetKind:
     folder: str
     keys: dict[str, Bounds]
     optional: dict[str, float]
+    noun: str = "parameter set"  # what one set is called in messages ("medium" for the granular ones)
 
     def path(self, path_or_name: str | Path) -> Path:
-        """A YAML path as given, or ``config/<folder>/<name>.yaml`` for a bare name."""
+        """A YAML path as given (ConfigError if there is no such file), or ``config/<folder>/<name>.yaml``
+        for a bare name."""
         text = str(path_or_name)
         if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
+            if not Path(text).is_file():
+                raise ConfigError(f"{self.kind} {self.noun} file '{text}' does not exist")
             return Path(text)
         path = asset("config", self.folder, f"{text}.yaml")
         if not path.is_file():
-            raise ConfigError(f"unknown {self.kind} parameter set '{text}' (no {path}); available: "
+            raise ConfigError(f"unknown {self.kind} {self.noun} '{text}' (no {path}); available: "
                               f"{', '.join(self.names()) or 'none'}")
         return path
 
@@ -86,7 +95,8 @@ class ParamSetKind:
         data = load_yaml(path)
         source = str(path)
         if not isinstance(data, dict):
-            raise ConfigError(f"{source}: expected a mapping of {self.kind} parameters, got {type(data).__name__}")
+            what = f"{self.kind} parameters" if self.noun == "parameter set" else f"{self.kind} {self.noun} parameters"
+            raise ConfigError(f"{source}: expected a mapping of {what}, got {type(data).__name__}")
         unknown = [str(k) for k in data if k not in self.keys]
         if unknown:
             raise ConfigError(f"{source}: unknown {self.kind} key(s) {', '.join(unknown)}; valid keys: "
@@ -97,8 +107,6 @@ class ParamSetKind:
         values = {}
         for key, bounds in self.keys.items():
             value = data.get(key, self.optional.get(key))
-            if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-                value = float(value)  # YAML 1.1 reads "2.5e4" as a string
             bounds.check(value, source, key)
             values[key] = bounds.convert(value)
         return values

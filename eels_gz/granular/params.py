@@ -6,23 +6,17 @@ optional ``velocity_reg`` [m/s], ``leading_band`` (dimensionless) and the
 screw's surface resolution ``blade_elements_per_turn``, ``blade_rows``,
 ``core_axial``, ``core_ring`` (counts), whose defaults are defined here only.
 
-The loader follows ``eels_gz.soil.params``: an unknown key, a missing key or a
-value out of range raises ConfigError naming the file, the key and what was
-expected.
+Read and checked as the contact and soil sets are (``eels_gz.paramsets``): an
+unknown key, a missing key or a value out of range raises ConfigError naming
+the file, the key and what was expected.
 """
 
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
-from eels_gz.errors import ConfigError
-from eels_gz.paths import asset
-from eels_gz.yamlio import load as load_yaml
-
-_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+from eels_gz.paramsets import Bounds, ParamSetKind, write_param_set
 
 
 @dataclass(frozen=True)
@@ -58,94 +52,49 @@ class GranularParams:
 
     def __post_init__(self) -> None:
         for f in fields(self):
-            _check(f.name, getattr(self, f.name), "GranularParams")
+            GRANULAR.check(f.name, getattr(self, f.name), "GranularParams")
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
-# key -> (lower, lower inclusive?, upper, upper inclusive?, integer?, meaning for the message)
-_RANGES: dict[str, tuple[float, bool, float, bool, bool, str]] = {
-    "zeta": (0.0, False, math.inf, False, False, "a scaling factor > 0 in N/m^3"),
-    "velocity_reg": (0.0, False, math.inf, False, False, "a regularisation speed > 0 in m/s"),
-    "leading_band": (0.0, False, 1.0, True, False, "a ramp width in (0, 1] (of n . v / |v|)"),
-    "blade_elements_per_turn": (4, True, 3600, True, True, "an integer count in [4, 3600]"),
-    "blade_rows": (1, True, 100, True, True, "an integer count in [1, 100]"),
-    "core_axial": (1, True, 1000, True, True, "an integer count in [1, 1000]"),
-    "core_ring": (3, True, 3600, True, True, "an integer count in [3, 3600]"),
-}
-KEYS = tuple(_RANGES)
-REQUIRED = ("zeta",)
-OPTIONAL = {f.name: f.default for f in fields(GranularParams) if f.name not in REQUIRED}
+def _count(low: int, high: int) -> Bounds:
+    return Bounds(low, True, f"an integer count in [{low}, {high}]", high, True, integer=True, whole_floats=True)
 
 
-def _check(key: str, value: object, source: str, label: str | None = None) -> None:
-    low, low_in, high, high_in, integer, meaning = _RANGES[key]
-    label = label or key
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and value != int(value)):
-        raise ConfigError(f"{source}: '{label}' must be {meaning}, got {value!r}")
-    if (not math.isfinite(value) or value < low or (value == low and not low_in)
-            or value > high or (value == high and not high_in)):
-        raise ConfigError(f"{source}: '{label}' = {value!r} is out of range; expected {meaning}")
+GRANULAR = ParamSetKind("granular", "granular", {
+    "zeta": Bounds(0.0, False, "a scaling factor > 0 in N/m^3"),
+    "velocity_reg": Bounds(0.0, False, "a regularisation speed > 0 in m/s"),
+    "leading_band": Bounds(0.0, False, "a ramp width in (0, 1] (of n . v / |v|)", 1.0, True),
+    "blade_elements_per_turn": _count(4, 3600),
+    "blade_rows": _count(1, 100),
+    "core_axial": _count(1, 1000),
+    "core_ring": _count(3, 3600),
+}, optional={f.name: f.default for f in fields(GranularParams) if f.default is not MISSING}, noun="medium")
+KEYS = tuple(GRANULAR.keys)
+OPTIONAL = GRANULAR.optional
+REQUIRED = tuple(k for k in KEYS if k not in OPTIONAL)
 
 
 def granular_config_path(path_or_name: str | Path) -> Path:
     """A YAML path as given, or ``config/granular/<name>.yaml`` for a bare name."""
-    text = str(path_or_name)
-    if text.endswith((".yaml", ".yml")) or "/" in text or Path(text).is_file():
-        if not Path(text).is_file():
-            raise ConfigError(f"granular medium file '{text}' does not exist")
-        return Path(text)
-    path = asset("config", "granular", f"{text}.yaml")
-    if not path.is_file():
-        raise ConfigError(f"unknown granular medium '{text}' (no {path}); available: "
-                          f"{', '.join(granular_names()) or 'none'}")
-    return path
+    return GRANULAR.path(path_or_name)
 
 
 def granular_names() -> list[str]:
     """The media shipped in ``config/granular/``."""
-    return sorted(p.stem for p in asset("config", "granular").glob("*.yaml"))
-
-
-def _value(key: str, value: object) -> object:
-    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-        value = float(value)  # YAML 1.1 reads "2.5e5" as a string
-    return value
-
-
-def _typed(key: str, value: float) -> float | int:
-    return int(value) if _RANGES[key][4] else float(value)
+    return GRANULAR.names()
 
 
 def load_granular_params(path_or_name: str | Path) -> GranularParams:
     """Read and check a medium (a path, or a name under config/granular/); ConfigError naming the file
     and the key on an unknown, missing or out-of-range key."""
-    path = granular_config_path(path_or_name)
-    data = load_yaml(path)
-    source = str(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: expected a mapping of granular medium parameters, got {type(data).__name__}")
-    unknown = [str(k) for k in data if k not in _RANGES]
-    if unknown:
-        raise ConfigError(f"{source}: unknown granular key(s) {', '.join(unknown)}; valid keys: {', '.join(KEYS)}")
-    missing = [k for k in REQUIRED if k not in data]
-    if missing:
-        raise ConfigError(f"{source}: missing granular key(s) {', '.join(missing)}")
-    values = {}
-    for key in KEYS:
-        value = _value(key, data.get(key, OPTIONAL.get(key)))
-        _check(key, value, source)
-        values[key] = _typed(key, value)
-    return GranularParams(**values)
+    return GranularParams(**GRANULAR.read(granular_config_path(path_or_name)))
 
 
 def check_granular_value(key: str, value: object, source: str) -> None:
     """Check one key set on its own (e.g. ``granular.zeta=2e6``)."""
-    if key not in _RANGES:
-        raise ConfigError(f"{source}: unknown granular key 'granular.{key}'; valid keys: "
-                          f"{', '.join('granular.' + k for k in KEYS)}")
-    _check(key, _value(key, value), source, f"granular.{key}")
+    GRANULAR.check_setting(key, value, source)
 
 
 def resolve_granular_params(path_or_name: str | Path, overrides: dict | None = None) -> GranularParams:
@@ -153,18 +102,10 @@ def resolve_granular_params(path_or_name: str | Path, overrides: dict | None = N
     params = load_granular_params(path_or_name)
     if not overrides:
         return params
-    for key, value in overrides.items():
-        check_granular_value(key, value, f"granular parameters over '{path_or_name}'")
-    values = params.to_dict()
-    values.update({k: _typed(k, _value(k, v)) for k, v in overrides.items()})
-    return GranularParams(**values)
+    return GranularParams(**GRANULAR.with_settings(params.to_dict(), overrides,
+                                                   f"granular parameters over '{path_or_name}'"))
 
 
 def write_granular_params(params: GranularParams, path: str | Path, header: str = "") -> Path:
     """Write a full medium (every key) as YAML that :func:`load_granular_params` reads back."""
-    import yaml
-
-    path = Path(path)
-    text = "".join(f"# {line}\n" for line in header.splitlines())
-    path.write_text(text + yaml.safe_dump(params.to_dict(), sort_keys=False))
-    return path
+    return write_param_set(params.to_dict(), path, header)

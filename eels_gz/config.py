@@ -120,100 +120,68 @@ def _check_scenario(value: Any, source: str) -> None:
                               f"got {v!r}")
 
 
-def contact_keys() -> tuple[str, ...]:
-    """The keys of a contact parameter set (eels_gz.contact.params), each settable on its own as
-    ``contact.<key>``: it overrides that key of the set ``contact.params`` names."""
-    from eels_gz.contact.params import KEYS
+# sections whose parameter-set keys may be set one by one (``contact.mu``, ``soil.cohesion``,
+# ``granular.zeta``): section -> the module whose ``KEYS`` and ``check_<section>_value`` define them.
+# Each key overrides that key of the set ``<section>.params`` names (eels_gz.paramsets).
+_PARAM_SETS = {"contact": "eels_gz.contact.params", "soil": "eels_gz.soil.params",
+               "granular": "eels_gz.granular.params"}
 
-    return KEYS
+
+def _param_set_module(section: str):
+    import importlib
+
+    return importlib.import_module(_PARAM_SETS[section])
 
 
-def _set_contact_key(contact: dict, key: str, value: Any, source: str) -> None:
-    """``contact.<key>`` (e.g. contact.mu): checked against the key's range; null removes the override."""
-    from eels_gz.contact.params import check_contact_value
+def set_keys(section: str) -> tuple[str, ...]:
+    """The keys of ``section``'s parameter sets, each settable on its own as ``<section>.<key>``."""
+    return _param_set_module(section).KEYS
 
+
+def _set_param_key(section: str, target: dict, key: str, value: Any, source: str) -> None:
+    """``<section>.<key>`` (e.g. contact.mu): checked against the key's range; null removes the override."""
     if value is None:
-        contact.pop(key, None)
+        target.pop(key, None)
         return
     if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
         value = float(value)
-    check_contact_value(key, value, source)
-    contact[key] = copy.deepcopy(value)
+    getattr(_param_set_module(section), f"check_{section}_value")(key, value, source)
+    target[key] = copy.deepcopy(value)
+
+
+def set_overrides(section: str, values: dict) -> dict:
+    """The keys of ``section``'s parameter set a configuration sets on their own, beside its model and params."""
+    keys = set_keys(section)
+    return {k: v for k, v in values.items() if k in keys and v is not None}
 
 
 def contact_overrides(contact: dict) -> dict:
     """The contact keys a configuration sets on their own (``contact.mu``...), beside model and params."""
-    return {k: v for k, v in contact.items() if k in contact_keys() and v is not None}
-
-
-def soil_keys() -> tuple[str, ...]:
-    """The keys of a soil set (eels_gz.soil.params), each settable on its own as ``soil.<key>``: it
-    overrides that key of the set ``soil.params`` names."""
-    from eels_gz.soil.params import KEYS
-
-    return KEYS
-
-
-def _set_soil_key(soil: dict, key: str, value: Any, source: str) -> None:
-    """``soil.<key>`` (e.g. soil.cohesion): checked against the key's range; null removes the override."""
-    from eels_gz.soil.params import check_soil_value
-
-    if value is None:
-        soil.pop(key, None)
-        return
-    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-        value = float(value)
-    check_soil_value(key, value, source)
-    soil[key] = copy.deepcopy(value)
+    return set_overrides("contact", contact)
 
 
 def soil_overrides(soil: dict) -> dict:
     """The soil keys a configuration sets on their own (``soil.cohesion``...), beside params."""
-    return {k: v for k, v in soil.items() if k in soil_keys() and v is not None}
-
-
-def granular_keys() -> tuple[str, ...]:
-    """The keys of a granular medium (eels_gz.granular.params), each settable on its own as
-    ``granular.<key>``: it overrides that key of the medium ``granular.params`` names."""
-    from eels_gz.granular.params import KEYS
-
-    return KEYS
-
-
-def _set_granular_key(granular: dict, key: str, value: Any, source: str) -> None:
-    """``granular.<key>`` (e.g. granular.zeta): checked against the key's range; null removes the override."""
-    from eels_gz.granular.params import check_granular_value
-
-    if value is None:
-        granular.pop(key, None)
-        return
-    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
-        value = float(value)
-    check_granular_value(key, value, source)
-    granular[key] = copy.deepcopy(value)
+    return set_overrides("soil", soil)
 
 
 def granular_overrides(granular: dict) -> dict:
     """The granular keys a configuration sets on their own (``granular.zeta``...), beside params."""
-    return {k: v for k, v in granular.items() if k in granular_keys() and v is not None}
-
-
-# sections whose parameter-set keys may be set one by one: prefix -> (the set's keys, the setter)
-_SET_KEYS = {"contact.": (contact_keys, _set_contact_key), "soil.": (soil_keys, _set_soil_key),
-             "granular.": (granular_keys, _set_granular_key)}
+    return set_overrides("granular", granular)
 
 
 def _merge(base: dict, update: dict, ref: dict, source: str, prefix: str = "") -> None:
     if not isinstance(update, dict):
         raise ConfigError(f"{source}: expected a mapping at '{prefix.rstrip('.') or '<top>'}', got {update!r}")
+    section = prefix.rstrip(".")
+    own = set_keys(section) if section in _PARAM_SETS else ()
     for k, v in update.items():
         key = prefix + str(k)
-        own = _SET_KEYS.get(prefix)
-        if k not in ref and own is not None and str(k) in own[0]():
-            own[1](base, str(k), v, source)
+        if k not in ref and str(k) in own:
+            _set_param_key(section, base, str(k), v, source)
             continue
         if k not in ref:
-            valid = ", ".join(_flat_keys(ref, prefix) + ([prefix + n for n in own[0]()] if own else []))
+            valid = ", ".join(_flat_keys(ref, prefix) + [prefix + n for n in own])
             raise ConfigError(f"{source}: unknown config key '{key}'; valid keys here: {valid}")
         if key == "scenario" and (v is None or isinstance(v, str)):
             v = {"name": v}  # `scenario: NAME`, the short form

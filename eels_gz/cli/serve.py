@@ -69,7 +69,7 @@ def _status(path: Path, as_json: bool) -> None:
         return
     click.echo(f"run server on {path}: pid {info['pid']}, up {info['up_s']:.0f} s, eels_gz {info['version']} "
                f"({info['executable']}), warmed in {info['warm_s']:.1f} s; {info['served']} run(s) served, "
-               f"{info['running']} running")
+               f"{info['runs_in_progress']} running")
 
 
 def _stop(path: Path) -> None:

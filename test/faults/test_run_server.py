@@ -249,6 +249,8 @@ def test_status_stop_and_one_server_per_socket(tmp_path):
     try:
         info = _status(s)
         assert info["runs_in_progress"] == 0 and info["pid"] == s.proc.pid and info["socket"] == str(s.sock)
+        code, out, err = s.run("serve", "--status")  # the words a person reads
+        assert code == 0 and f"run server on {s.sock}: pid {s.proc.pid}" in out and "0 running" in out, err
         code, _, err = s.run("serve")  # a second server on the same socket is refused at once
         assert code == 1 and f"already running on {s.sock} (pid {s.proc.pid})" in err
         code, _, err = s.run("serve", "--status", "--stop")

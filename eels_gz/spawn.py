@@ -185,7 +185,8 @@ def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: 
     moved = centre_start(field)
     if moved is not None:
         T[:3, 3] += moved
-        return _on_terrain(zero, description, field, T, clearance, Spawn(pose_of(T), {}, "terrain centre"))
+        return _on_terrain(zero, description, field, T, clearance, Spawn(pose_of(T), {}, "terrain centre"),
+                           " at the terrain's centre")
     return _on_terrain(zero, description, field, T, clearance, flat)
 
 
@@ -203,10 +204,11 @@ def centre_start(field) -> np.ndarray | None:
     return shift
 
 
-def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: float, flat: Spawn) -> Spawn:
+def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: float, flat: Spawn,
+                at: str = "") -> Spawn:
     """:func:`spawn_pose` on a terrain, from the level start ``T`` (``flat``, its Spawn): the rover
-    placement, or the pitch along the terrain and the drop onto it (module docstring)."""
-    at = "" if flat.method == "flat ground" else " at the terrain's centre"
+    placement, or the pitch along the terrain and the drop onto it (module docstring); ``at`` ends the
+    method's name (where the start was)."""
     if _is_rover(description.urdf):
         from eels_gz.rover.placement import CONTACT_TOL, RoverKinematics, place, surface_distance
 

@@ -33,24 +33,40 @@ CASES = (
 DURATION = 0.1  # s simulated: the lidar (10 Hz) fires once
 
 
-def warm() -> dict:
-    """Run the cases; returns {"compiled": [kernel names], "compile_time": s, "wall_time": s}."""
+def _run_case(k: int, folder: str) -> dict:
+    """One case's run into ``folder``; returns its summary's ``numba``."""
     from eels_gz import config
     from eels_gz.run.runner import run
 
     package_log = logging.getLogger("eels_gz")
     level = package_log.level
     package_log.setLevel(logging.ERROR)  # the runs' own "numba compiled" warnings: expected here
-    compiled, seconds, t0 = [], 0.0, time.perf_counter()
     try:
-        with tempfile.TemporaryDirectory(prefix="eels_gz_warm_") as tmp:
-            for k, case in enumerate(CASES):
-                cfg = config.resolve(overrides={**case, "duration": DURATION, "log": {"plot": False}})
-                summary = run(cfg, Path(tmp) / str(k))
-                compiled += summary["numba"]["compiled"]
-                seconds += summary["numba"]["compile_time"]
+        cfg = config.resolve(overrides={**CASES[k], "duration": DURATION, "log": {"plot": False}})
+        return run(cfg, Path(folder))["numba"]
     finally:
-        package_log.setLevel(level)  # a caller's logging as it was (tests run this in their process)
+        package_log.setLevel(level)  # a caller's logging as it was
+
+
+def warm() -> dict:
+    """Run the cases, each in a process of its own (forked where the platform can), so that each
+    kind's kernel record holds every kernel its run loads, not only those an earlier case had not
+    loaded in the same process (KernelManifest); returns {"compiled": [kernel names],
+    "compile_time": s, "wall_time": s}."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else methods[0])
+    if context.get_start_method() == "fork":
+        import eels_gz.run.runner  # noqa: F401  (imported once, for every case's process: no kernel loads on import)
+    compiled, seconds, t0 = [], 0.0, time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="eels_gz_warm_") as tmp:
+        for k in range(len(CASES)):
+            with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:  # one process per case
+                numba = pool.submit(_run_case, k, str(Path(tmp) / str(k))).result()
+            compiled += numba["compiled"]
+            seconds += numba["compile_time"]
     return {"compiled": compiled, "compile_time": seconds, "wall_time": time.perf_counter() - t0}
 
 

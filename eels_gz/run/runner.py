@@ -21,7 +21,7 @@ from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInte
 from eels_gz.gzapi.gzmath import matrix_to_quat
 from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
                                   check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
-from eels_gz.run.numba_compile import CompileWatch, KernelManifest, load_cached_kernels
+from eels_gz.run.numba_compile import CompileWatch, KernelManifest, compiled_signatures, load_cached_kernels
 from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.dart.step_kernels import base_odometry
 from eels_gz.dart.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
@@ -249,6 +249,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     """
     called = time.perf_counter()  # summary.json's setup_wall_time counts from here
     _freeze_at_exit()
+    had = compiled_signatures()  # a warm process's kernels: not this run's to record (KernelManifest)
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
     with interrupts() as stop, contextlib.ExitStack() as stack, CompileWatch() as compiling:
@@ -259,7 +260,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
         if saved is not None:
             saved.write_text(yaml.safe_dump(prep.settings["config"], sort_keys=False))
         begin_result(out / "summary.json")
-        return _RunLoop(prep, out, final, stop, progress, setup_progress, compiling, called).run()
+        return _RunLoop(prep, out, final, stop, progress, setup_progress, compiling, called, had).run()
 
 
 def _freeze_at_exit() -> None:
@@ -283,7 +284,8 @@ class _RunLoop:
     """One prepared run, from the scenario's setup to summary.json (see :func:`run`)."""
 
     def __init__(self, prep: Prepared, out: Path, final: Path, stop, progress, setup_progress,
-                 compiling: CompileWatch | None = None, called: float | None = None):
+                 compiling: CompileWatch | None = None, called: float | None = None,
+                 had: dict | None = None):
         self.prep, self.out, self.final, self.stop = prep, out, final, stop
         self.called = time.perf_counter() if called is None else called  # when run() was called
         self.compiling, self.loop_start = compiling, None
@@ -298,6 +300,18 @@ class _RunLoop:
         self.cache_load = (0, 0.0)  # numba compilations loaded from the cache before the loop, seconds
         self.bridged: dict | None = None  # what the ROS 2 interface bridged (HostRos.bridged)
         self.kernels: KernelManifest | None = None  # the kernels runs of this kind call
+        self.had = had  # the kernels' compilations the process had when run() was called
+        self.at_loop: dict | None = None  # ... and when the timed loop began
+
+    def _kind(self) -> list:
+        """What decides which kernels a run calls (KernelManifest's kind): the robot, the world, the
+        systems loaded, the sensors' settings, whether the log is written and the ROS interface's
+        settings (the plot calls no kernel)."""
+        cfg = self.cfg
+        sensors, log, ros = cfg["sensors"], cfg["log"], cfg["ros"]
+        return [cfg["robot"]["name"], cfg["world"], sorted(s.module for s in self.sim.systems),
+                [sensors["enabled"], sensors["cameras"], sensors["camera_renderer"], sensors["noise"]],
+                log["mcap"], [ros["enabled"], ros["transport"]]]
 
     def _setup(self) -> None:
         """The scenario's placement before the run (eels_gz.run.placing) and its systems' lead-in,
@@ -359,8 +373,9 @@ class _RunLoop:
                 ros = start_ros(sim, cfg["ros"])
                 self.bridged = ros.bridged if ros is not None else None
                 # paid here, not on the kernels' first calls in the loop; only those runs of this kind call
-                self.kernels = KernelManifest()
+                self.kernels = KernelManifest(kind=self._kind(), before=self.had)
                 self.cache_load = load_cached_kernels(only=self.kernels.names)
+                self.at_loop = compiled_signatures()
             wall0 = self.loop_start = time.perf_counter()
             if self.status == "ok":
                 gc.freeze()  # the collector's full passes skip everything built before the loop
@@ -474,6 +489,10 @@ class _RunLoop:
         if self.compiling is not None:
             summary["numba"] = self.compiling.report(self.loop_start)
             summary["numba"]["cache_loaded"], summary["numba"]["cache_load_time"] = self.cache_load
+            # compilations the loop loaded on first call (or compiled): what the kind's record missed
+            summary["numba"]["cache_loaded_in_run"] = (
+                sum(len(sigs - self.at_loop.get(name, set())) for name, sigs in compiled_signatures().items())
+                if self.at_loop is not None else 0)
             _say_compiled(summary["numba"])
         if self.message:
             summary["message"] = self.message

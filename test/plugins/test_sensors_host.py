@@ -86,7 +86,7 @@ def test_sensor_messages_go_to_log_mcap(tmp_path):
     assert {v["type"] for v in cost.values()} >= {"imu", "force_torque", "gpu_lidar"}
     assert all(0 < v["seconds"] < summary["wall_time"] for v in cost.values())
     assert set(summary["numba"]) == {"compile_time", "compile_time_in_run", "compiled", "cache_loaded",
-                                     "cache_load_time"}
+                                     "cache_load_time", "cache_loaded_in_run"}
     with open(tmp_path / "log.mcap", "rb") as f:
         counts = {}
         for _, channel, _ in make_reader(f).iter_messages():

@@ -7,6 +7,9 @@ added delay must show (speed is measured in bench/startup.py)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
 
 from eels_gz import config
@@ -46,21 +49,33 @@ def test_the_three_parts_add_up_to_the_run_and_each_holds_its_own_work(tmp_path,
     assert (tmp_path / "trajectory.png").is_file()
 
 
+FRESH_RUN = """
+import sys
+from eels_gz import config
+from eels_gz.run import runner
+runner.run(config.resolve(overrides={cfg!r}), sys.argv[1])
+"""
+
+
 def test_a_run_loads_before_its_loop_only_the_kernels_runs_of_its_kind_called(tmp_path, monkeypatch):
     monkeypatch.setenv("EELS_GZ_CACHE_DIR", str(tmp_path / "cache"))
+    cfg = {**CFG, "log": {"plot": False}}
+    # the first run of its kind, in a fresh process (this one has run kernels before: those are not its record)
+    subprocess.run([sys.executable, "-c", FRESH_RUN.format(cfg=cfg), str(tmp_path / "first")], check=True,
+                   cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    (record,) = (tmp_path / "cache" / "kernels").iterdir()
+    called = {name: set(sigs) for name, sigs in json.loads(record.read_text())["kernels"].items()}
+    assert "eels_gz.dart.step_kernels:base_odometry" in called  # the recorder's kernel, called every sample
+    every = {numba_compile.kernel_name(d) for d in numba_compile._dispatchers("eels_gz")}
+    assert set(called) < every  # not every kernel of the imported modules
+    assert all(len(sigs) == 1 for sigs in called.values())  # one compilation each, not every cached one
     loads = []
     load = numba_compile.load_cached_kernels
     monkeypatch.setattr(runner, "load_cached_kernels", lambda **kw: (loads.append(kw["only"]), load(**kw))[1])
-    cfg = {**CFG, "log": {"plot": False}}
-    runner.run(config.resolve(overrides=cfg), tmp_path / "first")
-    assert loads == [set()]  # a kind not seen before: nothing loaded ahead
-    (record,) = (tmp_path / "cache" / "kernels").iterdir()
-    called = set(json.loads(record.read_text())["kernels"])
-    assert "eels_gz.dart.step_kernels:base_odometry" in called  # the recorder's kernel, called every sample
-    every = {numba_compile.kernel_name(d) for d in numba_compile._dispatchers("eels_gz")}
-    assert called < every  # not every kernel of the imported modules
     runner.run(config.resolve(overrides=cfg), tmp_path / "second")
-    assert loads[1] == called
+    assert loads == [called]
+    runner.run(config.resolve(overrides={**cfg, "sensors": {"enabled": False}}), tmp_path / "other")
+    assert loads[1] == {}  # another kind (no sensors): its own record, none yet
     monkeypatch.setenv("EELS_GZ_CACHE_DIR", "off")
     runner.run(config.resolve(overrides=cfg), tmp_path / "third")
     assert loads[2] is None  # no cache: every kernel, as before

@@ -91,3 +91,40 @@ def test_a_stale_cache_is_not_loaded_and_nothing_compiles(tmp_path, monkeypatch)
         assert load_cached_kernels(prefix="eels_gz_stale_probe")[0] == 0
     assert watch.compiled == [] and not edited.twice.overloads
     assert edited.twice(np.float64(1.5)) == 3.5  # the edited kernel, compiled on its first call
+
+
+def test_only_the_named_signatures_load_when_a_record_names_them(tmp_path, monkeypatch):
+    """A KernelManifest's record names compilations: of a kernel with two cached signatures, the one
+    named loads and the other stays in the cache (it would load on a call with those types)."""
+    from eels_gz.run.numba_compile import kernel_name, signature_text
+
+    first = _kernel_module(tmp_path, monkeypatch, "eels_gz_cache_probe_sig", "2.0 * x")
+    first.twice(np.float64(1.5))
+    first.twice(np.int64(2))
+    fresh = _kernel_module(tmp_path, monkeypatch, "eels_gz_cache_probe_sig", "2.0 * x")
+    (float_sig,) = [sig for sig in first.twice.overloads if "float" in signature_text(sig)]
+    only = {kernel_name(fresh.twice): {signature_text(float_sig)}}
+    assert load_cached_kernels(prefix="eels_gz_cache_probe_sig", only=only)[0] == 1
+    assert [signature_text(sig) for sig in fresh.twice.overloads] == [signature_text(float_sig)]
+    assert load_cached_kernels(prefix="eels_gz_cache_probe_sig", only={"other:kernel": set()})[0] == 0
+    assert load_cached_kernels(prefix="eels_gz_cache_probe_sig")[0] == 1  # the rest, when asked for all
+
+
+def test_a_record_holds_what_the_run_loaded_not_what_its_process_had(tmp_path, monkeypatch):
+    """In a warm process (a sweep's worker, the run server, this suite), the compilations it had when
+    the run began are not the run's: the record adds only those loaded or compiled since."""
+    from eels_gz.run.numba_compile import KernelManifest, compiled_signatures, kernel_name
+
+    monkeypatch.setenv("EELS_GZ_CACHE_DIR", str(tmp_path / "cache"))
+    probe = _kernel_module(tmp_path, monkeypatch, "eels_gz_cache_probe_rec", "2.0 * x")
+    probe.twice(np.float64(1.5))  # an earlier run's
+    manifest = KernelManifest(prefix="eels_gz_cache_probe_rec", kind=["a"],
+                              before=compiled_signatures("eels_gz_cache_probe_rec"))
+    assert manifest.names == {}
+    manifest.record()
+    assert not manifest.path.exists()  # nothing new: nothing written
+    probe.twice(np.int64(2))  # this run's
+    manifest.record()
+    again = KernelManifest(prefix="eels_gz_cache_probe_rec", kind=["a"])
+    assert again.names == {kernel_name(probe.twice): {"int64"}}
+    assert KernelManifest(prefix="eels_gz_cache_probe_rec", kind=["b"]).names == {}  # another kind

@@ -204,30 +204,52 @@ def sample_task(job: Job) -> dict:
     """What a Ray worker runs for one sample: the sample in a process forked from this warm worker
     (eels_gz.sweep.forked; in this process where fork is not available). Returns {"row": its row,
     "sample_s": seconds from the fork to the sample's process's end, "warm_s": this worker's warm-up
-    when this sample paid it, else 0}."""
+    when this sample paid it, else 0, "worker": this worker's pid, "began"/"ended": the task's
+    start and end (time.time(), s)}."""
     from eels_gz.sweep import forked
 
+    began = time.time()
     if not forked.fork_supported():
         t = time.perf_counter()
         row = run_job(job)
-        return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0}
+        return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0, "worker": os.getpid(),
+                "began": began, "ended": time.time()}
     cold = forked._warm is None
     warm_s = forked.warm(job)["seconds"] if cold else 0.0
     row, seconds = forked.run_forked(job, run_job, _read_row, _child_died)
-    return {"row": row, "sample_s": seconds, "warm_s": warm_s}
+    return {"row": row, "sample_s": seconds, "warm_s": warm_s, "worker": os.getpid(), "began": began,
+            "ended": time.time()}
+
+
+def _idle_between(results: list[dict]) -> float | None:
+    """The mean seconds a worker waited between the end of one of its samples and the start of its
+    next (Ray's round trip: the row back to this process, the next sample to the worker), or None
+    when no worker ran two."""
+    gaps = []
+    by_worker: dict = {}
+    for r in results:
+        if r.get("worker") is not None and r.get("began") is not None:
+            by_worker.setdefault(r["worker"], []).append((r["began"], r["ended"]))
+    for spans in by_worker.values():
+        spans.sort()
+        gaps += [max(0.0, b[0] - a[1]) for a, b in zip(spans, spans[1:])]
+    return sum(gaps) / len(gaps) if gaps else None
 
 
 def overhead(results: list[dict], dispatch_s: float | None, at_once: int) -> dict | None:
     """sweep.json's ``overhead`` of the samples run now (module docstring): per sample, the seconds
-    in its worker beyond its run (the fork, the process's end, the row: ``in_worker_s``), and the
-    campaign's wall time from the first dispatch to the last row times the samples run at once, per
-    sample, less the runs' own (``per_sample_s``: Ray's scheduling and the workers' warm-up too)."""
+    in its worker beyond its run (the fork, the process's end, the row: ``in_worker_s``), the
+    seconds its worker waited for it after the worker's previous sample (``between_s``: Ray's round
+    trip), and the campaign's wall time from the first dispatch to the last row times the samples
+    run at once, per sample, less the runs' own (``per_sample_s``: Ray's scheduling and the
+    workers' warm-up too)."""
     timed = [r for r in results if r["row"].get("wall_time") is not None]
     if not timed:
         return None
     run_s = sum(r["row"]["wall_time"] for r in timed) / len(timed)
     out = {"samples": len(timed), "run_s": run_s,
            "in_worker_s": sum(r["sample_s"] - r["row"]["wall_time"] for r in timed) / len(timed),
+           "between_s": _idle_between(results),
            "warm_up_s": [r["warm_s"] for r in results if r["warm_s"] > 0], "at_once": at_once}
     if dispatch_s is not None and len(timed) == len(results):
         out["per_sample_s"] = dispatch_s * at_once / len(results) - run_s

@@ -88,6 +88,8 @@ def _overhead_lines(o: dict | None) -> list[str]:
         return []
     text = (f"Per-sample overhead over the {o['samples']} samples run now (a run {o['run_s']:.3f} s on average): "
             f"{o['in_worker_s']:.3f} s in its worker (its process forked, ended and its row read)")
+    if o.get("between_s") is not None:
+        text += f"; its worker waited {o['between_s']:.3f} s for it after its previous sample (Ray's round trip)"
     if o.get("per_sample_s") is not None:
         text += (f"; {o['per_sample_s']:.3f} s in all (the campaign's wall time from the first dispatch to the "
                  f"last row, times the {o['at_once']} samples run at once, per sample, less the run: Ray's "

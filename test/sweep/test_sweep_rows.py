@@ -67,3 +67,23 @@ def test_the_table_keeps_its_columns_and_types():
     assert t.schema.field("final_base_pose.position.1").type == pa.float64()  # 2 and 2.5: one type
     assert t.column("robot.pose").to_pylist() == ["[0, 0, 1, 0, 0, 0]"] * 2  # a list drawn: its JSON text
     assert t.column("message").to_pylist() == [None, "bad"]
+
+
+def test_overhead_splits_a_sample_s_cost_by_where_it_went():
+    """sweep.json's overhead from the tasks' results: the fork and exit beyond the run (in_worker_s),
+    a worker's wait between its samples (between_s, per worker, not across workers), the warm-ups,
+    and the campaign's wall per sample beyond the run (per_sample_s)."""
+    from eels_gz.sweep.execute import overhead
+
+    def task(worker, began, ended, wall, warm=0.0):
+        return {"row": {"wall_time": wall}, "sample_s": ended - began - 0.01, "warm_s": warm, "worker": worker,
+                "began": began, "ended": ended}
+
+    results = [task(1, 0.0, 1.5, 0.4, warm=1.0), task(2, 0.0, 1.6, 0.5, warm=1.1),
+               task(1, 1.52, 2.0, 0.45), task(2, 1.66, 2.1, 0.4)]  # worker 1 waits 0.02 s, worker 2 0.06 s
+    o = overhead(results, dispatch_s=2.2, at_once=2)
+    assert o["samples"] == 4 and abs(o["run_s"] - 0.4375) < 1e-12
+    assert abs(o["between_s"] - 0.04) < 1e-12  # (0.02 + 0.06) / 2; 1.52 - 1.6 across workers is not a wait
+    assert o["warm_up_s"] == [1.0, 1.1]
+    assert abs(o["per_sample_s"] - (2.2 * 2 / 4 - 0.4375)) < 1e-12
+    assert overhead(results[:2], dispatch_s=2.2, at_once=2)["between_s"] is None  # no worker ran two

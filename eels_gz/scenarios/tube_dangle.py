@@ -24,14 +24,13 @@ import numpy as np
 from eels_gz.errors import ConfigError
 from eels_gz.scenarios import Placement, PlacementContext
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.tethers import parse_tethers
+from eels_gz.snake.tethers import TETHER_LOAD_METRICS, parse_tethers, tether_load_metrics
 
 SAMPLES_PER_LINK = 3  # clearance stations along each collision cylinder
 CLEARANCE_EVERY = 10  # steps between clearance samples
 
-METRICS = ("robot_mass_kg", "weight_n", "tether_force_total_n", "tether_force_vertical_n",
-           "tether_force_over_weight", "tether_tension_n", "min_clearance_m", "min_clearance_settled_m",
-           "final_base_position", "final_base_x_axis", "settle_time_s")
+METRICS = (*TETHER_LOAD_METRICS, "min_clearance_m", "min_clearance_settled_m", "final_base_position",
+           "final_base_x_axis")
 
 
 def place(ctx: PlacementContext) -> Placement:
@@ -58,29 +57,14 @@ def dangle_metrics(t, forces, clear_t, clearance, settle_time: float, mass: floa
     """The metrics (module docstring) from the step times ``t`` (s after the run's start), the tethers'
     forces ``forces`` (per step, (n_tethers, 3) N), the clearance samples ``clearance`` (m) at
     ``clear_t``, the robot's ``mass`` (kg), gravity ``g`` (3,) and the final base pose (4x4)."""
-    t = np.array(t)
-    f = np.array(forces) if len(forces) else np.zeros((1, n_tethers, 3))
-    late = t >= settle_time if len(t) else np.array([True])
-    if not late.any():
-        late = np.ones(len(f), bool)
-    total = f[late].sum(axis=1).mean(axis=0)
-    g = np.asarray(g, float)
-    weight = mass * float(np.linalg.norm(g))
     ct = np.array(clear_t)
     clear = np.array(clearance) if len(clearance) else np.array([np.nan])
-    up = -g / np.linalg.norm(g)
     return {
-        "robot_mass_kg": mass,
-        "weight_n": weight,
-        "tether_force_total_n": total.tolist(),
-        "tether_force_vertical_n": float(total @ up),
-        "tether_force_over_weight": float(total @ up) / weight,
-        "tether_tension_n": [float(np.linalg.norm(x)) for x in f[late].mean(axis=0)],
+        **tether_load_metrics(t, forces, settle_time, mass, g, n_tethers),
         "min_clearance_m": float(np.nanmin(clear)),
         "min_clearance_settled_m": float(np.nanmin(clear[ct >= settle_time])) if (ct >= settle_time).any() else None,
         "final_base_position": final_pose[:3, 3].tolist(),
         "final_base_x_axis": final_pose[:3, 0].tolist(),
-        "settle_time_s": settle_time,
     }
 
 

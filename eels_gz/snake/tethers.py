@@ -149,3 +149,33 @@ def attachment_points(pos, rot, point) -> np.ndarray:
     """World positions (n, 3) of the attachment points ``point`` (n, 3, link frames) of links at
     ``pos`` (n, 3), ``rot`` (n, 3, 3)."""
     return pos + np.einsum("nij,nj->ni", rot, point)
+
+
+TETHER_LOAD_METRICS = ("robot_mass_kg", "weight_n", "tether_force_total_n", "tether_force_vertical_n",
+                       "tether_force_over_weight", "tether_tension_n", "settle_time_s")
+
+
+def tether_load_metrics(t, forces, settle_time: float, mass: float, g, n_tethers: int) -> dict:
+    """How the tethers carry the robot, averaged over the steps at or after ``settle_time`` (every
+    step when none is): their total force (N, world), its part against gravity and its ratio to
+    the robot's weight m g (1 when they carry it all and it hangs still), and each tether's tension
+    (N). ``t``: step times (s after the run's start); ``forces``: per step, (n_tethers, 3) N on the
+    robot; ``mass`` (kg); ``g`` (3,) m/s^2."""
+    t = np.asarray(t, float)
+    f = np.array(forces, float) if len(forces) else np.zeros((1, n_tethers, 3))
+    late = t >= settle_time if len(t) else np.array([True])
+    if not late.any():
+        late = np.ones(len(f), bool)
+    total = f[late].sum(axis=1).mean(axis=0)
+    g = np.asarray(g, float)
+    weight = mass * float(np.linalg.norm(g))
+    up = -g / np.linalg.norm(g)
+    return {
+        "robot_mass_kg": mass,
+        "weight_n": weight,
+        "tether_force_total_n": total.tolist(),
+        "tether_force_vertical_n": float(total @ up),
+        "tether_force_over_weight": float(total @ up) / weight,
+        "tether_tension_n": [float(np.linalg.norm(x)) for x in f[late].mean(axis=0)],
+        "settle_time_s": settle_time,
+    }

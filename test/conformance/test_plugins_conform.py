@@ -44,7 +44,7 @@ def test_the_plugin_set_is_the_expected_one():
                                                 "wheel_odometry", "wheel_rig", "initial_joints", "joint_coupling",
                                                 "hold", "screw_spin", "surface_traverse", "sidewind", "leader_follower",
                                                 "snake_io", "tethers", "tube_dangle", "wall_climb", "moulin_descent",
-                                                "rover_drive", "drag_rig", "rft_contact"}
+                                                "rover_drive", "drag_rig", "rft_contact", "hang"}
 
 
 @pytest.mark.parametrize("path", SYSTEM_PLUGINS + API_USERS, ids=lambda p: p.name)

@@ -237,3 +237,41 @@ def test_a_tether_on_a_merged_link_acts_on_the_link_that_carries_it():
     assert np.linalg.norm(force[0]) > 100.0
     np.testing.assert_allclose(force[0], force[1], rtol=0, atol=1e-9)
     np.testing.assert_allclose(moment[0], moment[1], rtol=0, atol=1e-9)
+
+
+# The run's tether force against the weight. The tether (k = 1e5 N/m, c = 2e3 N s/m, about 65 kg)
+# bounces with damping ratio 0.38 at 38 rad/s, gone by a factor e^-14 a second after the start, so
+# the mean over the steps after settle_time (1 s) is m (g + the mean vertical acceleration of the
+# centre of mass); the undamped pendulum (6.5 mm, 2.6 s) changes the vertical force by about
+# m g (6.5 mm / 1.7 m)^2 ~ 1.5e-5 m g, and the joints held by their PIDs move the centre of mass by
+# a fraction of a millimetre. 1e-3 of the weight bounds all of it by an order of magnitude; a
+# force counted twice, a wrong mass or a sign fails by far more.
+WEIGHT_TOL = 1e-3
+
+
+def test_a_hang_run_reports_the_tether_carrying_the_weight(tmp_path):
+    import json
+
+    from eels_gz.run.runner import run
+
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": "hang", "sensors": {"enabled": False},
+                                    "log": {"mcap": False, "plot": False}})
+    skeleton_mass = _hang().robot_skeleton.getMass()
+    summary = run(cfg, tmp_path)
+    assert summary["status"] == "ok"
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    assert m["scenario"] == "hang" and m["settle_time_s"] == 1.0
+    assert m["robot_mass_kg"] == pytest.approx(skeleton_mass, rel=1e-9)  # the URDF's masses, as DART has them
+    assert m["weight_n"] == pytest.approx(skeleton_mass * 9.81, rel=1e-3)  # the world's gravity, 9.81 m/s^2
+    assert abs(m["tether_force_over_weight"] - 1.0) < WEIGHT_TOL, m
+    assert len(m["tether_tension_n"]) == 1 and m["tether_tension_n"][0] == pytest.approx(m["weight_n"], rel=WEIGHT_TOL)
+    assert m["final_base_position"][2] > 0.5  # still hanging, the tail well above the ice
+
+
+def test_hang_needs_a_settle_time():
+    from eels_gz.scenarios.hang import check_params
+
+    for bad in (None, -1.0, "1", True):
+        with pytest.raises(ConfigError, match="params.settle_time must be a number of seconds >= 0"):
+            check_params({} if bad is None else {"settle_time": bad})
+    check_params({"settle_time": 0.0})

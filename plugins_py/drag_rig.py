@@ -11,7 +11,7 @@ eels_gz.scenarios.drag_rig.METRICS. Parameters: ``<params>`` ``speed``, ``settle
 
 from __future__ import annotations
 
-from gz_compat import peer, request_run_end, scenario_params, sim
+from gz_compat import MetricsFile, peer, request_run_end, scenario_params, sim
 
 from eels_gz.scenarios.drag_rig import DragAverages, drag_direction, in_window
 
@@ -21,6 +21,7 @@ JOINTS = ("drag_x", "drag_y", "drag_screw")
 
 class DragRig:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         self.entity = entity
         params = scenario_params(sdf)
         missing = [k for k in ("speed", "settle", "drag") if k not in params]
@@ -50,6 +51,7 @@ class DragRig:
             joint.set_velocity(ecm, [v])
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.ended:
             return
         t = info.sim_time.total_seconds()

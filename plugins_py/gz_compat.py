@@ -304,3 +304,65 @@ def request_run_end(status: str, message: str, ecm=None) -> None:
         transport.Node().request(f"/world/{world}/control", request, msgs.WorldControl, msgs.Boolean, 1000)
     except Exception as exc:  # pausing is a courtesy: never disable the plugin for it
         logging.getLogger("gz_compat").warning("could not pause the world: %s", exc)
+
+
+METRICS_EVERY_S = 1.0  # s simulated between two writes of a scenario system's metrics under Gazebo
+
+
+class MetricsFile:
+    """A scenario system's ``metrics()`` written to ``<metrics_file>`` (the export gives it:
+    ``DIR/metrics.json``) while the world runs under Gazebo, whose Python system loader (gz-sim 8)
+    calls no system when the run ends: every METRICS_EVERY_S of simulated time, and once each time
+    the world is paused (a scenario's ``request_run_end`` pauses it). Each write merges this
+    system's keys into the file (the scenario's other systems write theirs), with ``scenario``
+    and ``sim_time_s`` (the simulated time of the write), and replaces the file whole (a reader
+    never sees half of it). ``eels-gz run`` gives no ``<metrics_file>``: its runner collects the
+    metrics itself, and nothing is written here. A failure is logged once and the run goes on
+    (an exception would disable the system)."""
+
+    def __init__(self, sdf, where: str):
+        path, found = sdf.get_string("metrics_file", "")
+        self.path = path if found and path else None
+        scenario, found = sdf.get_string("scenario", "")
+        self.scenario = scenario if found else None
+        self.where, self.next, self.paused_written, self.failed = where, METRICS_EVERY_S, False, False
+
+    def post_update(self, info, metrics) -> None:
+        """Call first in the system's ``post_update`` with its ``metrics`` method: what they give then
+        holds the steps before this one (the system records this one after), so ``sim_time_s`` is
+        the previous step's time (a paused world's time is its last step's)."""
+        if self.path is None:
+            return
+        if info.paused:
+            if self.paused_written:
+                return
+            self.paused_written = True
+            at = info.sim_time.total_seconds()
+        else:
+            self.paused_written = False
+            at = info.sim_time.total_seconds() - info.dt.total_seconds()
+            if at + 1e-12 < self.next:
+                return
+            self.next = at + METRICS_EVERY_S
+        self.write(metrics, at)
+
+    def write(self, metrics, now: float) -> None:
+        import json
+        import logging
+        import os
+
+        try:
+            merged = {}
+            if os.path.exists(self.path):
+                with open(self.path) as f:
+                    merged = json.load(f)
+            merged.update({"scenario": self.scenario, **(metrics() or {}), "sim_time_s": now})
+            tmp = f"{self.path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                json.dump(merged, f, indent=2)
+            os.replace(tmp, self.path)
+        except Exception as exc:  # noqa: BLE001 - the metrics are a report: never disable the system for them
+            if not self.failed:
+                logging.getLogger("gz_compat").warning("%s: could not write its metrics to '%s': %s", self.where,
+                                                       self.path, exc)
+            self.failed = True

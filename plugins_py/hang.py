@@ -9,7 +9,7 @@ eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import link_world_states, param, peer, scenario_params, sim
+from gz_compat import MetricsFile, link_world_states, param, peer, scenario_params, sim
 from snake_io import world_facts
 
 from eels_gz.description.urdf_tree import root_link, total_mass
@@ -20,6 +20,7 @@ PLUGIN = "hang"
 
 class Hang:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         params = scenario_params(sdf)
         if "settle_time" not in params:
             raise ValueError(f"{PLUGIN}: <params> has no 'settle_time' (s: the tether's force is averaged after it)")
@@ -52,7 +53,8 @@ class Hang:
                                  "'tethers')")
 
     def post_update(self, info, ecm):
-        if info.paused or self.t0 is None:
+        self.metrics_out.post_update(info, self.metrics)
+        if info.paused or self.t0 is None or not self.tethers.anchored:
             return
         out = self.tethers.wrenches_at(link_world_states(ecm, self.tethers.links))
         base = link_world_states(ecm, self.base)

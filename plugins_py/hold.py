@@ -9,7 +9,7 @@ eels_gz.scenarios.systems; ``<params>`` ``settle`` (s).
 
 from __future__ import annotations
 
-from gz_compat import joint_states, link_world_states, param, scenario_params, sim
+from gz_compat import MetricsFile, joint_states, link_world_states, param, scenario_params, sim
 from lxml import etree
 
 from eels_gz.description.urdf_tree import root_link
@@ -21,6 +21,7 @@ MOVING = ("revolute", "continuous", "prismatic")
 
 class Hold:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
@@ -50,6 +51,7 @@ class Hold:
                 self.started = True
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if not self.started or info.paused:
             return
         base = link_world_states(ecm, self.links)

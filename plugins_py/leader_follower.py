@@ -16,7 +16,7 @@ of eels_gz.scenarios.systems (``<params>``: ``speed``, ``travel``, ``control_per
 
 from __future__ import annotations
 
-from gz_compat import request_run_end, scenario_params
+from gz_compat import MetricsFile, request_run_end, scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.scenarios import leader_follower as lf
@@ -26,6 +26,7 @@ PLUGIN = "leader_follower"
 
 class LeaderFollower:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         self.cfg = lf.check_params(scenario_params(sdf), PLUGIN)
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         lf.check_chain(self.snake.chain, self.snake.robot, PLUGIN)
@@ -58,6 +59,7 @@ class LeaderFollower:
         self.sampled = True
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if not self.sampled or info.paused:  # sampled once per control period
             return
         if not self.snake.read(ecm):

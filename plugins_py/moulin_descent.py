@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from gz_compat import param, request_run_end, scenario_params
+from gz_compat import MetricsFile, param, request_run_end, scenario_params
 from snake_io import SnakeIO
 from wall_climb import WallClimb
 
@@ -48,6 +48,7 @@ class MoulinDescent(WallClimb):
         return stemming_params(params)
 
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, self.NAME)  # under Gazebo: <metrics_file>
         self.helix = bool(scenario_params(sdf).get("helix", 0.0))
         if not self.helix:
             self._slot_configure(entity, sdf, ecm, event_mgr)
@@ -98,6 +99,7 @@ class MoulinDescent(WallClimb):
             self.snake.command(velocities={j: self.rate for j in self.snake.screw_actuators})  # held from now on
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if not self.helix:
             self._slot_post_update(info, ecm)
             return

@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from gz_compat import link_world_states, msgs, peer, register_peer, request_run_end, scenario_params, sim, transport
+from gz_compat import (MetricsFile, link_world_states, msgs, peer, register_peer, request_run_end, scenario_params,
+                        sim, transport)
 
 from eels_gz.contact.frames import rotation_matrix
 from eels_gz.scenarios.rover_drive import (SAMPLE_PERIOD, DrivePlan, DriveRecord, check_path, check_rate, path_name,
@@ -32,6 +33,7 @@ PLUGIN = "rover_drive"
 
 class RoverDrive:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         self.entity = entity
         params = scenario_params(sdf)
         missing = [k for k in ("path", "rate") if k not in params]
@@ -108,6 +110,7 @@ class RoverDrive:
             self.sent = cmd
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.plan is None or self.end is not None:
             return
         resteering = bool(self.steering.resteering)

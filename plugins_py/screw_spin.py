@@ -9,7 +9,7 @@ far and where the base went. Parameters: the scenario elements of eels_gz.scenar
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import link_world_states, param, sim
+from gz_compat import MetricsFile, link_world_states, param, sim
 
 from eels_gz.description.urdf_tree import root_link
 from eels_gz.scenarios.screw_spin import spin_metrics
@@ -26,6 +26,7 @@ def _matrix(state) -> np.ndarray:
 
 class ScrewSpin:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
@@ -53,6 +54,7 @@ class ScrewSpin:
                 self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if self.first is not None:
             self.last, self.t = self._base(ecm), info.sim_time.total_seconds()
 

@@ -11,7 +11,7 @@ scenario elements of eels_gz.scenarios.systems (``<params>``: ``warmup``, ``samp
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import scenario_params
+from gz_compat import MetricsFile, scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.scenarios import sidewind
@@ -21,6 +21,7 @@ PLUGIN = "sidewind"
 
 class Sidewind:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         self.warmup, self.sample_period = sidewind.check_params(scenario_params(sdf), PLUGIN)
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         self.gait = sidewind.gait_for(self.snake.chain, PLUGIN)
@@ -42,6 +43,7 @@ class Sidewind:
         self.snake.command(positions=self.gait.setpoints(t), velocities={**self.gait.rates(t), **self.screws})
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         now = info.sim_time.total_seconds()
         if info.paused or self.t0 is None or now + 1e-12 < self.next_sample:
             return

@@ -11,7 +11,7 @@ eels_gz.scenarios.systems.
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import link_world_states, param, peer, sim
+from gz_compat import MetricsFile, link_world_states, param, peer, sim
 
 from eels_gz.description.urdf_tree import root_link
 from eels_gz.scenarios import surface_traverse
@@ -21,6 +21,7 @@ PLUGIN = "surface_traverse"
 
 class SurfaceTraverse:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         self.entity = entity
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
@@ -54,6 +55,7 @@ class SurfaceTraverse:
             self._sample(self.t0, ecm)
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if not info.paused:
             self._sample(info.sim_time.total_seconds(), ecm)
 

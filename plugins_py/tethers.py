@@ -63,6 +63,12 @@ class Tethers:
         self.force, self.moment = np.zeros((n, 3)), np.zeros((n, 3))
         self.scale = 1.0
 
+    @property
+    def anchored(self) -> bool:
+        """Whether every anchor is set (an ``auto`` one on this system's first step): a system that
+        watches the tethers reads their forces from then on, so as not to take the anchors itself."""
+        return not self._anchoring
+
     def wrenches(self, ecm):
         """``(force, moment)`` (n, 3) arrays, N and N m, world: each tether's force at the state now
         and its moment about its link's origin (unscaled), or None while the links' state is not

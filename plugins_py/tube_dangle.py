@@ -10,7 +10,7 @@ eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import link_world_states, peer, scenario_params
+from gz_compat import MetricsFile, link_world_states, peer, scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.description.urdf_tree import total_mass
@@ -23,6 +23,7 @@ PLUGIN = "tube_dangle"
 
 class TubeDangle:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         params = scenario_params(sdf)
         if "settle_time" not in params:
             raise ValueError(f"{PLUGIN}: <params> has no 'settle_time' (s: tether forces are averaged after it)")
@@ -53,7 +54,8 @@ class TubeDangle:
                                  "'tethers')")
 
     def post_update(self, info, ecm):
-        if info.paused or self.t0 is None:
+        self.metrics_out.post_update(info, self.metrics)
+        if info.paused or self.t0 is None or not self.tethers.anchored:
             return
         out = self.tethers.wrenches_at(link_world_states(ecm, self.tethers.links))
         if out is None:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
-from gz_compat import add_link_world_wrenches_each, link_world_states, param, request_run_end, scenario_params, sim
+from gz_compat import (MetricsFile, add_link_world_wrenches_each, link_world_states, param, request_run_end,
+                        scenario_params, sim)
 from snake_io import SnakeIO
 
 from eels_gz.description.urdf_tree import fixed_carrier, total_mass
@@ -40,6 +41,7 @@ class WallClimb:
     NAME = "wall_climb"
 
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, self.NAME)  # under Gazebo: <metrics_file>
         self.params = params = self.stemming_params(scenario_params(sdf))
         for key in ("engage_time", "release_time", "screw_lock_gain", "hold_time", "climb_speed", "slip_limit"):
             if key not in params:
@@ -153,6 +155,7 @@ class WallClimb:
 
     # --- after the step -------------------------------------------------------------------
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.placed is None or not self.snake.read(ecm):
             return
         k, lead, rec = self.k, self.n_engage + self.n_release, self.record

@@ -24,7 +24,7 @@ radius= width=/>``, ``<carriage joint= p= i= i_max= effort_max=/>``,
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import joint_states, link_world_states, param, request_run_end, set_joint_forces, sim
+from gz_compat import MetricsFile, joint_states, link_world_states, param, request_run_end, set_joint_forces, sim
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.soil.rig import RigAverages, carriage_speed
@@ -37,6 +37,7 @@ NO_SAMPLES = ("the run ended before the rig's measuring window (settle_s + measu
 
 class WheelRig:
     def configure(self, entity, sdf, ecm, event_mgr):
+        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
         model = sim.Model(entity)
         self.slip = param(sdf, "get_double", "slip", PLUGIN)
         self.rate = param(sdf, "get_double", "wheel_rate", PLUGIN)
@@ -97,6 +98,7 @@ class WheelRig:
         set_joint_forces(ecm, self.joints, self.effort)
 
     def post_update(self, info, ecm):
+        self.metrics_out.post_update(info, self.metrics)
         t = info.sim_time.total_seconds()
         if info.paused:
             return

@@ -403,3 +403,70 @@ def test_a_step_above_the_contact_stability_bound_is_refused_as_run_refuses_it(t
     assert "stability bound" in ran.output
     assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
     assert not (tmp_path / "export").exists()
+
+
+def test_an_exported_scenario_writes_its_metrics_where_the_export_says(tmp_path):
+    """Under Gazebo no system is called when the run ends (gz-sim 8's Python loader), so a scenario's
+    watching systems write their metrics to the export's <metrics_file> every simulated second
+    (gz_compat.MetricsFile): hang, exported and stepped by the embedded host as Gazebo would run it,
+    has the file after a second with the hang system's figures as they were then, and none before."""
+    out = tmp_path / "export"
+    res = cli("export", "--scenario", "hang", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    sim = host_from_export(out, scratch)
+    (hang,) = [s.system for s in sim.systems if s.module == "hang"]
+    metrics_file = out / "metrics.json"
+    written_at = []
+    for _ in range(int(round(2.5 / sim.dt))):
+        before, t = json.loads(json.dumps(hang.metrics())), sim.time  # what the system gives after a step
+        sim.step()
+        if metrics_file.exists() and not written_at:
+            written = json.loads(metrics_file.read_text())
+            assert written == {"scenario": "hang", **before, "sim_time_s": written["sim_time_s"]}
+            assert written["sim_time_s"] == pytest.approx(t, abs=1e-9)
+            assert written["tether_force_over_weight"] > 0.9  # the tether carries the robot
+        if metrics_file.exists():
+            at = json.loads(metrics_file.read_text())["sim_time_s"]
+            if not written_at or at != written_at[-1]:
+                written_at.append(at)
+    assert written_at == pytest.approx([1.0, 2.0], abs=1e-9)  # every simulated second, none before
+
+
+def test_metrics_are_written_once_when_the_world_pauses_and_a_failure_only_warns(tmp_path, monkeypatch, caplog):
+    """A scenario that ends its run under Gazebo pauses the world (gz_compat.request_run_end): the
+    paused world's first post_update writes the metrics (at its time), later paused ones do not, and
+    a metrics() that raises is logged once without raising into gz-sim (which would disable the system)."""
+    import datetime
+    import logging
+    import types
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "plugins_py"))
+    from gz_compat import MetricsFile
+
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps({"scenario": "x", "other_system_key": 1}))
+    sdf = types.SimpleNamespace(get_string=lambda key, default: {"metrics_file": (str(path), True),
+                                                                 "scenario": ("x", True)}.get(key, (default, False)))
+
+    def info(t: float, paused: bool):
+        return types.SimpleNamespace(sim_time=datetime.timedelta(seconds=t), dt=datetime.timedelta(seconds=0.001),
+                                     paused=paused)
+
+    calls = []
+    out = MetricsFile(sdf, "probe")
+    out.post_update(info(0.5, False), lambda: calls.append(1) or {"a": 1})
+    assert calls == []  # before a simulated second
+    out.post_update(info(0.75, True), lambda: calls.append(1) or {"a": 2})
+    out.post_update(info(0.75, True), lambda: calls.append(1) or {"a": 3})
+    assert calls == [1] and json.loads(path.read_text()) == {"scenario": "x", "other_system_key": 1, "a": 2,
+                                                              "sim_time_s": 0.75}
+    with caplog.at_level(logging.WARNING, logger="gz_compat"):
+        for t in (2.0, 3.0):
+            out.post_update(info(t, False), lambda: 1 / 0)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"probe: could not write its metrics to '{path}': division by zero"]
+    assert json.loads(path.read_text())["a"] == 2  # the file as it was
+    nowhere = MetricsFile(types.SimpleNamespace(get_string=lambda key, default: (default, False)), "probe")
+    nowhere.post_update(info(5.0, False), lambda: 1 / 0)  # eels-gz run gives no <metrics_file>: nothing called

@@ -5,7 +5,8 @@ server is off (``EELS_GZ_SERVER=off``, ``run --no-server``, not Linux), when non
 socket, or when the server's fingerprint differs from this process's (it then logs one line saying
 why: a user who edited a plugin never runs old code). Otherwise it sends the command line, the
 working folder, the environment, the umask and its stdin, stdout and stderr, forwards SIGINT,
-SIGTERM and SIGHUP to the run's process while it waits, and returns the run's exit code.
+SIGTERM and SIGHUP to the run's process while it waits, stops it with itself on Ctrl-Z (SIGTSTP) and
+continues it when continued itself, and returns the run's exit code.
 """
 
 from __future__ import annotations
@@ -87,7 +88,15 @@ def _wait(sock: socket.socket, pid: int) -> int:
         with contextlib.suppress(OSError):
             send(sock, {"signal": signum})
 
+    def suspend(signum, frame) -> None:  # Ctrl-Z: the run's process stops with this one and goes on with it
+        with contextlib.suppress(OSError):
+            send(sock, {"signal": signal.SIGSTOP})  # SIGSTOP: the run's process is in no terminal's job control
+        os.kill(os.getpid(), signal.SIGSTOP)  # stopped here until `fg` or `bg` continues this process
+        with contextlib.suppress(OSError):
+            send(sock, {"signal": signal.SIGCONT})
+
     previous = {s: signal.signal(s, forward) for s in FORWARDED}
+    previous[signal.SIGTSTP] = signal.signal(signal.SIGTSTP, suspend)
     try:
         try:
             reply, _ = receive(sock)

@@ -192,6 +192,41 @@ def test_sigint_on_the_client_interrupts_the_run_and_the_server_serves_on(server
     assert code == 0 and summary(server.cwd / "after")["process"]["start"] == "server", err
 
 
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (T: stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_ctrl_z_on_the_client_stops_the_run_and_fg_goes_on_with_it(server):
+    """Ctrl-Z (SIGTSTP) reaches the client only: its run's process, forked by the server, stops with it
+    and goes on when the client is continued (fg); the run then ends as it would have."""
+    out = server.cwd / "suspended"
+    client = cli(server.sock, server.cwd, "run", "--duration", "2", "--out", out, env=server.env)
+    try:
+        wait_for(started(out), 120, "the run to start")
+        (child,) = [int(e.name) for e in Path("/proc").iterdir() if e.name.isdigit() and _ppid(int(e.name)) ==
+                    server.proc.pid]
+        client.send_signal(signal.SIGTSTP)
+        wait_for(lambda: _state(client.pid) == "T" and _state(child) == "T", 30, "the client and its run to stop")
+        time.sleep(0.5)
+        assert _state(child) == "T" and client.poll() is None  # still stopped, not ended
+        client.send_signal(signal.SIGCONT)
+        code, _, err = done(client, 120)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert code == 0, err
+    s = summary(out)
+    assert s["status"] == "ok" and s["sim_time"] == pytest.approx(2.0) and s["process"]["pid"] == child
+
+
+def _ppid(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def test_a_client_that_goes_away_gets_its_run_terminated(server):
     out = server.cwd / "orphaned"
     client = cli(server.sock, server.cwd, "run", "--duration", "60", "--out", out, env=server.env)

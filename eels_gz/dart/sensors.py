@@ -51,8 +51,7 @@ from eels_gz.gzapi import gzsim, msgs, transport
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values, imu_values_from_origin
-from eels_gz.sensors.lidar import (Shape, ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi,
-                                   shape_arrays)
+from eels_gz.sensors.lidar import (ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi)
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
 
 log = logging.getLogger(__name__)

@@ -183,7 +183,7 @@ def test_the_sdf_selects_each_camera_model():
         m = camera_model(_sensor(f"<eels:cahvore>{cahv}{extra}</eels:cahvore>"), "here")
         assert isinstance(m, CahvoreCamera) and m.kind == kind and (m.hc, m.vc) == (60.0, 50.0)
     for body, match in (("<lens><type>stereographic</type></lens>", "stereographic"),
-                        (f"<eels:cahvore><c>0 0 0</c><a>1 0 0</a><v>50 0 -110</v></eels:cahvore>", "needs <h>"),
+                        ("<eels:cahvore><c>0 0 0</c><a>1 0 0</a><v>50 0 -110</v></eels:cahvore>", "needs <h>"),
                         ("<eels:cahvore><c>0 0</c><a>1 0 0</a><h>60 -110 0</h><v>50 0 -110</v></eels:cahvore>",
                          "<c> must be 3 numbers"),
                         ("<eels:gamma>-1</eels:gamma>", "gamma"),

@@ -12,7 +12,6 @@ run falls the same way: README, moulin_descent).
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from eels_gz.scenarios.moulin_descent import FALL_WINDOW, FallWatch

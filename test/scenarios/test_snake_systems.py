@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import pytest
 
 from eels_gz import config

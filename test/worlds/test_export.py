@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from click.testing import CliRunner
 from lxml import etree
 

@@ -237,18 +237,21 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse, rover_drive.")
 @click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
-              help="Output folder: stock/ and screw/ (a rover: soil/), compare.json, compare.png "
-                   "(refused if it holds a run).")
+              help="Output folder: stock/ and screw/ (rft/ with --contact rft; a rover: soil/), compare.json, "
+                   "compare.png (refused if it holds a run).")
 @overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file (as for run).")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="Override a setting, as for run (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print compare.json to stdout, whatever its status.")
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="replay.html: the two runs overlaid in one scene, or side by side.")
+@click.option("--contact", type=click.Choice(["screw", "rft"]),
+              help="An EELS robot's model against stock: screw (default) or rft (screws in granular ground, "
+                   "medium granular.params; output folder rft/).")
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
-            layout):
-    """Run one scenario under stock and under screw contact (a rover: the soil model of --set
-    soil.params=NAME against rigid contact) and compare the tail (base) pose."""
+            layout, contact):
+    """Run one scenario under stock and under screw contact (or --contact rft; a rover: the soil model
+    of --set soil.params=NAME against rigid contact) and compare the tail (base) pose."""
     from eels_gz.cli.compare import compare as run_compare
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import RunFolder
@@ -264,7 +267,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
                     progress.update(delta, 2 * total)  # both runs have the same number of steps
 
                 result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,
-                                     layout=layout)
+                                     layout=layout, contact=contact)
     except EelsError as exc:
         if folder is not None and folder.committed:
             echo_result(Path(out_dir) / "compare.json", as_json)

@@ -1,5 +1,6 @@
 """``eels-gz compare``: one scenario under stock contact and under the package's contact model: the
-screw-ice model for an EELS robot, the soil model (issue 34) for a rover.
+screw-ice model for an EELS robot (or, ``contact="rft"``, its screws in granular ground: resistive
+force theory, medium ``granular.params``), the soil model (issue 34) for a rover.
 
 The EELS-DARTS §4.2 validation compares the tail's planar pose (x, y, yaw)
 of a 45 s screw-driven traverse between simulation and VICON (Fig. 14). Here
@@ -14,7 +15,7 @@ friction from the world) and once on the soil set the run names (``--set soil.pa
 scenario's ``soil:``), the soil contact system in place of the wheels' collisions; its "tail" is the
 rover's base link.
 
-Output folder: ``stock/`` and ``screw/`` (``soil/`` for a rover; each a full ``eels-gz run``
+Output folder: ``stock/`` and ``screw/`` (``rft/`` with ``contact="rft"``, ``soil/`` for a rover; each a full ``eels-gz run``
 folder), ``compare.json``, ``compare.png`` (Fig. 14 layout: the two
 models' x, y, yaw against time, and their difference) and ``replay.html``
 (both runs in 3D, overlaid or side by side: eels_gz.viewer).
@@ -39,6 +40,7 @@ from eels_gz.ros.messages import typestore
 log = logging.getLogger(__name__)
 MODELS = ("stock", "screw")
 ROVER_MODELS = ("stock", "soil")
+EELS_CONTACTS = ("screw", "rft")  # the package's contact models an EELS robot is compared under, against stock
 TAIL_TOPIC = "/ground_truth/odom"
 
 
@@ -82,9 +84,12 @@ def differences(pose_a: np.ndarray, pose_b: np.ndarray) -> dict:
 def compare(cfg: dict, out_dir: str | Path,
             progress: Callable[[str, int, int], None] | None = None, *,
             final_dir: str | Path | None = None, setup_progress: Callable[[float], None] | None = None,
-            layout: str = "overlay") -> dict:
+            layout: str = "overlay", contact: str | None = None) -> dict:
     """Run ``cfg`` under both contact models; write and return compare.json, and the
     3D replay of both runs (``layout`` overlay or side) as replay.html.
+
+    ``contact``: the package's model an EELS robot runs under against stock, ``screw`` or ``rft``
+    (default: ``cfg``'s ``contact.model`` when it is ``rft``, else ``screw``).
 
     ``final_dir``: where ``out_dir`` will be once the comparison ends (the
     paths in compare.json; see eels_gz.outputs.RunFolder). A model's run that
@@ -101,7 +106,11 @@ def compare(cfg: dict, out_dir: str | Path,
                           f"not '{entry.name}' (a {entry.family})")
     if not cfg["log"]["mcap"]:
         raise ConfigError("compare reads the tail pose from log.mcap; log.mcap must be true")
-    models = MODELS if entry.family == "eels" else ROVER_MODELS
+    if contact is not None and (contact not in EELS_CONTACTS or entry.family != "eels"):
+        raise ConfigError(f"compare's contact model is one of {', '.join(EELS_CONTACTS)} for an EELS robot, "
+                          f"got {contact!r} for '{entry.name}' (a {entry.family})")
+    ours = contact or ("rft" if cfg["contact"].get("model") == "rft" else "screw")
+    models = ("stock", ours) if entry.family == "eels" else ROVER_MODELS
     soil = _rover_soil(cfg, entry) if entry.family == "rover" else None
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out

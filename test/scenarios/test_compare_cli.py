@@ -70,8 +70,29 @@ def test_the_two_contact_models_differ(compared):
     (["--robot", "archimede", "--scenario", "hold"], "name the soil, --set soil.params=NAME"),
     (["--scenario", "no_such"], "unknown scenario 'no_such'"),
     (["--set", "log.mcap=false"], "log.mcap must be true"),
+    (["--robot", "archimede", "--contact", "rft", "--set", "soil.params=eac1a"],
+     "compare's contact model is one of screw, rft for an EELS robot, got 'rft' for 'archimede'"),
 ])
 def test_bad_compare_input_is_named(tmp_path, extra, message):
     res = CliRunner().invoke(main, [*ARGS, "--duration", "0.01", "--out", str(tmp_path), *extra])
     assert res.exit_code == 2
     assert message in res.output
+
+
+def test_compare_under_rft_runs_stock_against_the_granular_screws(tmp_path):
+    """--contact rft: the screws in granular ground (resistive force theory) against stock contact, in
+    rft/ and stock/; the rft run's summary says it ran the rft contact, and the difference is
+    rft - stock, sample by sample."""
+    out = tmp_path / "rft"
+    res = CliRunner().invoke(main, ["compare", "--robot", "eels_1_0_alternating", "--world", "soil_bin",
+                                    "--scenario", "screw_spin", "--contact", "rft", "--duration", "0.3",
+                                    "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    result = json.loads((out / "compare.json").read_text())
+    assert set(result["models"]) == {"stock", "rft"} and result["difference"]["of"] == "rft - stock"
+    for model in ("stock", "rft"):
+        summary = json.loads((out / model / "summary.json").read_text())
+        assert summary["settings"]["resolved"]["contact"] == model and summary["status"] == "ok"
+    (_, p0), (_, p1) = tail_track(out / "stock" / "log.mcap"), tail_track(out / "rft" / "log.mcap")
+    assert result["difference"]["x"]["max"] == pytest.approx(np.abs(p1[:, 0] - p0[:, 0]).max(), abs=1e-15)
+    assert not (out / "screw").exists()

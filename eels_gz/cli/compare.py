@@ -15,8 +15,8 @@ friction from the world) and once on the soil set the run names (``--set soil.pa
 scenario's ``soil:``), the soil contact system in place of the wheels' collisions; its "tail" is the
 rover's base link.
 
-Output folder: ``stock/`` and ``screw/`` (``rft/`` with ``contact="rft"``, ``soil/`` for a rover; each a full ``eels-gz run``
-folder), ``compare.json``, ``compare.png`` (Fig. 14 layout: the two
+Output folder: ``stock/`` and ``screw/`` (``rft/`` with ``contact="rft"``, ``soil/`` for a rover;
+each a full ``eels-gz run`` folder), ``compare.json``, ``compare.png`` (Fig. 14 layout: the two
 models' x, y, yaw against time, and their difference) and ``replay.html``
 (both runs in 3D, overlaid or side by side: eels_gz.viewer).
 """

@@ -161,11 +161,12 @@ class KernelManifest:
 
     Runs are of one kind when they have the same ``kind`` (the runner's: the robot, the world, the
     systems loaded, the sensors', the log's and the ROS interface's settings; neither the command
-    that started the run nor what else its process has imported counts) and run the same numba. The record is a file of the user cache (:mod:`eels_gz.usercache`,
-    ``kernels/``): for each kernel, the signatures (:func:`signature_text`) that earlier runs of
-    that kind compiled or loaded while they ran (``before`` holds what the process had when the
-    run began: a warm process's earlier runs are not this one's), a union (a compilation one run
-    calls and another does not stays). A run of a kind not seen before loads none ahead (its
+    that started the run nor what else its process has imported counts) and run the same numba.
+    The record is a file of the user cache (:mod:`eels_gz.usercache`, ``kernels/``): for each
+    kernel, the signatures (:func:`signature_text`) that earlier runs of that kind compiled or
+    loaded while they ran (``before`` holds what the process had when the run began: a warm
+    process's earlier runs are not this one's), a union (a compilation one run calls and another
+    does not stays). A run of a kind not seen before loads none ahead (its
     kernels load on their first calls, in its loop, and are recorded); with the cache off, every
     cached kernel loads ahead. The record only saves time: a compilation it misses loads on its
     first call, one it names that the run does not call costs a few milliseconds.

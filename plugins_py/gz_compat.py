@@ -265,6 +265,22 @@ def scenario_params(sdf) -> dict:
     return out
 
 
+def base_link(model, ecm, urdf: str, source: str, where: str):
+    """The robot's base, the root link of its description ``urdf`` (read from ``source``), as a
+    ``Link`` of ``model`` with its velocity checks on (``link_world_states`` reads its pose and twist
+    together; its pose is reported from ``configure`` on); a ValueError naming it when the model
+    has no such link."""
+    from eels_gz.description.urdf_tree import root_link
+
+    name = root_link(urdf, source)
+    entity = model.link_by_name(ecm, name)
+    if not entity:
+        raise ValueError(f"{where}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
+    link = sim.Link(entity)
+    link.enable_velocity_checks(ecm, True)
+    return link
+
+
 _PEERS: dict = {}  # (model entity, name) -> system; gz-sim runs every Python system in one interpreter
 
 

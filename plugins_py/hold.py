@@ -9,10 +9,9 @@ eels_gz.scenarios.systems; ``<params>`` ``settle`` (s).
 
 from __future__ import annotations
 
-from gz_compat import MetricsFile, joint_states, link_world_states, param, scenario_params, sim
+from gz_compat import MetricsFile, base_link, joint_states, link_world_states, param, scenario_params, sim
 from lxml import etree
 
-from eels_gz.description.urdf_tree import root_link
 from eels_gz.scenarios.hold import RestWatch
 
 PLUGIN = "hold"
@@ -26,12 +25,7 @@ class Hold:
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
             urdf = f.read()
-        name = root_link(urdf, urdf_file)
-        link = model.link_by_name(ecm, name)
-        if not link:
-            raise ValueError(f"{PLUGIN}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
-        self.links = [sim.Link(link)]
-        self.links[0].enable_velocity_checks(ecm, True)  # link_world_states reads pose and twist together
+        self.links = [base_link(model, ecm, urdf, urdf_file, PLUGIN)]
         names, self.joints = [], []
         for j in etree.fromstring(urdf.encode()).iter("joint"):
             joint = model.joint_by_name(ecm, j.get("name")) if j.get("type") in MOVING else None

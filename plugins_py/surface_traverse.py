@@ -11,9 +11,8 @@ eels_gz.scenarios.systems.
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import MetricsFile, link_world_states, param, peer, sim
+from gz_compat import MetricsFile, base_link, link_world_states, param, peer, sim
 
-from eels_gz.description.urdf_tree import root_link
 from eels_gz.scenarios import surface_traverse
 
 PLUGIN = "surface_traverse"
@@ -26,12 +25,7 @@ class SurfaceTraverse:
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
-            name = root_link(f.read(), urdf_file)
-        link = model.link_by_name(ecm, name)
-        if not link:
-            raise ValueError(f"{PLUGIN}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
-        self.links = [sim.Link(link)]
-        self.links[0].enable_velocity_checks(ecm, True)  # link_world_states reports poses from the start then
+            self.links = [base_link(model, ecm, f.read(), urdf_file, PLUGIN)]
         self.t: list[float] = []
         self.poses: list[np.ndarray] = []
         self.keyframes: list[float] = []

@@ -17,7 +17,7 @@ applies (a schedule that lets a rope go).
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import add_link_world_wrenches_each, iter_elements, link_world_states, param, register_peer, sim
+from gz_compat import add_link_world_wrenches_each, iter_elements, link_world_states, param, peer, register_peer, sim
 
 from eels_gz.description.urdf_tree import fixed_carrier
 from eels_gz.snake.tethers import Tether, attachment_points, tether_from_attributes, tether_wrenches
@@ -99,6 +99,46 @@ class Tethers:
         # Link.add_world_wrench per tether, not the host's batch: the batch applies wrenches as generalized
         # forces, which the force-torque sensors (a weld joint's body force) do not see; a few links only
         add_link_world_wrenches_each(ecm, self.links, force, moment)
+
+
+class TetherWatch:
+    """What a scenario's watching system (hang, tube_dangle) records of its model's tethers system
+    (peer ``"tethers"``): after every step, once the tethers are anchored, the step's time (``t``, s
+    after the run's first step) and the tethers' forces at the new state (``forces``, (n, 3) N on the
+    robot each). Call :meth:`start` in ``pre_update`` and :meth:`record` in ``post_update``."""
+
+    def __init__(self, entity, where: str):
+        self.entity, self.where = entity, where
+        self.tethers: Tethers | None = None
+        self.t0: float | None = None
+        self.t: list[float] = []
+        self.forces: list[np.ndarray] = []
+
+    def start(self, info) -> None:
+        if self.t0 is None:  # the run's first step (after any placement)
+            self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
+            self.tethers = peer(self.entity, PLUGIN)
+            if self.tethers is None:
+                raise ValueError(f"{self.where}: the robot has no tethers system (the scenario's systems: must "
+                                 "name 'tethers')")
+
+    def record(self, info, ecm) -> float | None:
+        """Record this step; its time, or None when nothing was recorded (paused, not started, the
+        tethers not yet anchored: a watcher never takes an anchor itself, or their links unreported)."""
+        if info.paused or self.t0 is None or not self.tethers.anchored:
+            return None
+        out = self.tethers.wrenches_at(link_world_states(ecm, self.tethers.links))
+        if out is None:
+            return None
+        t = info.sim_time.total_seconds() - self.t0
+        self.t.append(t)
+        self.forces.append(out[0].copy())
+        return t
+
+    @property
+    def count(self) -> int:
+        """How many tethers there are (0 before the first step)."""
+        return len(self.tethers.tethers) if self.tethers is not None else 0
 
 
 def get_system():

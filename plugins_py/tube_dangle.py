@@ -1,7 +1,7 @@
 """gz-sim Python system of the ``tube_dangle`` scenario: it watches the robot hang.
 
-The tethers system (peer ``"tethers"``, plugins_py/tethers.py) carries the robot; after every step
-this system records the tethers' forces at the new state, the base pose and, every
+The tethers system (plugins_py/tethers.py) carries the robot; after every step this system records
+the tethers' forces at the new state (``tethers.TetherWatch``), the base pose and, every
 ``CLEARANCE_EVERY`` steps, the clearance to the ice (eels_gz.scenarios.tube_dangle, which also gives
 the placement, the metrics and the plot). Parameters: the scenario elements of
 eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
@@ -10,8 +10,9 @@ eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import MetricsFile, link_world_states, peer, scenario_params
+from gz_compat import MetricsFile, link_world_states, scenario_params
 from snake_io import SnakeIO
+from tethers import TetherWatch
 
 from eels_gz.description.urdf_tree import total_mass
 from eels_gz.scenarios.tube_dangle import CLEARANCE_EVERY, SAMPLES_PER_LINK, dangle_metrics, plot_dangle
@@ -28,7 +29,6 @@ class TubeDangle:
         if "settle_time" not in params:
             raise ValueError(f"{PLUGIN}: <params> has no 'settle_time' (s: tether forces are averaged after it)")
         self.settle_time = params["settle_time"]
-        self.entity = entity
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         world_file, _ = sdf.get_string("world_file", "")
         self.terrain = find_terrain_field(world_file)
@@ -36,33 +36,20 @@ class TubeDangle:
             raise ValueError(f"{PLUGIN}: the world '{world_file}' has no terrain distance field to measure clearance to")
         with open(self.snake.description_file) as f:
             self.mass = total_mass(f.read(), self.snake.description_file)
-        self.tethers = None
-        self.t0 = None
-        self.t: list[float] = []
-        self.forces: list[np.ndarray] = []  # (n_tethers, 3) per step, N, on the robot
+        self.watch = TetherWatch(entity, PLUGIN)
         self.clear_t: list[float] = []
         self.clearance: list[float] = []
         self.steps = 0
         self.final = np.eye(4)
 
     def pre_update(self, info, ecm):
-        if self.t0 is None:  # the run's first step (after any placement)
-            self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
-            self.tethers = peer(self.entity, "tethers")
-            if self.tethers is None:
-                raise ValueError(f"{PLUGIN}: the robot has no tethers system (the scenario's systems: must name "
-                                 "'tethers')")
+        self.watch.start(info)
 
     def post_update(self, info, ecm):
         self.metrics_out.post_update(info, self.metrics)
-        if info.paused or self.t0 is None or not self.tethers.anchored:
+        t = self.watch.record(info, ecm)
+        if t is None:
             return
-        out = self.tethers.wrenches_at(link_world_states(ecm, self.tethers.links))
-        if out is None:
-            return
-        t = info.sim_time.total_seconds() - self.t0
-        self.t.append(t)
-        self.forces.append(out[0].copy())
         base = link_world_states(ecm, self.snake.base_links)
         self.final = np.eye(4)
         self.final[:3, :3], self.final[:3, 3] = base[1][0], base[0][0]
@@ -74,14 +61,15 @@ class TubeDangle:
         self.steps += 1
 
     def metrics(self):
-        n = len(self.tethers.tethers) if self.tethers is not None else 0
-        return dangle_metrics(self.t, self.forces, self.clear_t, self.clearance, self.settle_time, self.mass,
-                              self.snake.gravity, self.final, n)
+        w = self.watch
+        return dangle_metrics(w.t, w.forces, self.clear_t, self.clearance, self.settle_time, self.mass,
+                              self.snake.gravity, self.final, w.count)
 
     def plot(self, path):
-        if self.tethers is None or not self.t:
+        w = self.watch
+        if w.tethers is None or not w.t:
             return
-        plot_dangle(path, self.t, self.forces, self.clear_t, self.clearance, [t.link for t in self.tethers.tethers],
+        plot_dangle(path, w.t, w.forces, self.clear_t, self.clearance, [t.link for t in w.tethers.tethers],
                     self.mass * float(np.linalg.norm(self.snake.gravity)))
 
 

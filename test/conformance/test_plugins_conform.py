@@ -20,7 +20,10 @@ PLUGINS = sorted((REPO / "plugins_py").glob("*.py"))
 SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem != "gz_compat"]
 # gz_compat: the functions that run under Gazebo (the embedded-host branches call the host's batch helpers)
 COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_link_world_wrenches_each",
-                    "joint_states_each", "set_joint_forces_each"}
+                    "joint_states_each", "set_joint_forces_each", "base_link"}
+# the gz calls the checker must recognise in a file (fewer: it lost track of the types); a thin watcher
+# whose gz calls are in shared helpers (gz_compat.base_link, tethers.TetherWatch) makes only a few itself
+MIN_CHECKED = {"hang.py": 3, "tube_dangle.py": 1}
 # model code that receives the gz API module from a plugin
 API_USERS = [REPO / "eels_gz" / "rover" / "gz_model.py"]
 
@@ -51,7 +54,8 @@ def test_the_plugin_set_is_the_expected_one():
 def test_every_gz_call_exists_in_the_real_api(path):
     problems, checked = check_file(path, HOST_ONLY)
     assert not problems, "\n".join(sorted({str(p) for p in problems}))
-    assert checked >= 5, f"only {checked} gz calls recognised in {path.name}: the checker lost track of the types"
+    least = MIN_CHECKED.get(path.name, 5)
+    assert checked >= least, f"only {checked} gz calls recognised in {path.name}: the checker lost track of the types"
 
 
 def test_gz_compat_gazebo_paths_use_the_real_api():

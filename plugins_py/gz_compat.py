@@ -265,20 +265,25 @@ def scenario_params(sdf) -> dict:
     return out
 
 
-def base_link(model, ecm, urdf: str, source: str, where: str):
-    """The robot's base, the root link of its description ``urdf`` (read from ``source``), as a
-    ``Link`` of ``model`` with its velocity checks on (``link_world_states`` reads its pose and twist
-    together; its pose is reported from ``configure`` on); a ValueError naming it when the model
-    has no such link."""
-    from eels_gz.description.urdf_tree import root_link
-
-    name = root_link(urdf, source)
+def watched_link(model, ecm, name: str, what: str, where: str):
+    """Link ``name`` of ``model`` with its velocity checks on (``link_world_states`` reads its pose and
+    twist together; its pose is reported from ``configure`` on); a ValueError
+    "``where``: ``what`` is not a link of model '...'" when the model has none of that name."""
     entity = model.link_by_name(ecm, name)
     if not entity:
-        raise ValueError(f"{where}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
+        raise ValueError(f"{where}: {what} is not a link of model '{model.name(ecm)}'")
     link = sim.Link(entity)
     link.enable_velocity_checks(ecm, True)
     return link
+
+
+def base_link(model, ecm, urdf: str, source: str, where: str):
+    """The robot's base, the root link of its description ``urdf`` (read from ``source``), as
+    :func:`watched_link` gives it."""
+    from eels_gz.description.urdf_tree import root_link
+
+    name = root_link(urdf, source)
+    return watched_link(model, ecm, name, f"the base link '{name}'", where)
 
 
 _PEERS: dict = {}  # (model entity, name) -> system; gz-sim runs every Python system in one interpreter

@@ -29,7 +29,7 @@ history.
 from __future__ import annotations
 
 from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inertials, link_world_states, param,
-                       register_peer, sim)
+                       register_peer, sim, watched_link)
 
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.granular.implicit import smallest_inertia
@@ -46,18 +46,13 @@ class RftContact:
         self.links, geoms, roots = [], [], []
         for el in iter_elements(sdf, "screw"):
             name = param(el, "get_string", "link", PLUGIN)
-            link_entity = model.link_by_name(ecm, name)
-            if not link_entity:
-                raise ValueError(f"{PLUGIN}: screw link '{name}' is not a link of model '{model.name(ecm)}'")
             radius, root, length, lead_angle, hand = (
                 param(el, "get_double", k, PLUGIN) for k in ("radius", "root_radius", "length", "lead_angle",
                                                               "handedness"))
             geoms.append(ScrewGeometry(radius=radius, length=length, lead_angle=lead_angle,
                                        handedness=int(round(hand)), name=name))
             roots.append(root)
-            link = sim.Link(link_entity)
-            link.enable_velocity_checks(ecm, True)
-            self.links.append(link)
+            self.links.append(watched_link(model, ecm, name, f"screw link '{name}'", PLUGIN))
         if not self.links:
             raise ValueError(f"{PLUGIN} needs at least one <screw link=... /> element")
         medium, found = sdf.get_string("granular_params", "")

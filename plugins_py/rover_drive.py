@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 from gz_compat import (MetricsFile, link_world_states, msgs, peer, register_peer, request_run_end, scenario_params,
-                        sim, transport)
+                       sim, transport, watched_link)
 
 from eels_gz.contact.frames import rotation_matrix
 from eels_gz.scenarios.rover_drive import (SAMPLE_PERIOD, DrivePlan, DriveRecord, check_path, check_rate, path_name,
@@ -47,11 +47,7 @@ class RoverDrive:
         model = sim.Model(entity)
         self.robot = model.name(ecm)
         base, _ = sdf.get_string("base_link", "base_link")
-        link = model.link_by_name(ecm, base)
-        if not link:
-            raise ValueError(f"{PLUGIN}: model '{self.robot}' has no link '{base}'")
-        self.base = sim.Link(link)
-        self.base.enable_velocity_checks(ecm, True)
+        self.base = watched_link(model, ecm, base, f"the base link '{base}'", PLUGIN)
         self.world_file, _ = sdf.get_string("world_file", "")
         self.node = transport.Node()
         self.pub = self.node.advertise("/cmd_vel", msgs.Twist)

@@ -9,9 +9,8 @@ far and where the base went. Parameters: the scenario elements of eels_gz.scenar
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import MetricsFile, link_world_states, param, sim
+from gz_compat import MetricsFile, base_link, link_world_states, param, sim
 
-from eels_gz.description.urdf_tree import root_link
 from eels_gz.scenarios.screw_spin import spin_metrics
 
 PLUGIN = "screw_spin"
@@ -30,12 +29,7 @@ class ScrewSpin:
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
-            name = root_link(f.read(), urdf_file)
-        link = model.link_by_name(ecm, name)
-        if not link:
-            raise ValueError(f"{PLUGIN}: the base link '{name}' is not a link of model '{model.name(ecm)}'")
-        self.link = sim.Link(link)
-        self.link.enable_velocity_checks(ecm, True)  # link_world_states reads pose and twist together
+            self.link = base_link(model, ecm, f.read(), urdf_file, PLUGIN)
         self.links = [self.link]
         self.first = self.last = None
         self.t0 = self.t = 0.0

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from gz_compat import joint_states, link_world_states, param, peer, sim
+from gz_compat import joint_states, link_world_states, param, peer, sim, watched_link
 
 from eels_gz.snake.chain import SnakeChain
 
@@ -89,12 +89,8 @@ class SnakeIO:
             joint.enable_velocity_check(ecm)
             self.joints.append(joint)
             self.joint_names.append(name)
-        base = self.model.link_by_name(ecm, self.chain.root)
-        if not base:
-            raise ValueError(f"{where}: the base link '{self.chain.root}' of '{path}' is not a link of model "
-                             f"'{self.model.name(ecm)}'")
-        self.base_link = sim.Link(base)
-        self.base_link.enable_velocity_checks(ecm, True)
+        self.base_link = watched_link(self.model, ecm, self.chain.root, f"the base link '{self.chain.root}' of "
+                                      f"'{path}'", where)
         self.base_links = [self.base_link]
         self.world_name, self.gravity = world_facts(param(sdf, "get_string", "world_file", where))
         self.shape_joints = self.chain.bend_joints() + self.chain.twist_joints()

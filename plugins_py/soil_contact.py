@@ -26,7 +26,7 @@ reports zero link velocities; the soil force is computed with them.
 
 from __future__ import annotations
 
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim
+from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim, watched_link
 
 from eels_gz.soil.contact import SoilContactStep, world_gravity
 from eels_gz.soil.params import load_soil_params
@@ -41,14 +41,9 @@ class SoilContact:
         self.links, radius, width = [], [], []
         for el in iter_elements(sdf, "wheel"):
             name = param(el, "get_string", "link", PLUGIN)
-            link_entity = model.link_by_name(ecm, name)
-            if not link_entity:
-                raise ValueError(f"{PLUGIN}: wheel link '{name}' is not a link of model '{model.name(ecm)}'")
             radius.append(param(el, "get_double", "radius", PLUGIN))
             width.append(param(el, "get_double", "width", PLUGIN))
-            link = sim.Link(link_entity)
-            link.enable_velocity_checks(ecm, True)
-            self.links.append(link)
+            self.links.append(watched_link(model, ecm, name, f"wheel link '{name}'", PLUGIN))
         if not self.links:
             raise ValueError(f"{PLUGIN} needs at least one <wheel link=... radius=... width=.../> element")
         soil_name, found = sdf.get_string("soil_params", "")

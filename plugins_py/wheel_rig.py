@@ -24,7 +24,8 @@ radius= width=/>``, ``<carriage joint= p= i= i_max= effort_max=/>``,
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import MetricsFile, joint_states, link_world_states, param, request_run_end, set_joint_forces, sim
+from gz_compat import (MetricsFile, joint_states, link_world_states, param, request_run_end, set_joint_forces, sim,
+                       watched_link)
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.soil.rig import RigAverages, carriage_speed
@@ -50,11 +51,7 @@ class WheelRig:
         self.radius = param(wheel, "get_double", "radius", PLUGIN)
         self.width = param(wheel, "get_double", "width", PLUGIN)
         link_name = param(wheel, "get_string", "link", PLUGIN)
-        link = model.link_by_name(ecm, link_name)
-        if not link:
-            raise ValueError(f"{PLUGIN}: wheel link '{link_name}' is not a link of model '{model.name(ecm)}'")
-        self.link = sim.Link(link)
-        self.link.enable_velocity_checks(ecm, True)
+        self.link = watched_link(model, ecm, link_name, f"wheel link '{link_name}'", PLUGIN)
         self.joints, gains = [], []
         for tag in ("carriage", "drive"):
             el = sdf.find_element(tag) if sdf.has_element(tag) else None

@@ -20,7 +20,7 @@ PLUGINS = sorted((REPO / "plugins_py").glob("*.py"))
 SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem != "gz_compat"]
 # gz_compat: the functions that run under Gazebo (the embedded-host branches call the host's batch helpers)
 COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_link_world_wrenches_each",
-                    "joint_states_each", "set_joint_forces_each", "base_link"}
+                    "joint_states_each", "set_joint_forces_each", "base_link", "watched_link"}
 # the gz calls the checker must recognise in a file (fewer: it lost track of the types); a thin watcher
 # whose gz calls are in shared helpers (gz_compat.base_link, tethers.TetherWatch) makes only a few itself
 MIN_CHECKED = {"hang.py": 3, "tube_dangle.py": 1}

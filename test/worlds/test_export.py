@@ -469,3 +469,21 @@ def test_metrics_are_written_once_when_the_world_pauses_and_a_failure_only_warns
     assert json.loads(path.read_text())["a"] == 2  # the file as it was
     nowhere = MetricsFile(types.SimpleNamespace(get_string=lambda key, default: (default, False)), "probe")
     nowhere.post_update(info(5.0, False), lambda: 1 / 0)  # eels-gz run gives no <metrics_file>: nothing called
+
+
+def test_a_link_a_system_names_that_the_model_lacks_is_named_in_its_error(monkeypatch):
+    """gz_compat.watched_link, which every contact, rig and scenario system uses to take its links:
+    the link with its velocity checks on, or an error naming the system, the link and the model."""
+    import types
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "plugins_py"))
+    import gz_compat
+
+    checked = []
+    model = types.SimpleNamespace(link_by_name=lambda ecm, name: 7 if name == "base" else 0,
+                                  name=lambda ecm: "robot")
+    link = types.SimpleNamespace(enable_velocity_checks=lambda ecm, on: checked.append(on))
+    monkeypatch.setattr(gz_compat, "sim", types.SimpleNamespace(Link=lambda entity: link if entity == 7 else None))
+    assert gz_compat.watched_link(model, None, "base", "screw link 'base'", "probe") is link and checked == [True]
+    with pytest.raises(ValueError, match=r"^probe: screw link 'nope' is not a link of model 'robot'$"):
+        gz_compat.watched_link(model, None, "nope", "screw link 'nope'", "probe")

@@ -12,11 +12,15 @@ that the machine's load hits every mode alike:
   ``workers_2`` (``two_at_once_over_serial``; ``workers_2_over_two_at_once`` is the share of it the
   sweep reaches);
 - ``workers_1`` and ``workers_2``: ``run_sweep`` with 1 and 2 workers, every sample in its own
-  process forked from a warm worker (eels_gz.sweep.forked); on a local Ray it starts and stops, or
-  on a running cluster (``--address``, e.g. ``auto`` after ``ray start --head --num-cpus 2``). The
-  wall time from the first dispatch to the last row in (``runs_per_min``: the workers' warm-up
+  process forked from the node's warm process, which warms while Ray starts
+  (eels_gz.sweep.node_server); on a local Ray it starts and stops, or on a running cluster
+  (``--address``, e.g. ``auto`` after ``ray start --head --num-cpus 2``). The wall time from the
+  first dispatch to the last row in (``runs_per_min``: any wait for the node's warm process
   included), and the whole command with Ray's start and stop and the results written
-  (``runs_per_min_with_ray_start``).
+  (``runs_per_min_with_ray_start``);
+- ``workers_2_self_warm``: as ``workers_2`` without the node's warm process: each worker warms
+  itself on its first sample and forks its samples (eels_gz.sweep.forked), as campaigns ran before
+  it (``node_server_gain``: ``workers_2`` over this, both counted either way).
 
 Reported: runs per minute of each mode (median over rounds), each Ray mode's throughput over the
 serial one (targets: 1 worker 0.75, 2 workers 1.5 on this 2-core machine), and the per-sample
@@ -99,11 +103,11 @@ def two_at_once(s, work: Path) -> dict:
     return {"wall_s": wall, "runs_per_min": 60.0 * n / wall}
 
 
-def on_ray(s, work: Path, workers: int, tag: str, address: str | None) -> dict:
+def on_ray(s, work: Path, workers: int, tag: str, address: str | None, node_server: bool = True) -> dict:
     """The campaign by run_sweep with ``workers`` workers, on a local Ray it starts and stops, or on
-    the cluster at ``address``."""
+    the cluster at ``address``; with or without the node's warm process."""
     t = time.perf_counter()
-    state = run_sweep(s, work / tag, workers=workers, address=address)
+    state = run_sweep(s, work / tag, workers=workers, address=address, node_server=node_server)
     total = time.perf_counter() - t
     ray_info = state["ray"]
     wall = ray_info["dispatch_s"]  # from the first sample dispatched to the last row in
@@ -135,11 +139,12 @@ def main() -> None:
                  "two_at_once": two_at_once(s, work / f"p{k}"),
                  "workers_1": on_ray(s, work, 1, f"w1_{k}", args.address),
                  "workers_2": on_ray(s, work, 2, f"w2_{k}", args.address),
+                 "workers_2_self_warm": on_ray(s, work, 2, f"w2s_{k}", args.address, node_server=False),
                  "load_avg": os.getloadavg()}
             result["rounds"].append(r)
             print(json.dumps(r, default=float), flush=True)
     med = {m: statistics.median(r[m]["runs_per_min"] for r in result["rounds"])
-           for m in ("direct", "two_at_once", "workers_1", "workers_2")}
+           for m in ("direct", "two_at_once", "workers_1", "workers_2", "workers_2_self_warm")}
     ratio = {m: statistics.median(r[m]["runs_per_min"] / r["direct"]["runs_per_min"] for r in result["rounds"])
              for m in TARGETS}
     result["summary"] = {
@@ -147,6 +152,9 @@ def main() -> None:
         "over_serial": ratio,
         "over_serial_per_round": {m: [r[m]["runs_per_min"] / r["direct"]["runs_per_min"] for r in result["rounds"]]
                                   for m in TARGETS},
+        "over_serial_with_ray_start": {m: statistics.median(r[m]["runs_per_min_with_ray_start"]
+                                                            / r["direct"]["runs_per_min"] for r in result["rounds"])
+                                       for m in (*TARGETS, "workers_2_self_warm")},
         "targets_over_serial": TARGETS,
         "met": {m: ratio[m] >= TARGETS[m] for m in TARGETS},
         "speedup_2_over_1": med["workers_2"] / med["workers_1"],
@@ -157,6 +165,13 @@ def main() -> None:
                                               for r in result["rounds"]],
         "workers_2_over_two_at_once": statistics.median(r["workers_2"]["runs_per_min"]
                                                         / r["two_at_once"]["runs_per_min"] for r in result["rounds"]),
+        "workers_2_self_warm_over_serial": statistics.median(r["workers_2_self_warm"]["runs_per_min"]
+                                                             / r["direct"]["runs_per_min"] for r in result["rounds"]),
+        "node_server_gain": statistics.median(r["workers_2"]["runs_per_min"] / r["workers_2_self_warm"]["runs_per_min"]
+                                              for r in result["rounds"]),
+        "node_server_gain_with_ray_start": statistics.median(
+            r["workers_2"]["runs_per_min_with_ray_start"] / r["workers_2_self_warm"]["runs_per_min_with_ray_start"]
+            for r in result["rounds"]),
         "direct_run_s": statistics.median(r["direct"]["per_run_s"] for r in result["rounds"]),
         "overhead_per_sample_s": {m: statistics.median((r[m]["overhead"] or {}).get("per_sample_s") or 0.0
                                                        for r in result["rounds"]) for m in TARGETS},

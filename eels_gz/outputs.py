@@ -47,6 +47,7 @@ import time
 from pathlib import Path
 
 from eels_gz.errors import OutputError
+from eels_gz.process_start import process_info
 
 MARKER = ".eels-gz"  # written into every run folder: what wrote it, and when
 RESULT_FILES = ("summary.json", "compare.json", "campaign.json")  # a folder with one of these holds a run
@@ -135,6 +136,7 @@ def begin_result(path: Path, kind: str = "run") -> None:
                    "(eels-gz recover, docs/running.md)",
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "command": command_line(),
+        "process": process_info(),  # which process to look for (or at) while it says so
     }, indent=2)
     # padded with spaces (JSON allows trailing white space) to reserve the blocks
     data = text.encode().ljust(SUMMARY_RESERVE - 1) + b"\n"

@@ -68,14 +68,17 @@ class _Client:
 class Server:
     """A warm run server on ``path`` (module docstring). ``serve(ready)`` blocks until stopped;
     ``ready(info)`` is called once it listens. ``command(args, prog)`` runs a command line in a
-    child as the command line interface runs it (``eels-gz``'s click group, standalone: it exits)."""
+    child as the command line interface runs it (``eels-gz``'s click group, standalone: it exits).
+    With ``sample``, it also takes ``{"op": "sample", ...}`` requests: ``sample(request)`` runs one
+    in a child of its own (a campaign's node server, :mod:`eels_gz.sweep.node_server`); a server
+    without ``command`` refuses command lines."""
 
-    def __init__(self, path: Path, command: Callable[[list[str], str], None],
-                 warm_up: Callable[[], bool] = warm_up_run):
+    def __init__(self, path: Path, command: Callable[[list[str], str], None] | None,
+                 warm_up: Callable[[], bool] = warm_up_run, sample: Callable[[dict], None] | None = None):
         if not supported():
             raise ServerError("the run server needs Linux (fork, Unix sockets with descriptor passing); "
                               "runs start cold here")
-        self.path, self.command, self.warm_up = Path(path), command, warm_up
+        self.path, self.command, self.warm_up, self.sample = Path(path), command, warm_up, sample
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self.children: dict[int, _Client] = {}
         self.clients: dict[int, _Client] = {}  # by socket fd
@@ -117,7 +120,8 @@ class Server:
             self.listener.listen(16)
             self.info = {"pid": os.getpid(), "socket": str(self.path), "started": t0,
                          "warm_s": warmed["seconds"], "warm_run": warmed["run"],
-                         "version": self.fingerprint["version"], "executable": sys.executable}
+                         "version": self.fingerprint["version"], "executable": sys.executable,
+                         "ready": time.time()}
             self._loop(ready)
         finally:
             self._close()
@@ -213,6 +217,8 @@ class Server:
                     os.kill(client.pid, int(message["signal"]))
             elif message.get("op") == "run" and client.pid is None and len(fds) == 3:
                 self._start(client, message, fds)
+            elif message.get("op") == "sample" and client.pid is None and self.sample is not None:
+                self._start(client, message, fds)
             elif message.get("op") == "status":
                 send(client.sock, {**self.info, "runs_in_progress": len(self.children), "served": self.served,
                                    "up_s": time.time() - self.info["started"]})
@@ -229,16 +235,18 @@ class Server:
         if self.stopping:
             send(client.sock, {"stale": "the server is stopping"})
             return
-        why = difference(self.fingerprint, request.get("fingerprint", {}))
-        if why is not None:
-            send(client.sock, {"stale": why})
-            return
+        if request["op"] == "run":
+            why = ("this server runs a campaign's samples, not command lines" if self.command is None
+                   else difference(self.fingerprint, request.get("fingerprint", {})))
+            if why is not None:
+                send(client.sock, {"stale": why})
+                return
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()  # nothing of the server's buffered output is written again by the child
         pid = os.fork()
         if pid == 0:
-            _child(self, request, fds)
+            (_child if request["op"] == "run" else _sample_child)(self, request, fds)
         client.pid = pid
         self.children[pid] = client
         self.served += 1
@@ -287,28 +295,62 @@ class Server:
         client.sock.close()
 
 
+def _leave_server(server: Server) -> None:
+    """In a forked child: out of the server's session, signals and descriptors (module docstring)."""
+    from eels_gz.sweep.forked import die_with_parent
+
+    os.setsid()  # out of the server's session: a Ctrl-C on a foreground server's terminal is not its
+    die_with_parent(signal.SIGTERM)  # the server killed: the run ends interrupted and writes its summary
+    if os.getppid() != server.info["pid"]:  # the server ended before the line above took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+    signal.set_wakeup_fd(-1)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])  # whatever the server's starter blocked, the run takes
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
+        signal.signal(s, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    # nothing of the server's stays open here: a client must see the end of its connection when the server ends
+    for client in server.clients.values():
+        client.sock.close()
+    server.listener.close()
+    server.selector.close()
+    os.close(server.wake_r)
+    os.close(server.lock_fd)
+
+
+def _flush_and_exit(code: int) -> None:
+    with contextlib.suppress(BaseException):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+    os._exit(code)
+
+
+def _sample_child(server: Server, request: dict, fds: list[int]) -> None:
+    """The forked child of a campaign's sample: ``server.sample(request)``. Never returns."""
+    code = 1
+    try:
+        _leave_server(server)
+        for fd in fds:
+            os.close(fd)
+        from eels_gz.process_start import set_start
+
+        set_start("forked", parent=server.info["pid"], node_server=True)
+        server.sample(request)
+        code = 0
+    except BaseException:  # noqa: BLE001 - the sample records its own failures; this is a crash
+        with contextlib.suppress(BaseException):
+            traceback.print_exc()
+    finally:
+        _flush_and_exit(code)
+
+
 def _child(server: Server, request: dict, fds: list[int]) -> None:
     """The forked child: become the client's process and run its command (module docstring). Never returns."""
     code = 1
     try:
         from eels_gz.process_start import set_start
-        from eels_gz.sweep.forked import die_with_parent
 
-        os.setsid()  # out of the server's session: a Ctrl-C on a foreground server's terminal is not its
-        die_with_parent(signal.SIGTERM)  # the server killed: the run ends interrupted and writes its summary
-        if os.getppid() != server.info["pid"]:  # the server ended before the line above took effect
-            os.kill(os.getpid(), signal.SIGTERM)
-        signal.set_wakeup_fd(-1)
-        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGCHLD):
-            signal.signal(s, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        # nothing of the server's stays open here: a client must see the end of its connection when the server ends
-        for client in server.clients.values():
-            client.sock.close()
-        server.listener.close()
-        server.selector.close()
-        os.close(server.wake_r)
-        os.close(server.lock_fd)
+        _leave_server(server)
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
@@ -343,8 +385,4 @@ def _child(server: Server, request: dict, fds: list[int]) -> None:
             traceback.print_exc()
         code = 1
     finally:
-        with contextlib.suppress(BaseException):
-            sys.stdout.flush()
-            sys.stderr.flush()
-            logging.shutdown()
-        os._exit(code)
+        _flush_and_exit(code)

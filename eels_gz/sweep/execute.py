@@ -5,9 +5,11 @@ Locally (the default) :func:`ray_session` starts Ray with ``workers`` CPUs on th
 one node, ``ray start --address HEAD:6379`` on the others). A Ray session already open in the
 calling process is used as it is (the tests start one per module).
 
-Each sample is one Ray task, run in its own process forked from a warm worker
-(:mod:`eels_gz.sweep.forked`: the worker has imported the package and loaded the kernels once, and
-each sample's process starts from that state, so no state of one run reaches the next);
+Each sample is one Ray task, run in its own process forked from a warm one: the campaign's node
+server, started before Ray and warmed while it starts (:mod:`eels_gz.sweep.node_server`), or on
+a node without one the worker itself, warmed on its first sample (:mod:`eels_gz.sweep.forked`).
+The warm process has imported the package and loaded the kernels once, and each sample's process
+starts from that state, so no state of one run reaches the next;
 ``max_retries=0``: a sample that kills its process is recorded ``crashed``, not rerun behind your
 back. The task runs the sample's command into ``DIR/samples/NNNNN`` and writes ``row.json`` there:
 its index, seed, drawn inputs, status, message and metrics. A diverged or failed sample is such a
@@ -72,11 +74,13 @@ class Job:
     metrics: tuple
     n_base: int = 0  # items[:n_base] are the campaign's base (the warm worker's warm-up run, forked.py)
     labels: dict = field(default_factory=dict)  # the case's constant columns, not settings
+    node_server: dict | None = None  # where the node's warm process listens (eels_gz.sweep.node_server)
 
 
-def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
+def jobs(spec: SweepSpec, samples: list[Sample], out: Path, node_server: dict | None = None) -> list[Job]:
     """The jobs of ``samples``: base, the sample's inputs, and its seed as the command's seed key
-    (``sensors.seed`` for a run) unless the spec sets that key itself."""
+    (``sensors.seed`` for a run) unless the spec sets that key itself; ``node_server``: where their
+    node's warm process listens, if any."""
     cmd = command(spec.command, spec.source)
     base = flatten(spec.base, "base", spec.source)
     given = {k for k, _, _ in base} | set(spec.keys)
@@ -88,7 +92,7 @@ def jobs(spec: SweepSpec, samples: list[Sample], out: Path) -> list[Job]:
         if cmd.seed_key and cmd.seed_key not in given:
             items.append((cmd.seed_key, s.seed, f"sample {s.index}: seed"))
         made.append(Job(spec.command, items, str(out / SAMPLES_DIR / s.name), os.getcwd(), s.index, s.seed, s.case,
-                        dict(s.inputs), tuple(spec.metrics), len(base), dict(s.labels)))
+                        dict(s.inputs), tuple(spec.metrics), len(base), dict(s.labels), node_server))
     return made
 
 
@@ -201,24 +205,29 @@ def _row_written_since(job: Job, since: float) -> dict | None:
 
 
 def sample_task(job: Job) -> dict:
-    """What a Ray worker runs for one sample: the sample in a process forked from this warm worker
+    """What a Ray worker runs for one sample: the sample in a process forked by its node's warm
+    process (eels_gz.sweep.node_server) when there is one, else forked from this worker, warmed once
     (eels_gz.sweep.forked; in this process where fork is not available). Returns {"row": its row,
     "sample_s": seconds from the fork to the sample's process's end, "warm_s": this worker's warm-up
-    when this sample paid it, else 0, "worker": this worker's pid, "began"/"ended": the task's
-    start and end (time.time(), s)}."""
-    from eels_gz.sweep import forked
+    when this sample paid it, else 0, "node_server": whether the node's server forked it, "worker":
+    this worker's pid, "began"/"ended": the task's start and end (time.time(), s)}."""
+    from eels_gz.sweep import forked, node_server
 
     began = time.time()
     if not forked.fork_supported():
         t = time.perf_counter()
         row = run_job(job)
-        return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0, "worker": os.getpid(),
-                "began": began, "ended": time.time()}
-    cold = forked._warm is None
-    warm_s = forked.warm(job)["seconds"] if cold else 0.0
-    row, seconds = forked.run_forked(job, run_job, _read_row, _child_died)
-    return {"row": row, "sample_s": seconds, "warm_s": warm_s, "worker": os.getpid(), "began": began,
-            "ended": time.time()}
+        return {"row": row, "sample_s": time.perf_counter() - t, "warm_s": 0.0, "node_server": False,
+                "worker": os.getpid(), "began": began, "ended": time.time()}
+    served = node_server.run_on_node_server(job, _read_row, _child_died)
+    if served is not None:
+        row, seconds = served
+        warm_s = 0.0
+    else:
+        warm_s = forked.warm(job)["seconds"] if forked._warm is None else 0.0
+        row, seconds = forked.run_forked(job, run_job, _read_row, _child_died)
+    return {"row": row, "sample_s": seconds, "warm_s": warm_s, "node_server": served is not None,
+            "worker": os.getpid(), "began": began, "ended": time.time()}
 
 
 def _idle_between(results: list[dict]) -> float | None:
@@ -236,13 +245,17 @@ def _idle_between(results: list[dict]) -> float | None:
     return sum(gaps) / len(gaps) if gaps else None
 
 
-def overhead(results: list[dict], dispatch_s: float | None, at_once: int) -> dict | None:
+def overhead(results: list[dict], dispatch_s: float | None, at_once: int, server: dict | None = None,
+             dispatched: float | None = None) -> dict | None:
     """sweep.json's ``overhead`` of the samples run now (module docstring): per sample, the seconds
     in its worker beyond its run (the fork, the process's end, the row: ``in_worker_s``), the
     seconds its worker waited for it after the worker's previous sample (``between_s``: Ray's round
     trip), and the campaign's wall time from the first dispatch to the last row times the samples
     run at once, per sample, less the runs' own (``per_sample_s``: Ray's scheduling and the
-    workers' warm-up too)."""
+    workers' warm-up too). ``warm_up_s``: the warm-up of each worker that warmed itself;
+    ``node_server``: the node's warm process (``server``: its status, eels_gz.sweep.node_server),
+    how long it took to warm, when it was ready after the first dispatch (``dispatched``,
+    time.time(); negative: before) and how many samples it forked."""
     timed = [r for r in results if r["row"].get("wall_time") is not None]
     if not timed:
         return None
@@ -250,7 +263,13 @@ def overhead(results: list[dict], dispatch_s: float | None, at_once: int) -> dic
     out = {"samples": len(timed), "run_s": run_s,
            "in_worker_s": sum(r["sample_s"] - r["row"]["wall_time"] for r in timed) / len(timed),
            "between_s": _idle_between(results),
-           "warm_up_s": [r["warm_s"] for r in results if r["warm_s"] > 0], "at_once": at_once}
+           "warm_up_s": [r["warm_s"] for r in results if r["warm_s"] > 0], "at_once": at_once,
+           "node_server": None}
+    if server is not None:
+        out["node_server"] = {"pid": server.get("pid"), "warm_up_s": server.get("warm_s"),
+                              "ready_after_dispatch_s": (server["ready"] - dispatched
+                                                         if dispatched is not None and "ready" in server else None),
+                              "samples": sum(1 for r in results if r.get("node_server"))}
     if dispatch_s is not None and len(timed) == len(results):
         out["per_sample_s"] = dispatch_s * at_once / len(results) - run_s
     return out
@@ -397,10 +416,13 @@ Progress = Callable[[int, int, Counter], None]  # (samples done, samples planned
 
 def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, address: str | None = None,
               resume: bool = False, overwrite: bool = False, progress: Progress | None = None,
-              what: str = "sweep") -> dict:
+              what: str = "sweep", node_server: bool = True) -> dict:
     """Run a checked spec into ``out`` on Ray (module docstring); returns sweep.json's content after
-    writing the results. Raises RunInterrupted (after writing them) on SIGINT or SIGTERM."""
+    writing the results. Raises RunInterrupted (after writing them) on SIGINT or SIGTERM. With
+    ``node_server`` (where fork is available) the samples on this node are forked from one warm
+    process started before Ray (eels_gz.sweep.node_server); without, every worker warms itself."""
     from eels_gz.interrupt import interrupts
+    from eels_gz.sweep import node_server as node
     from eels_gz.sweep.report import write_results
 
     if workers is not None and workers < 1:
@@ -421,12 +443,16 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         ray_info: dict = {}
         results: list[dict] = []
         if todo and not stop.requested:
-            with ray_session(workers, address) as ray_info:
-                t = time.perf_counter()
-                at_once = _dispatch(jobs(spec, todo, out), workers, rows, statuses, stop, progress, len(samples),
-                                    local=ray_info["address"] == "local", results=results)
+            # the node's warm process starts first: it warms while Ray starts
+            first = jobs(spec, todo[:1], out)[0] if node_server else None
+            with node.node_server(first) as server, ray_session(workers, address) as ray_info:
+                where = server.where(node.this_node()) if server is not None else None
+                t, dispatched = time.perf_counter(), time.time()
+                at_once = _dispatch(jobs(spec, todo, out, where), workers, rows, statuses, stop, progress,
+                                    len(samples), local=ray_info["address"] == "local", results=results)
                 ray_info["dispatch_s"] = time.perf_counter() - t
-                state["overhead"] = overhead(results, ray_info["dispatch_s"], min(at_once, len(todo)))
+                state["overhead"] = overhead(results, ray_info["dispatch_s"], min(at_once, len(todo)),
+                                             server.status() if server is not None else None, dispatched)
         interrupted = stop.requested  # a sample interrupted on its own (its node stopped) is a row; --resume reruns it
         ordered = [rows[s.index] for s in samples if s.index in rows]
         state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),

@@ -1,6 +1,8 @@
 """A sample in its own process, forked from a warm worker.
 
-A Ray worker that runs samples is warmed once (:func:`warm`):
+The campaign's node server (:mod:`eels_gz.sweep.node_server`) is warmed by :func:`warm` and forks
+the samples of its node; a Ray worker that finds none warms itself the same way, once, and forks
+its samples itself (:func:`run_forked`). Warming a process:
 
 - it imports what a run imports (numpy, numba, dartpy, the host, the sensors, the log's message
   types, the plot's matplotlib Agg canvas);

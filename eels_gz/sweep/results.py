@@ -94,8 +94,19 @@ def _overhead_lines(o: dict | None) -> list[str]:
         text += (f"; {o['per_sample_s']:.3f} s in all (the campaign's wall time from the first dispatch to the "
                  f"last row, times the {o['at_once']} samples run at once, per sample, less the run: Ray's "
                  "scheduling and the workers' warm-up included)")
+    node = o.get("node_server")
+    if node and node.get("samples"):
+        text += f". {node['samples']} of the samples were forked from this node's warm process"
+        if node.get("warm_up_s") is not None:
+            text += f" (warmed in {node['warm_up_s']:.2f} s while Ray started"
+            ready = node.get("ready_after_dispatch_s")
+            if ready is not None:
+                text += (f", ready {-ready:.2f} s before the first dispatch" if ready <= 0
+                         else f", ready {ready:.2f} s after the first dispatch")
+            text += ")"
     if o.get("warm_up_s"):
-        text += f". Workers warmed up once each in {', '.join(f'{w:.2f}' for w in o['warm_up_s'])} s"
+        each = ", ".join(f"{w:.2f}" for w in o["warm_up_s"])
+        text += f". Workers that warmed themselves did so once each in {each} s"
     return [text + ".", ""]
 
 

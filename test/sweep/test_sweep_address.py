@@ -86,6 +86,8 @@ def test_a_campaign_runs_on_a_running_cluster_and_leaves_it_running(cluster, tmp
     assert state["ray"]["address"] == cluster and state["ray"]["cpus"] == 2
     rows = [json.loads((tmp_path / "on_cluster" / "samples" / f"0000{i}" / "row.json").read_text()) for i in (0, 1)]
     assert [r["steps"] for r in rows] == [30, 30]
+    # the cluster's node is this campaign's: its samples were forked from the campaign's warm process
+    assert state["overhead"]["node_server"]["samples"] == 2 and state["overhead"]["warm_up_s"] == []
     assert "Per-sample overhead" in (tmp_path / "on_cluster" / "summary.md").read_text()
     again = _sweep_cli(spec_path, tmp_path / "again", cluster)  # the cluster outlived the first campaign
     assert again["statuses"] == {"ok": 2}

@@ -51,6 +51,12 @@ def small(**parts):
     return spec
 
 
+def node_server_alive(pid: int) -> bool:
+    from eels_gz.sweep.node_server import _alive
+
+    return _alive(pid)
+
+
 def rows(folder):
     return pq.read_table(folder / "results.parquet").to_pylist()
 
@@ -85,6 +91,12 @@ def test_a_small_sweep_records_every_sample_and_isolates_the_failures(first):
             assert r["advance_m"] is not None  # from metrics.json
             assert abs(r["final_base_pose.position.2"]) < 0.5
     assert state["statuses"] == {"ok": 2, "diverged": 2}
+    # every sample's process was forked from the node's warm process, not from a worker that warmed itself
+    node = state["overhead"]["node_server"]
+    assert node["samples"] == 4 and state["overhead"]["warm_up_s"] == [] and node["warm_up_s"] > 0
+    assert {json.loads((out / r["run"] / "summary.json").read_text())["process"]["parent"] for r in table} == {
+        node["pid"]}
+    assert not node_server_alive(node["pid"])  # it ended with the campaign
     csv = pacsv.read_csv(out / "results.csv").to_pylist()
     assert [c for c in csv[0]] == [c for c in table[0]]
     assert [r["status"] for r in csv] == [r["status"] for r in table]
@@ -95,6 +107,7 @@ def test_a_small_sweep_records_every_sample_and_isolates_the_failures(first):
             "scatter_advance_m__physics.max_velocity.png"} <= plots
     md = (out / "summary.md").read_text()
     assert "| ok | 2 | 50.0 % |" in md and "| diverged | 2 | 50.0 % |" in md and "**diverged**" in md
+    assert "4 of the samples were forked from this node's warm process" in md
     assert json.loads((out / "sweep.json").read_text())["status"] == "ok"
 
 

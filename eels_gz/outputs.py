@@ -242,9 +242,9 @@ OWN_ENTRIES = {
             "metrics.json", "replay.html", "robot.urdf", "placement.json"),
     "compare": ("compare.json", "compare.png", "replay.html", "stock", "screw"),
     "sweep": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md", "plots",
-              "samples"),
+              "samples", "node_server.log"),
     "rover campaign": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md",
-                       "plots", "samples", "runs", "campaign.json", "campaign.md"),
+                       "plots", "samples", "runs", "campaign.json", "campaign.md", "node_server.log"),
 }
 # eels-gz export (eels_gz/run/export.py), besides its <robot>.urdf
 OWN_ENTRIES["export"] = ("world.sdf", "placement.json", "export.json", "scenario.yaml", "contact.yaml", "soil.yaml")

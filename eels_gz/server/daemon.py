@@ -13,6 +13,11 @@ terminal's Ctrl-C on a foreground server does not reach it), SIGTERM when the se
 environment, umask and descriptors, and the CLI's own code path; it leaves with ``os._exit`` so
 nothing of the server's runs twice. The server relays the signals the client forwards, sends
 the child's exit code back, and terminates the child of a client that went away.
+
+A campaign's node server (:mod:`eels_gz.sweep.node_server`) is the same loop with ``sample``
+instead of ``command``: a sample request (``{"op": "sample", "job": ...}``, no descriptors) gets a
+child of its own that runs the sample (:func:`_sample_child`), with the same session, signals and
+end.
 """
 
 from __future__ import annotations

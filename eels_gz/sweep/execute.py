@@ -54,6 +54,7 @@ SAMPLES_DIR = "samples"
 ROW_FILE = "row.json"
 SWEEP_FILE = "sweep.json"
 SPEC_FILE = "spec.yaml"
+NODE_SERVER_LOG = "node_server.log"  # what the node server and its samples' runs write to stderr (warnings)
 RERUN = ("interrupted", "incomplete", "crashed", "output_error")  # statuses --resume runs again
 OBJECT_STORE_BYTES = 128 * 2**20  # a local Ray's shared-memory store: the rows are small
 CANCEL_GRACE = 60.0  # s a running sample gets to stop after SIGINT before it is killed
@@ -445,7 +446,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         if todo and not stop.requested:
             # the node's warm process starts first: it warms while Ray starts
             first = jobs(spec, todo[:1], out)[0] if node_server else None
-            with node.node_server(first) as server, ray_session(workers, address) as ray_info:
+            with node.node_server(first, out / NODE_SERVER_LOG) as server, ray_session(workers, address) as ray_info:
                 where = server.where(node.this_node()) if server is not None else None
                 t, dispatched = time.perf_counter(), time.time()
                 at_once = _dispatch(jobs(spec, todo, out, where), workers, rows, statuses, stop, progress,

@@ -51,6 +51,7 @@ READY_WAIT_S = 300.0  # s a worker waits for the node's server to finish warming
 CONNECT_POLL_S = 0.02  # s between a worker's looks for the server's socket while it warms
 STOP_WAIT_S = 10.0  # s the server has to end once told to stop, before SIGKILL
 ORPHAN_WAIT_S = 60.0  # s a worker waits for its sample's process to end once the server is gone
+ANSWER_WAIT_S = 60.0  # s a worker waits for the server to say it started the sample (it forks at once)
 
 
 def supported() -> bool:
@@ -62,14 +63,15 @@ def supported() -> bool:
 class NodeServer:
     """The driver's handle on the node's warm process (module docstring)."""
 
-    def __init__(self, folder: Path, proc: subprocess.Popen):
-        self.folder, self.proc = folder, proc
+    def __init__(self, folder: Path, proc: subprocess.Popen, log_path: Path, log_from: int = 0):
+        self.folder, self.proc, self.log_path, self.log_from = folder, proc, log_path, log_from
         self.path = folder / SOCKET_NAME
 
     @classmethod
-    def start(cls, job) -> NodeServer | None:
-        """Start the server for a campaign whose jobs are like ``job`` (its base is the warm-up);
-        None (said in the log) when it cannot be."""
+    def start(cls, job, log_path: Path | None = None) -> NodeServer | None:
+        """Start the server for a campaign whose jobs are like ``job`` (its base is the warm-up),
+        its output (the warnings of its samples' runs) appended to ``log_path`` (default: in its
+        private folder); None (said in the log) when it cannot be."""
         from eels_gz.server.common import MAX_UNIX_PATH
 
         if not supported():
@@ -79,11 +81,18 @@ class NodeServer:
             log.info("no node server: the temporary folder's path '%s' is too long for a Unix socket", folder)
             shutil.rmtree(folder, ignore_errors=True)
             return None
+        log_path = Path(log_path) if log_path is not None else folder / LOG_NAME
         try:
-            with open(folder / LOG_NAME, "wb") as err:
+            with open(log_path, "ab") as err:
+                err.write(f"== node server started by pid {os.getpid()}, {time.strftime('%Y-%m-%dT%H:%M:%S%z')}\n"
+                          .encode())
+                err.flush()
+                log_from = err.tell()
+                # a sample holds one CPU (its Ray task's num_cpus=1): one BLAS thread, as Ray gives its workers
+                env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
                 proc = subprocess.Popen([sys.executable, "-m", "eels_gz.sweep.node_server", str(folder / SOCKET_NAME),
-                                         str(os.getpid())], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                        stderr=err, start_new_session=True, close_fds=True)
+                                         str(os.getpid())], stdin=subprocess.PIPE, stdout=err,
+                                        stderr=err, start_new_session=True, close_fds=True, env=env)
             try:
                 proc.stdin.write(pickle.dumps(job))
                 proc.stdin.close()
@@ -93,7 +102,7 @@ class NodeServer:
             log.warning("no node server for the campaign's samples (%s): each worker warms itself", exc)
             shutil.rmtree(folder, ignore_errors=True)
             return None
-        return cls(folder, proc)
+        return cls(folder, proc, log_path, log_from)
 
     def where(self, node: str | None) -> dict:
         """What a worker needs to find it (a Job's ``node_server``)."""
@@ -128,19 +137,22 @@ class NodeServer:
                     self.proc.wait()
         elif self.proc.returncode != 0:
             lines: list[str] = []
-            with contextlib.suppress(OSError):
-                lines = (self.folder / LOG_NAME).read_text(errors="replace").strip().splitlines()
+            with contextlib.suppress(OSError), open(self.log_path, "rb") as f:
+                f.seek(self.log_from)
+                lines = f.read().decode(errors="replace").strip().splitlines()
             tail = f": {lines[-1]}" if lines else ""
             log.warning("the campaign's node server ended early (exit %s)%s; its workers warmed themselves",
                         self.proc.returncode, tail)
+        with contextlib.suppress(OSError), open(self.log_path, "ab") as f:
+            f.write(f"== node server ended (exit code {self.proc.returncode})\n".encode())
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def node_server(job, enabled: bool = True) -> Iterator[NodeServer | None]:
+def node_server(job, log_path: Path | None = None) -> Iterator[NodeServer | None]:
     """The node server of a campaign whose jobs are like ``job`` for the time of the block (None
-    when ``enabled`` is false or it cannot start)."""
-    server = NodeServer.start(job) if enabled and job is not None else None
+    when ``job`` is None or it cannot start); ``log_path``: as for :meth:`NodeServer.start`."""
+    server = NodeServer.start(job, log_path) if job is not None else None
     try:
         yield server
     finally:
@@ -234,11 +246,20 @@ def run_on_node_server(job, read_row: Callable, crashed: Callable, poll_s: float
         t0 = time.perf_counter()
         try:
             send(sock, {"op": "sample", "job": base64.b64encode(pickle.dumps(job)).decode()})
+        except OSError:
+            return None  # the request never reached it
+        try:
+            sock.settimeout(ANSWER_WAIT_S)
             reply, _ = receive(sock)
-        except (OSError, ConnectionError, ValueError):
-            return None
+        except (OSError, ValueError) as exc:
+            reply = {"lost": f"{type(exc).__name__}: {exc}"}
+        if reply is not None and "stale" in reply:
+            return None  # refused (it is stopping): nothing of the sample ran
         if reply is None or "started" not in reply:
-            return None  # nothing of the sample ran
+            # it may have forked the sample before it failed: not run twice here; --resume reruns it
+            return crashed(job, "the node server took the sample but did not say that it started it "
+                                f"({(reply or {}).get('lost', 'it closed the connection')})"), \
+                time.perf_counter() - t0
         pid = int(reply["started"])
         ended = _wait(sock, poll_s)
     if ended is None:  # the server is gone: its child got SIGTERM and writes its row as interrupted

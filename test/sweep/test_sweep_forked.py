@@ -21,8 +21,8 @@ LEAK: list = []  # state a sample's run changes in its own process
 
 
 def two_jobs(tmp_path):
-    spec = parse_spec({"base": BASE, "dispersions": {"physics.max_velocity": {"grid": [100.0, 200.0]}}, "metrics": ["steps"]},
-                      "forked.yaml")
+    spec = parse_spec({"base": BASE, "dispersions": {"physics.max_velocity": {"grid": [100.0, 200.0]}},
+                       "metrics": ["steps"]}, "forked.yaml")
     check_spec(spec)
     return execute.jobs(spec, spec.expand(), tmp_path)
 

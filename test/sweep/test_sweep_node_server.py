@@ -78,6 +78,9 @@ def test_a_sample_runs_in_a_child_of_the_node_server(server, tmp_path):
     assert len({p["pid"] for p in started} | {server.proc.pid, os.getpid()}) == 4  # a process of its own each
     info = server.status()
     assert info["served"] == 2 and info["warm_run"] and info["ready"] >= info["started"]
+    # a sample holds one CPU: one BLAS thread unless the user chose otherwise, as in a Ray worker
+    environ = Path(f"/proc/{server.proc.pid}/environ").read_bytes().split(b"\0")
+    assert f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '1')}".encode() in environ
 
 
 def test_a_sample_whose_process_is_killed_is_recorded_crashed(server, tmp_path):

@@ -97,6 +97,9 @@ def test_a_small_sweep_records_every_sample_and_isolates_the_failures(first):
     assert {json.loads((out / r["run"] / "summary.json").read_text())["process"]["parent"] for r in table} == {
         node["pid"]}
     assert not node_server_alive(node["pid"])  # it ended with the campaign
+    log = (out / "node_server.log").read_text().splitlines()  # and said so in the campaign's folder
+    assert log[0].startswith(f"== node server started by pid {os.getpid()}") and log[-1] == \
+        "== node server ended (exit code 0)"
     csv = pacsv.read_csv(out / "results.csv").to_pylist()
     assert [c for c in csv[0]] == [c for c in table[0]]
     assert [r["status"] for r in csv] == [r["status"] for r in table]

@@ -446,7 +446,8 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         if todo and not stop.requested:
             # the node's warm process starts first: it warms while Ray starts
             first = jobs(spec, todo[:1], out)[0] if node_server else None
-            with node.node_server(first, out / NODE_SERVER_LOG) as server, ray_session(workers, address) as ray_info:
+            with node.node_server(first, run_job, out / NODE_SERVER_LOG) as server, \
+                    ray_session(workers, address) as ray_info:
                 where = server.where(node.this_node()) if server is not None else None
                 t, dispatched = time.perf_counter(), time.time()
                 at_once = _dispatch(jobs(spec, todo, out, where), workers, rows, statuses, stop, progress,

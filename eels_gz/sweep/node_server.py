@@ -68,10 +68,11 @@ class NodeServer:
         self.path = folder / SOCKET_NAME
 
     @classmethod
-    def start(cls, job, log_path: Path | None = None) -> NodeServer | None:
-        """Start the server for a campaign whose jobs are like ``job`` (its base is the warm-up),
-        its output (the warnings of its samples' runs) appended to ``log_path`` (default: in its
-        private folder); None (said in the log) when it cannot be."""
+    def start(cls, job, run_job: Callable | None = None, log_path: Path | None = None) -> NodeServer | None:
+        """Start the server for a campaign whose jobs are like ``job`` (its base is the warm-up) and
+        whose samples are run by ``run_job(job)`` in its children (a module-level function, sent by
+        reference), its output (the warnings of its samples' runs) appended to ``log_path``
+        (default: in its private folder); None (said in the log) when it cannot be."""
         from eels_gz.server.common import MAX_UNIX_PATH
 
         if not supported():
@@ -94,7 +95,7 @@ class NodeServer:
                                          str(os.getpid())], stdin=subprocess.PIPE, stdout=err,
                                         stderr=err, start_new_session=True, close_fds=True, env=env)
             try:
-                proc.stdin.write(pickle.dumps(job))
+                proc.stdin.write(pickle.dumps((run_job, job)))
                 proc.stdin.close()
             except OSError:
                 pass  # it ended at once: the workers find it gone and warm themselves; stop() says why
@@ -149,10 +150,10 @@ class NodeServer:
 
 
 @contextlib.contextmanager
-def node_server(job, log_path: Path | None = None) -> Iterator[NodeServer | None]:
+def node_server(job, run_job: Callable, log_path: Path | None = None) -> Iterator[NodeServer | None]:
     """The node server of a campaign whose jobs are like ``job`` for the time of the block (None
-    when ``job`` is None or it cannot start); ``log_path``: as for :meth:`NodeServer.start`."""
-    server = NodeServer.start(job, log_path) if job is not None else None
+    when ``job`` is None or it cannot start); the rest as for :meth:`NodeServer.start`."""
+    server = NodeServer.start(job, run_job, log_path) if job is not None else None
     try:
         yield server
     finally:
@@ -275,12 +276,6 @@ def run_on_node_server(job, read_row: Callable, crashed: Callable, poll_s: float
 
 
 # -- the server's process ---------------------------------------------------------------------------------
-def _run_sample(request: dict) -> None:
-    from eels_gz.sweep.execute import run_job
-
-    run_job(pickle.loads(base64.b64decode(request["job"])))
-
-
 class _Stopped(BaseException):  # not an Exception: the warm-up run, which catches those, must not take it
     """SIGTERM while the server warms (the campaign's process gone)."""
 
@@ -290,7 +285,7 @@ def _stop_while_warming(signum, frame) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m eels_gz.sweep.node_server SOCKET PARENT_PID`` with the campaign's job pickled on stdin.
+    """``python -m eels_gz.sweep.node_server SOCKET PARENT_PID`` with ``(run_job, job)`` pickled on stdin.
     Its folder goes when it stops (told by the campaign, or the campaign's process gone); after
     a failure it stays for the campaign to read the log and remove."""
     from eels_gz.server.daemon import Server
@@ -303,10 +298,11 @@ def main(argv: list[str] | None = None) -> int:
         die_with_parent(signal.SIGTERM)  # the campaign's process gone (even killed): this server stops
         if os.getppid() != int(parent):
             raise _Stopped
-        job = pickle.load(sys.stdin.buffer)
+        run_job, job = pickle.load(sys.stdin.buffer)
         logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
         warm_up = (lambda: _warm_run(job)) if job is not None else (lambda: False)  # no job: every cached kernel
-        Server(Path(path), command=None, warm_up=warm_up, sample=_run_sample).serve()
+        Server(Path(path), command=None, warm_up=warm_up,
+               sample=lambda request: run_job(pickle.loads(base64.b64decode(request["job"])))).serve()
         stopped = True
     except _Stopped:
         stopped = True

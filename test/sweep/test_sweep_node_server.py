@@ -42,7 +42,7 @@ def make_jobs(tmp_path, duration=BASE["duration"]):
 
 @pytest.fixture
 def server(tmp_path):
-    with node_server.node_server(make_jobs(tmp_path / "warm")[0]) as started:
+    with node_server.node_server(make_jobs(tmp_path / "warm")[0], execute.run_job) as started:
         assert started is not None
         yield started
 
@@ -142,7 +142,7 @@ def test_a_worker_without_a_server_on_its_node_forks_the_sample_itself(tmp_path)
 def test_a_server_that_cannot_start_leaves_the_workers_to_warm_themselves(tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(sys, "executable", "/bin/false")  # it exits at once
     job = make_jobs(tmp_path)[0]
-    with caplog.at_level(logging.WARNING), node_server.node_server(job) as broken:
+    with caplog.at_level(logging.WARNING), node_server.node_server(job, execute.run_job) as broken:
         assert broken is not None and broken.proc.wait(timeout=END_WAIT_S) == 1
         import dataclasses
 

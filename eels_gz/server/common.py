@@ -200,20 +200,25 @@ def ask(path: Path, message: dict, timeout: float = 5.0) -> dict | None:
     return answer
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` (not necessarily a child of this one) still runs: not ended, not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # the pid is someone else's now: ours ended
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"  # ended, not yet reaped
+    except (OSError, IndexError):
+        return True
+
+
 def wait_gone(pid: int, timeout: float) -> bool:
     """Wait until process ``pid`` (not a child of this one) has ended; False on timeout."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
+        if not alive(pid):
             return True
-        except PermissionError:
-            return True  # the pid is someone else's now: ours ended
-        try:
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                return True  # ended, not yet reaped by its parent
-        except (OSError, IndexError):
-            pass
         time.sleep(0.02)
     return False

@@ -162,19 +162,6 @@ def node_server(job, run_job: Callable, log_path: Path | None = None) -> Iterato
 
 
 # -- a worker's side ------------------------------------------------------------------------------------------
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
 def this_node() -> str | None:
     """This process's Ray node (None outside Ray)."""
     try:
@@ -188,14 +175,14 @@ def this_node() -> str | None:
 def _connect(where: dict) -> socket.socket | None:
     """A connection to the node's server, waiting while it warms (its socket not there yet, its
     process alive); None when it is gone or did not come up in READY_WAIT_S."""
-    from eels_gz.server.common import connect
+    from eels_gz.server.common import alive, connect
 
     end = time.monotonic() + READY_WAIT_S
     while time.monotonic() < end:
         sock = connect(Path(where["socket"]), timeout=10.0)
         if sock is not None:
             return sock
-        if not _alive(int(where["pid"])):
+        if not alive(int(where["pid"])):
             return None
         time.sleep(CONNECT_POLL_S)
     log.warning("the node server (pid %s) did not come up in %.0f s: this worker warms itself", where["pid"],

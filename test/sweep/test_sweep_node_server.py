@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from eels_gz.server.common import receive, send, wait_gone
+from eels_gz.server.common import alive, receive, send, wait_gone
 from eels_gz.sweep import execute, node_server, parse_spec
 from eels_gz.sweep.spec import check_spec
 
@@ -165,7 +165,7 @@ def test_the_server_ends_with_the_process_that_started_it(tmp_path):
     pid, folder = driver.stdout.readline().split()
     end = time.monotonic() + END_WAIT_S
     while not (Path(folder) / node_server.SOCKET_NAME).exists():  # it warmed (no job: its kernels) and listens
-        assert time.monotonic() < end and node_server._alive(int(pid)), "the server never listened"
+        assert time.monotonic() < end and alive(int(pid)), "the server never listened"
         time.sleep(0.05)
     driver.stdin.write("\n")
     driver.stdin.flush()

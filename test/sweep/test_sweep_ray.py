@@ -52,9 +52,9 @@ def small(**parts):
 
 
 def node_server_alive(pid: int) -> bool:
-    from eels_gz.sweep.node_server import _alive
+    from eels_gz.server.common import alive
 
-    return _alive(pid)
+    return alive(pid)
 
 
 def rows(folder):

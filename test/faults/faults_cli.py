@@ -44,6 +44,23 @@ def started(folder: Path):
     return lambda: any(partial.rglob("summary.json")) or (partial / "campaign.json").exists()
 
 
+STEPPED_LOG_BYTES = 256 * 1024  # log.mcap past its 36-byte header by chunks of step messages: the loop has stepped
+
+
+def stepping(folder: Path):
+    """True once a run into ``folder`` is stepping: its log in DIR.partial has grown past what the
+    run writes before its loop (the placeholder summary comes before the loop's start)."""
+    log = Path(str(folder) + ".partial") / "log.mcap"
+
+    def grown() -> bool:
+        try:
+            return log.stat().st_size > STEPPED_LOG_BYTES
+        except OSError:
+            return False
+
+    return grown
+
+
 class SignalWhen:
     """Send ``signum`` to this process once ``predicate()`` holds (from a watcher thread), so that a
     command run by click's runner in the main thread is interrupted mid-run."""

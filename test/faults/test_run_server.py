@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from faults_cli import started, summary, wait_for
+from faults_cli import started, stepping, summary, wait_for
 from mcap.reader import make_reader
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the run server is Linux only")
@@ -176,8 +176,7 @@ def test_sigint_on_the_client_interrupts_the_run_and_the_server_serves_on(server
     out = server.cwd / "interrupted"
     client = cli(server.sock, server.cwd, "run", "--duration", "60", "--out", out, env=server.env)
     try:
-        wait_for(started(out), 120, "the run to start")
-        time.sleep(0.3)
+        wait_for(stepping(out), 120, "the run to step")  # mid-run: sim_time > 0 below
         client.send_signal(signal.SIGINT)  # Ctrl-C reaches the client only: it passes it on
         code, _, err = done(client, 60)
     finally:

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from faults_cli import SMALL, SignalWhen, cli, spawn, started, summary, wait_for
+from faults_cli import SMALL, SignalWhen, cli, spawn, started, stepping, summary, wait_for
 from mcap.reader import make_reader
 
 LOG_RATE = 100.0  # Hz, config/run_defaults.yaml log.rate
@@ -44,7 +44,7 @@ def test_signal_mid_run_finishes_the_step_and_says_interrupted(tmp_path, signum,
         second = cli("run", *SMALL, "--duration", "0.01", "--out", out)
         assert second.exit_code == 2 and f"in use by the run of pid {proc.pid}" in second.output
         assert time.monotonic() - t0 < 5.0  # refused before any model is built
-        time.sleep(0.5)
+        wait_for(stepping(out), 90, "the run to step")  # mid-run: sim_time > 0 below
         proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=60)
     finally:

@@ -70,15 +70,51 @@ def _matrix(pose) -> np.ndarray:
     return T
 
 
-def placement(r: Resolved, cfg: dict) -> Placement:
-    """The robot's start: the scenario's placement before the run (``placement:``, which runs the engine
-    as ``run`` does: :func:`engine_placement`), else the configuration's pose, or ``pose: auto`` on the
-    world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of the host's own placement)."""
+def resolved_config(r: Resolved) -> dict:
+    """The resolved configuration as export.json (and a run's summary) records it: duration, module
+    count and step resolved, the scenario as its name and resolved parameters."""
+    resolved_cfg = copy.deepcopy(r.cfg)
+    resolved_cfg["duration"], resolved_cfg["robot"]["n_modules"] = r.duration, r.n_modules
+    resolved_cfg["physics"]["dt"] = r.dt
+    if r.scenario is not None:
+        resolved_cfg["scenario"] = {"name": r.cfg["scenario"]["name"], **r.scenario["params"]}
+    return resolved_cfg
+
+
+def engine_available() -> bool:
+    """Whether dartpy can be imported here (a Gazebo machine need not have it)."""
+    try:
+        import dartpy  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
+    """The robot's start and where it came from (``engine``, ``shipped``, ``robot.pose`` or the
+    ``pose: auto`` method): the scenario's placement before the run (``placement:``, which runs the
+    engine as ``run`` does: :func:`engine_placement`; where dartpy is missing, the shipped placement of
+    the same configuration, :func:`eels_gz.run.placing.shipped_placement`), else the configuration's
+    pose, or ``pose: auto`` on the world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of
+    the host's own placement)."""
     if r.scenario and r.scenario.get("placement"):
-        return engine_placement(cfg)
+        if engine_available():
+            return engine_placement(cfg), "engine"
+        from eels_gz.run.placing import placement_key, shipped_placement, shipped_placements_file
+
+        name = r.cfg["scenario"]["name"]
+        shipped = shipped_placement(name, placement_key(resolved_config(r)))
+        if shipped is None:
+            raise ConfigError(
+                f"scenario '{name}': its placement before the run settles the robot with the engine (dartpy), "
+                f"which is not installed here, and {shipped_placements_file(name)} holds no placement for this "
+                "configuration (robot, world, contact, soil, scenario parameters, step); export it on a "
+                "machine with dartpy (pip install dartpy) and run that world, or use the scenario's own "
+                "robot, world and parameters")
+        return shipped, "shipped"
     pose = r.cfg["robot"]["pose"]
     if pose != "auto":
-        return Placement(_matrix(pose), {}, {"method": "robot.pose"})
+        return Placement(_matrix(pose), {}, {"method": "robot.pose"}), "robot.pose"
     from eels_gz.spawn import spawn_pose
     from eels_gz.terrain.writers import find_terrain_field
 
@@ -88,7 +124,7 @@ def placement(r: Resolved, cfg: dict) -> Placement:
         log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
         field = None
     spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]))
-    return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method})
+    return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method}), spawn.method
 
 
 def engine_placement(cfg: dict) -> Placement:
@@ -223,7 +259,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
     check_contact_step(r, urdf_mass(r.description.urdf))
-    start = placement(r, cfg)
+    start, start_source = placement(r, cfg)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
 
     def named(text: str) -> str:
@@ -254,11 +290,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
                                       encoding="utf-8")
-    resolved_cfg = copy.deepcopy(r.cfg)
-    resolved_cfg["duration"], resolved_cfg["robot"]["n_modules"] = r.duration, r.n_modules
-    resolved_cfg["physics"]["dt"] = r.dt
-    if r.scenario is not None:
-        resolved_cfg["scenario"] = {"name": scenario, **r.scenario["params"]}
+    resolved_cfg = resolved_config(r)
     files = {"world": str(world_file), "robot": str(final_abs / robot_file),
              "placement": str(final_abs / PLACEMENT_FILE)}
     for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml"),
@@ -277,6 +309,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "duration": r.duration,
         "dt": r.dt,
         "placement": placement_record(start),
+        "placement_source": start_source,
         "systems_added": added,
         "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
                                  | {p.findtext("module_name") for p in plugins}

@@ -80,3 +80,73 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     if out is not None:
         Path(out, PLACEMENT_FILE).write_text(json.dumps(placement_record(placed), indent=2))
     return placed
+
+
+# --- shipped placements: a Gazebo machine without the engine ---------------------------------------------
+# A scenario placed with the engine (``placement:`` whose place() settles the robot with gravity off and
+# springs to the terrain) cannot be placed where dartpy is not installed: a ROS 2 + Gazebo machine, which
+# needs no dartpy. The placements of the shipped scenarios' own configurations (and the few others listed
+# in tools/shipped_placements.py) are therefore shipped in config/placements/<scenario>.json, keyed by
+# :func:`placement_key`; test/worlds/test_shipped_placements.py recomputes each with the engine.
+
+PLACEMENTS_DIR = ("config", "placements")
+# the resolved configuration's sections that decide where a placement puts the robot (not duration,
+# sensors, log, ROS or the host's own settings)
+PLACEMENT_SECTIONS = ("robot", "world", "contact", "soil", "granular", "scenario", "physics")
+
+
+def placement_key(cfg: dict) -> str:
+    """A stable key (sha256 hex) of what decides a placement, from a resolved configuration (the
+    resolution's ``cfg`` with ``scenario`` as the scenario's name and resolved parameters, and ``physics.dt``
+    resolved). Files named by path (a world SDF, a URDF) are keyed by their content, so the key is the
+    same on every machine and install prefix."""
+    import hashlib
+
+    from eels_gz import registry
+
+    def content(path) -> str:
+        return "sha256:" + hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+    key = {section: cfg.get(section) for section in PLACEMENT_SECTIONS}
+    key["robot"] = dict(key["robot"] or {})
+    if key["robot"].get("urdf"):
+        key["robot"]["urdf"] = content(key["robot"]["urdf"])
+    world = str(key["world"])
+    if world not in registry.WORLDS:
+        key["world"] = content(registry.world_path(world))
+    text = json.dumps(key, sort_keys=True, default=float, allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def shipped_placements_file(scenario: str) -> Path:
+    from eels_gz.paths import asset
+
+    return asset(*PLACEMENTS_DIR, f"{scenario}.json")
+
+
+def shipped_placement(scenario: str, key: str) -> Placement | None:
+    """The shipped placement of ``scenario`` for the configuration of ``key``, or None."""
+    path = shipped_placements_file(scenario)
+    if not path.is_file():
+        return None
+    try:
+        records = json.loads(path.read_text())["placements"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a shipped-placements file ({exc}); tools/shipped_placements.py "
+                          "writes it") from None
+    for entry in records:
+        if entry.get("key") == key:
+            return placement_from_record(entry["placement"])
+    return None
+
+
+def placement_from_record(record: dict) -> Placement:
+    """The :class:`Placement` a ``placement.json`` record (:func:`placement_record`) holds."""
+    from eels_gz.rotations import quat_to_matrix
+
+    pose = record["base_pose"]
+    T = np.eye(4)
+    T[:3, :3] = quat_to_matrix(np.asarray(pose["orientation_wxyz"], float))
+    T[:3, 3] = pose["position"]
+    return Placement(T, {k: float(v) for k, v in record["joints"].items()}, dict(record.get("report") or {}),
+                     record.get("status", "ok"), record.get("message", ""))

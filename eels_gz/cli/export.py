@@ -23,8 +23,12 @@ from eels_gz.errors import EelsError, OutputError, RunInterrupted
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Output folder: world.sdf, the robot's URDF, placement.json, the resolved sets, export.json "
                    "(refused if it holds files).")
+@click.option("--headless", is_flag=True,
+              help="For a gz-sim server without a render engine: no Sensors system and no rendering sensors "
+                   "(cameras, depth cameras, GPU lidars); IMU and force-torque stay. gz-sim 8.14 crashes on a "
+                   "world with the Sensors system and a camera when no render engine loads.")
 @overwrite_option
-def export(scenario, robot, world, contact, sets, out_dir, overwrite):
+def export(scenario, robot, world, contact, sets, out_dir, headless, overwrite):
     """Write a scenario as a Gazebo world: `gz sim -r DIR/world.sdf` runs it (robot, placement, systems and
     parameters resolved as `eels-gz run` resolves them)."""
     from eels_gz import config as configuration
@@ -44,7 +48,7 @@ def export(scenario, robot, world, contact, sets, out_dir, overwrite):
         with interrupts() as stop, stop.immediately():
             cfg = configuration.resolve(None, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="export") as folder:
-                result = export_scenario(cfg, folder.path, final_dir=out_dir)
+                result = export_scenario(cfg, folder.path, final_dir=out_dir, headless=headless)
                 folder.commit()
     except RunInterrupted as exc:
         exit_for(exc)
@@ -59,6 +63,9 @@ def export(scenario, robot, world, contact, sets, out_dir, overwrite):
                f"base at x={p[0]:.4f} y={p[1]:.4f} z={p[2]:.4f} m "
                f"({result['placement']['report'].get('method', '')})")
     click.echo(f"python systems: {', '.join(result['python_systems'])}")
+    if result["headless"]:
+        gone = result["headless"]["sensors_removed"] + result["headless"]["systems_removed"]
+        click.echo(f"headless: left out {', '.join(gone) if gone else 'nothing (no rendering sensors)'}")
     if result["systems_added"]:
         click.echo(f"systems added to the world: {', '.join(result['systems_added'])}")
     for name, path in result["files"].items():

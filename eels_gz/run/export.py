@@ -60,6 +60,13 @@ REQUIRED_SYSTEMS = ("gz-sim-physics-system", "gz-sim-sensors-system", "gz-sim-im
                     "gz-sim-forcetorque-system")
 LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::systems::PythonSystemLoader"}
 RENDER_ENGINE = "ogre2"  # the Sensors system's, as the shipped worlds give it
+SENSORS_SYSTEM = "gz-sim-sensors-system"
+# the sensor types gz-sim 8's Sensors system renders (sdformat's names and their aliases): a headless
+# export leaves them out, with the Sensors system, because gz-sim 8.14 crashes when a world loads the
+# Sensors system, has a camera and no render engine can be loaded (RenderUtil::Init on a null engine)
+RENDERING_SENSORS = frozenset({"camera", "depth_camera", "depth", "rgbd_camera", "rgbd", "gpu_lidar", "gpu_ray",
+                               "thermal_camera", "thermal", "segmentation_camera", "segmentation",
+                               "boundingbox_camera", "boundingbox", "wideanglecamera", "multicamera"})
 
 
 def _matrix(pose) -> np.ndarray:
@@ -157,12 +164,17 @@ def _system_file(element) -> str:
     return name[:-3] if name.endswith(".so") else name
 
 
-def add_systems(world) -> list[str]:
-    """Add the REQUIRED_SYSTEMS the ``<world>`` element lacks, after its last plugin; their file names."""
+def add_systems(world, headless: bool = False) -> list[str]:
+    """Add the REQUIRED_SYSTEMS the ``<world>`` element lacks, after its last plugin; their file names.
+    ``headless``: the Sensors system is neither added nor kept (:data:`RENDERING_SENSORS`)."""
     from eels_gz.gzapi.systems import BUILTIN_SYSTEMS
 
+    if headless:
+        for plugin in world.findall("plugin"):
+            if _system_file(plugin) == SENSORS_SYSTEM:
+                world.remove(plugin)
     plugins = world.findall("plugin")
-    have = {_system_file(p) for p in plugins}
+    have = {_system_file(p) for p in plugins} | ({SENSORS_SYSTEM} if headless else set())
     added = []
     anchor = plugins[-1] if plugins else (world.find("gravity") if world.find("gravity") is not None
                                           else world.find("physics"))
@@ -170,7 +182,7 @@ def add_systems(world) -> list[str]:
         if filename in have:
             continue
         plugin = etree.Element("plugin", filename=filename, name=BUILTIN_SYSTEMS[filename][0])
-        if filename == "gz-sim-sensors-system":
+        if filename == SENSORS_SYSTEM:
             etree.SubElement(plugin, "render_engine").text = RENDER_ENGINE
         if anchor is None:
             world.insert(0, plugin)
@@ -211,6 +223,20 @@ def _set_physics(world, r: Resolved) -> None:
             kind.text = str(phys["solver"])
 
 
+def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
+    """``urdf`` (a description with its Gazebo blocks) without the sensors gz-sim renders, and their names."""
+    root = etree.fromstring(urdf.encode())
+    removed = []
+    for sensor in list(root.iter("sensor")):
+        if sensor.get("type") in RENDERING_SENSORS:
+            removed.append(f"{sensor.get('name')} ({sensor.get('type')})")
+            parent = sensor.getparent()
+            parent.remove(sensor)
+            if parent.tag == "gazebo" and len(parent) == 0:  # a <gazebo reference> that held only that sensor
+                parent.getparent().remove(parent)
+    return etree.tostring(root, encoding="unicode"), removed
+
+
 def initial_joints_plugin(joints: dict[str, float]):
     """The initial_joints system (plugins_py/initial_joints.py) setting ``joints``."""
     plugin = etree.Element("plugin", **LOADER)
@@ -244,17 +270,21 @@ def robot_include(name: str, uri: str, start: Placement, plugins: list):
     return include
 
 
-def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> dict:
+def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
+                    headless: bool = False) -> dict:
     """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
     naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
     Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
     reader's, xacro's error) before anything but the resolved sets is written."""
-    return write_export(cfg, work_dir, final_dir)[0]
+    return write_export(cfg, work_dir, final_dir, headless)[0]
 
 
-def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
+                 headless: bool = False) -> tuple[dict, Resolved]:
     """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
-    sensors and gives robot_state_publisher its URDF)."""
+    sensors and gives robot_state_publisher its URDF). ``headless``: for a server without a render
+    engine, the world loads no Sensors system and the description has no rendering sensors
+    (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems)."""
     work = Path(work_dir)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
@@ -276,7 +306,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     world = root.find("world")
     if world is None:
         raise ConfigError(f"world file '{r.world}': no <world> element under <sdf>")
-    added = add_systems(world)
+    had_sensors_system = any(_system_file(p) == SENSORS_SYSTEM for p in world.findall("plugin"))
+    added = add_systems(world, headless)
     _set_physics(world, r)
     world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
     scenario = r.cfg["scenario"]["name"]
@@ -286,6 +317,9 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
     etree.indent(root, space="  ")
     gazebo_urdf = r.description.gazebo_urdf()
+    removed_sensors: list[str] = []
+    if headless:
+        gazebo_urdf, removed_sensors = without_rendering_sensors(gazebo_urdf)
     (work / robot_file).write_text(named(gazebo_urdf))
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
@@ -310,6 +344,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "dt": r.dt,
         "placement": placement_record(start),
         "placement_source": start_source,
+        "headless": ({"sensors_removed": removed_sensors,
+                      "systems_removed": [SENSORS_SYSTEM] if had_sensors_system else []} if headless else None),
         "systems_added": added,
         "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
                                  | {p.findtext("module_name") for p in plugins}
@@ -323,7 +359,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
 
 
 def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
-                  out_dir: str | Path | None = None) -> tuple[dict, Resolved]:
+                  out_dir: str | Path | None = None, headless: bool = False) -> tuple[dict, Resolved]:
     """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
     (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
     new temporary folder when None).
@@ -345,4 +381,4 @@ def launch_export(scenario: str, robot: str = "", world: str = "", contact: str 
     cfg = config.resolve(None, overrides, [])
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
     out.mkdir(parents=True, exist_ok=True)
-    return write_export(cfg, out)
+    return write_export(cfg, out, headless=headless)

@@ -487,3 +487,43 @@ def test_a_link_a_system_names_that_the_model_lacks_is_named_in_its_error(monkey
     assert gz_compat.watched_link(model, None, "base", "screw link 'base'", "probe") is link and checked == [True]
     with pytest.raises(ValueError, match=r"^probe: screw link 'nope' is not a link of model 'robot'$"):
         gz_compat.watched_link(model, None, "nope", "screw link 'nope'", "probe")
+
+
+def test_a_headless_export_leaves_out_what_gz_sim_renders_and_keeps_imu_and_force_torque(tmp_path):
+    """gz-sim 8.14 crashes on a world with the Sensors system and a camera when no render engine loads:
+    ``--headless`` drops both; the default export keeps them for a user with OGRE 2."""
+    for headless in (False, True):
+        out = tmp_path / f"headless_{headless}"
+        res = cli("export", "--scenario", "rover_drive", "--out", str(out), *(["--headless"] if headless else []))
+        assert res.exit_code == 0, res.output
+        world = etree.parse(str(out / "world.sdf")).getroot()
+        systems = {p.get("filename") for p in world.iter("plugin")}
+        urdf = etree.parse(str(out / "archimede.urdf")).getroot()
+        types = sorted(s.get("type") for s in urdf.iter("sensor"))
+        result = json.loads((out / "export.json").read_text())
+        if headless:
+            assert "gz-sim-sensors-system" not in systems
+            assert types == ["imu"]
+            assert sorted(result["headless"]["sensors_removed"]) == [
+                "camera_color (camera)", "camera_depth (depth_camera)", "lidar (gpu_lidar)"]
+            assert result["headless"]["systems_removed"] == ["gz-sim-sensors-system"]  # ice_plane names it
+            assert "headless: left out" in res.output
+        else:
+            assert "gz-sim-sensors-system" in systems
+            assert {"camera", "depth_camera", "gpu_lidar", "imu"} <= set(types)
+            assert result["headless"] is None
+        assert {"gz-sim-imu-system", "gz-sim-forcetorque-system"} <= systems
+        check = ign("-k", str(out / "world.sdf"))
+        assert check.returncode == 0, check.stderr
+
+
+def test_a_headless_export_keeps_force_torque_sensors(tmp_path):
+    types = {}
+    for flags in ((), ("--headless",)):
+        out = tmp_path / ("headless" if flags else "default")
+        res = cli("export", "--scenario", "hang", *flags, "--out", str(out))
+        assert res.exit_code == 0, res.output
+        urdf = etree.parse(str(out / "eels_1_5.urdf")).getroot()
+        types[bool(flags)] = sorted(s.get("type") for s in urdf.iter("sensor"))
+    assert types[True].count("force_torque") == 3  # EELS 1.5: one sensor every 2 modules (urdf/eels_variants.yaml)
+    assert types[True] == [t for t in types[False] if t not in ("camera", "gpu_lidar", "depth_camera")]

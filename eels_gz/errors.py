@@ -136,3 +136,17 @@ class RobotLost(EelsError):
         super().__init__(message)
         self.status = status
         self.time = time
+
+
+class GazeboNotFound(ConfigError):
+    """``--host gazebo`` where no gz-sim 8 is installed; the message says where it was looked for."""
+
+
+class GazeboRunFailed(EelsError):
+    """A run in gz-sim ended badly: a Python system gz-sim disabled (``plugin_error``), the server or
+    the listener failed (``server_failed``, ``listener_failed``). The run folder holds what was
+    recorded, the server's log and a summary with that status."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status

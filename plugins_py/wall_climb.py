@@ -32,7 +32,7 @@ from eels_gz.description.urdf_tree import fixed_carrier, total_mass
 from eels_gz.scenarios import SLIP_FAILURE
 from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
-from eels_gz.scenarios.wall_climb import RATE_EVERY, WallClimb as ClimbRecord, climb_rates
+from eels_gz.scenarios.wall_climb import RATE_EVERY, WallClimb as ClimbRecord, climb_rates, lead_in_s
 from eels_gz.snake.tethers import tether_wrenches
 from eels_gz.terrain.writers import find_terrain_field
 
@@ -55,7 +55,7 @@ class WallClimb:
         with open(self.snake.description_file) as f:
             urdf = f.read()
         self.mass = total_mass(urdf, self.snake.description_file)
-        self.lead_in_s = params["engage_time"] + params["release_time"]  # s before the scenario's timed run
+        self.lead_in_s = lead_in_s(params)  # s before the scenario's timed run
         self.lock_gain = params["screw_lock_gain"]
         self.record = ClimbRecord(params)
         self.record.NAME = self.NAME

@@ -120,8 +120,11 @@ class _RunCommand(click.Command):
 @click.option("--rate", type=POSITIVE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
 @click.option("--no-server", is_flag=True,
               help="Run in this process even when a run server (eels-gz serve) is running (as EELS_GZ_SERVER=off).")
+@click.option("--host", type=click.Choice(["embedded", "gazebo"]),
+              help="embedded: this package's DART host (the default); gazebo: the run exported headless and run in "
+                   "the gz-sim 8 installed here (as --set sim.host=gazebo; docs/running.md).")
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
-        save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate, no_server):
+        save_config, sets, dt, collision_detector, as_json, ros, ros_transport, ros_domain, rate, no_server, host):
     """Run a robot in a world headless in the embedded host (through a running `eels-gz serve`, if any)."""
     if _command_line is not None and not no_server:
         from eels_gz.server.client import hand_over
@@ -146,11 +149,13 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
     for key, value in (("enabled", ros), ("transport", ros_transport), ("domain", ros_domain), ("rate", rate)):
         if value is not None:
             overrides.setdefault("ros", {})[key] = value
+    if host is not None:
+        overrides.setdefault("sim", {})["host"] = host
     folder = None
     try:
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
-            from eels_gz.run.runner import run as run_simulation
+            from eels_gz.run.hosts import run as run_simulation
 
             if cfg["ros"]["enabled"]:  # say what is bridged as soon as the interface is up
                 ros_log = logging.getLogger("eels_gz.ros.interface")
@@ -171,6 +176,8 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
         setup = summary["setup_sim_time"]
         if summary["status"] != "ok":
             click.echo(f"status: {summary['status']}: {summary.get('message', '')}")
+        if summary.get("host", {}).get("name") == "gazebo":
+            click.echo(f"host: gz-sim {summary['host']['gz_sim']} ({summary['host']['found']})")
         click.echo((f"setup simulated {setup:.3f} s; " if setup else "")
                    + f"simulated {summary['sim_time'] - setup:.3f} s in {summary['wall_time']:.2f} s "
                    f"(real-time factor {summary['real_time_factor']:.2f})")
@@ -248,8 +255,11 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @click.option("--contact", type=click.Choice(["screw", "rft"]),
               help="An EELS robot's model against stock: screw (default) or rft (screws in granular ground, "
                    "medium granular.params; output folder rft/).")
+@click.option("--host", type=click.Choice(["embedded", "gazebo"]),
+              help="Where both runs are simulated: embedded (default) or gazebo (the installed gz-sim 8, "
+                   "as run --host gazebo).")
 def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, config_file, sets, as_json,
-            layout, contact):
+            layout, contact, host):
     """Run one scenario under stock and under screw contact (or --contact rft; a rover: the soil model
     of --set soil.params=NAME against rigid contact) and compare the tail (base) pose."""
     from eels_gz.cli.compare import compare as run_compare
@@ -257,6 +267,8 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
     from eels_gz.outputs import RunFolder
 
     overrides = _scenario_overrides(robot, n_modules, world, duration, scenario)
+    if host is not None:
+        overrides.setdefault("sim", {})["host"] = host
     folder = None
     try:
         with interrupts():

@@ -4,8 +4,10 @@ and the ``--overwrite`` flag.
 Exit codes: 0 the command did its work (a scenario may still report its own
 ending, e.g. ``mobility_failure``, in the summary); 2 bad input or an
 unusable output (found before any model is built); 3 the run failed
-physically (``diverged``, ``fell_through_terrain``, ``left_world``) or a
-plugin raised (``plugin_error``); 4 a
+physically (``diverged``, ``fell_through_terrain``, ``left_world``), a
+plugin raised (``plugin_error``; under ``--host gazebo``, a system gz-sim
+disabled), or gz-sim's server or the listener failed (``server_failed``,
+``listener_failed``); 4 a
 write failed while running (e.g. a full disk); 128 + N the run was stopped by
 signal N (130 SIGINT, 143 SIGTERM). In every case after the run began, its
 folder holds the log and a summary whose status says what happened.
@@ -21,7 +23,8 @@ from typing import Callable
 
 import click
 
-from eels_gz.errors import EelsError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged, WriteFailed
+from eels_gz.errors import (EelsError, GazeboRunFailed, PluginCallbackError, RobotLost, RunInterrupted,
+                            SimulationDiverged, WriteFailed)
 
 EXIT_INPUT, EXIT_FAILED, EXIT_WRITE = 2, 3, 4
 PROGRESS_PERIOD = 10.0  # s between progress lines when stderr is not a terminal
@@ -46,6 +49,10 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
         what = "a plugin failed" if isinstance(exc, PluginCallbackError) else "simulation diverged"
         click.echo(f"eels-gz: {what}: {exc}", err=True)
         click.echo(f"eels-gz: the log up to the last good state is{where}", err=True)
+        sys.exit(EXIT_FAILED)
+    if isinstance(exc, GazeboRunFailed):
+        click.echo(f"eels-gz: gz-sim: {exc.status.replace('_', ' ')}: {exc}", err=True)
+        click.echo(f"eels-gz: the log, gz-sim's server.log and summary (status '{exc.status}') are{where}", err=True)
         sys.exit(EXIT_FAILED)
     if isinstance(exc, RobotLost):
         click.echo(f"eels-gz: {exc.status.replace('_', ' ')}: {exc}", err=True)

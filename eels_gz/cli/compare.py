@@ -97,7 +97,7 @@ def compare(cfg: dict, out_dir: str | Path,
     write) stops the comparison: compare.json is written with that status and
     the runs done so far, and the run's exception propagates.
     """
-    from eels_gz.run.runner import run
+    from eels_gz.run.hosts import run
     from eels_gz.outputs import begin_result, check_writable_dir, write_result
 
     entry = registry.robot(cfg["robot"]["name"])

@@ -48,7 +48,7 @@ from eels_gz.rotations import rpy_matrix
 from eels_gz.run.placing import PLACEMENT_FILE, placement_record
 from eels_gz.run.resolve import (Resolved, RunFiles, check_contact_step, resolve_run, scenario_system_plugins,
                                  urdf_mass)
-from eels_gz.scenarios import Placement
+from eels_gz.scenarios import Placement, scenario_lead_in_s
 from eels_gz.spawn import pose_of
 
 log = logging.getLogger(__name__)
@@ -88,15 +88,6 @@ def resolved_config(r: Resolved) -> dict:
     return resolved_cfg
 
 
-def engine_available() -> bool:
-    """Whether dartpy can be imported here (a Gazebo machine need not have it)."""
-    try:
-        import dartpy  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
     """The robot's start and where it came from (``engine``, ``shipped``, ``robot.pose`` or the
     ``pose: auto`` method): the scenario's placement before the run (``placement:``, which runs the
@@ -105,6 +96,8 @@ def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
     pose, or ``pose: auto`` on the world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of
     the host's own placement)."""
     if r.scenario and r.scenario.get("placement"):
+        from eels_gz.dart.available import engine_available
+
         if engine_available():
             return engine_placement(cfg), "engine"
         from eels_gz.run.placing import placement_key, shipped_placement, shipped_placements_file
@@ -333,7 +326,12 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
             files[key] = str(final_abs / name)
     if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export
         files["metrics"] = str(final_abs / METRICS_FILE)
-    steps = int(round(r.duration / r.dt))
+    # the systems' lead-in (wall_climb's push and release) runs in the world's time before the scenario's
+    # own duration: the embedded host steps it as setup
+    lead_in = scenario_lead_in_s(r.scenario, r.scenario_file or "scenario")
+    # one step more than the run's: a system writes its metrics of the steps before in the post_update of
+    # the step after a whole second (gz_compat.MetricsFile), so the last whole second is written
+    steps = int(round((lead_in + r.duration) / r.dt)) + (1 if plugins else 0)
     result = {
         "status": "ok",
         "scenario": scenario,
@@ -341,6 +339,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "world": str(r.world.resolve()),
         "world_name": world.get("name"),
         "duration": r.duration,
+        "lead_in_s": lead_in,
+        "iterations": steps,
         "dt": r.dt,
         "placement": placement_record(start),
         "placement_source": start_source,

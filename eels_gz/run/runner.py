@@ -346,6 +346,7 @@ class _RunLoop:
         wall_climb's push and the rope's release), with every system running, timed as setup."""
         sim = self.sim
         lead_in = max((float(getattr(s.system, "lead_in_s", 0.0)) for s in sim.systems if not s.disabled), default=0.0)
+        self.prep.settings["resolved"]["lead_in_s"] = lead_in  # setup_sim_time's share stepped with the systems
         with self.stop.immediately():
             for _ in range(int(round(lead_in / sim.dt))):
                 sim.step()

@@ -89,6 +89,20 @@ def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
     return ()
 
 
+def scenario_lead_in_s(scenario: dict | None, source: str = "scenario") -> float:
+    """The simulated seconds the scenario's systems run before its timed run (the longest of their pure
+    modules' ``lead_in_s(params)``; 0 for none): the embedded host steps them as the run's setup, and a
+    Gazebo world runs them from its first step, so a Gazebo run of ``duration`` s takes ``lead-in +
+    duration`` s of world time."""
+    from eels_gz.scenarios.systems import system_entries
+
+    if not scenario or not scenario.get("systems"):
+        return 0.0
+    params = dict(scenario.get("params") or {})
+    lead_in = [getattr(pure_module(module), "lead_in_s", None) for module, _ in system_entries(scenario, source)]
+    return max((float(f(params)) for f in lead_in if f is not None), default=0.0)
+
+
 def check_scenario_params(scenario: dict, source: str) -> None:
     """Check the scenario's ``params`` with each of its systems' pure modules that offers
     ``check_params(params)`` (a ConfigError naming the parameter), before the systems load."""

@@ -97,6 +97,14 @@ def stemming_params(params: dict) -> dict:
     return stemming
 
 
+def lead_in_s(params: dict) -> float:
+    """The slot's lead-in (wall_climb's push and release, :func:`eels_gz.scenarios.wall_climb.lead_in_s`);
+    none for the helix, which starts falling at once."""
+    from eels_gz.scenarios.wall_climb import lead_in_s as stemming_lead_in
+
+    return 0.0 if params.get("helix", 0.0) else stemming_lead_in(stemming_params(params))
+
+
 def slot_center(params: dict):
     """``center(terrain, z)``: the slot's mid-line at height ``z``: along the y line through x = 0, the
     point farthest from the ice within ``slot_search`` m (outside the shaft, wall_span then finds no

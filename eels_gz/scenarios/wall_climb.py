@@ -208,6 +208,12 @@ def stemming_report(layout: dict, tether: Tether) -> dict:
                      "stiffness": tether.stiffness, "damping": tether.damping, "length": tether.length}}
 
 
+def lead_in_s(params: dict) -> float:
+    """s before the scenario's timed run: the push on the rope (``engage_time``) and its release
+    (``release_time``); the system's ``lead_in_s``, stepped as the run's setup by the embedded host."""
+    return float(params["engage_time"]) + float(params["release_time"])
+
+
 def place(ctx: PlacementContext) -> Placement:
     """The fitted zigzag centred between ``parallel_walls`` (about the origin), the tail at ``tail_z``;
     screws at 0 (the description's zero, where they are locked); the rope above the tail."""

@@ -203,7 +203,7 @@ class RunCommand:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the
         run was refused before it began (nothing written)."""
         from eels_gz.errors import RunInterrupted
-        from eels_gz.run.runner import run
+        from eels_gz.run.hosts import run
         from eels_gz.outputs import RunFolder
 
         try:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli.common import exit_for, fail, overwrite_option
+from eels_gz.cli.common import NON_NEGATIVE, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError, OutputError, RunInterrupted
 
 
@@ -27,8 +27,11 @@ from eels_gz.errors import EelsError, OutputError, RunInterrupted
               help="For a gz-sim server without a render engine: no Sensors system and no rendering sensors "
                    "(cameras, depth cameras, GPU lidars); IMU and force-torque stay. gz-sim 8.14 crashes on a "
                    "world with the Sensors system and a camera when no render engine loads.")
+@click.option("--real-time-factor", "rtf", type=NON_NEGATIVE,
+              help="The world's <real_time_factor>: gz-sim paces the run to R x the wall clock; 0 runs it as fast "
+                   "as the machine allows (default: the world's, 1 for the shipped worlds).")
 @overwrite_option
-def export(scenario, robot, world, contact, sets, out_dir, headless, overwrite):
+def export(scenario, robot, world, contact, sets, out_dir, headless, rtf, overwrite):
     """Write a scenario as a Gazebo world: `gz sim -r DIR/world.sdf` runs it (robot, placement, systems and
     parameters resolved as `eels-gz run` resolves them)."""
     from eels_gz import config as configuration
@@ -48,7 +51,8 @@ def export(scenario, robot, world, contact, sets, out_dir, headless, overwrite):
         with interrupts() as stop, stop.immediately():
             cfg = configuration.resolve(None, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="export") as folder:
-                result = export_scenario(cfg, folder.path, final_dir=out_dir, headless=headless)
+                result = export_scenario(cfg, folder.path, final_dir=out_dir, headless=headless,
+                                         real_time_factor=rtf)
                 folder.commit()
     except RunInterrupted as exc:
         exit_for(exc)
@@ -72,3 +76,6 @@ def export(scenario, robot, world, contact, sets, out_dir, headless, overwrite):
         click.echo(f"{name}: {path}")
     click.echo(f"{RESULT_FILE}: {Path(out_dir) / RESULT_FILE}")
     click.echo(f"run it: {result['command']}")
+    if result["real_time_factor"] != 0:
+        click.echo(f"gz-sim paces it to {result['real_time_factor']:g} x real time; export with --real-time-factor 0 "
+                   "to run it as fast as the machine allows")

@@ -135,7 +135,9 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             env_probe = run_environment(gz, new_partition(), python_path(), str(asset("plugins_py")),
                                         str(asset("models")))
             listener = listener_python(env_probe)
-            result, r = write_export(cfg, out / EXPORT_DIR, headless=True)
+            # as fast as the machine allows, as the embedded host runs; paced when the run asks (--rate)
+            rate = cfg["ros"].get("rate")
+            result, r = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0))
         if save_config is not None:
             with OutputFile(save_config, what="--save-config file") as saved:
                 saved.write_text(yaml.safe_dump(result["config"], sort_keys=False))

@@ -186,8 +186,9 @@ def add_systems(world, headless: bool = False) -> list[str]:
     return added
 
 
-def _set_physics(world, r: Resolved) -> None:
-    """The run's step (and its collision detector and solver when set) in the world's <physics>."""
+def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> None:
+    """The run's step (and its collision detector and solver when set, and the real-time factor when
+    given) in the world's <physics>."""
     physics = world.find("physics")
     if physics is None:
         physics = etree.Element("physics", name="eels_gz", type="dart")
@@ -196,6 +197,12 @@ def _set_physics(world, r: Resolved) -> None:
     if step is None:
         step = etree.SubElement(physics, "max_step_size")
     step.text = repr(float(r.dt))
+    if real_time_factor is not None:
+        rtf = physics.find("real_time_factor")
+        if rtf is None:
+            rtf = etree.Element("real_time_factor")
+            step.addnext(rtf)
+        rtf.text = repr(float(real_time_factor))
     phys = r.cfg["physics"]
     if phys.get("collision_detector") or phys.get("solver"):
         dart = physics.find("dart")
@@ -228,6 +235,12 @@ def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
             if parent.tag == "gazebo" and len(parent) == 0:  # a <gazebo reference> that held only that sensor
                 parent.getparent().remove(parent)
     return etree.tostring(root, encoding="unicode"), removed
+
+
+def _world_rtf(world) -> float | None:
+    """The world's <physics><real_time_factor> (1 when it gives none, gz-sim's default)."""
+    text = world.findtext("physics/real_time_factor")
+    return float(text) if text is not None else 1.0
 
 
 def initial_joints_plugin(joints: dict[str, float]):
@@ -264,20 +277,22 @@ def robot_include(name: str, uri: str, start: Placement, plugins: list):
 
 
 def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
-                    headless: bool = False) -> dict:
+                    headless: bool = False, real_time_factor: float | None = None) -> dict:
     """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
     naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
     Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
     reader's, xacro's error) before anything but the resolved sets is written."""
-    return write_export(cfg, work_dir, final_dir, headless)[0]
+    return write_export(cfg, work_dir, final_dir, headless, real_time_factor)[0]
 
 
 def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
-                 headless: bool = False) -> tuple[dict, Resolved]:
+                 headless: bool = False, real_time_factor: float | None = None) -> tuple[dict, Resolved]:
     """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
     sensors and gives robot_state_publisher its URDF). ``headless``: for a server without a render
     engine, the world loads no Sensors system and the description has no rendering sensors
-    (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems)."""
+    (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems).
+    ``real_time_factor``: the world's ``<physics><real_time_factor>`` (gz-sim paces the run to it;
+    0 runs as fast as the machine allows); None keeps the world's (the shipped worlds give 1)."""
     work = Path(work_dir)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
@@ -301,7 +316,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         raise ConfigError(f"world file '{r.world}': no <world> element under <sdf>")
     had_sensors_system = any(_system_file(p) == SENSORS_SYSTEM for p in world.findall("plugin"))
     added = add_systems(world, headless)
-    _set_physics(world, r)
+    _set_physics(world, r, real_time_factor)
     world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
     scenario = r.cfg["scenario"]["name"]
     root.insert(0, etree.Comment(
@@ -351,6 +366,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
                                  | {p.findtext("module_name") for p in plugins}
                                  | ({"initial_joints"} if start.joints else set())),
         "command": f"gz sim -r --iterations {steps} {world_file}",
+        "real_time_factor": _world_rtf(world),
         "config": resolved_cfg,
         "files": files,
     }

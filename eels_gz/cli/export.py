@@ -30,8 +30,11 @@ from eels_gz.errors import EelsError, OutputError, RunInterrupted
 @click.option("--real-time-factor", "rtf", type=NON_NEGATIVE,
               help="The world's <real_time_factor>: gz-sim paces the run to R x the wall clock; 0 runs it as fast "
                    "as the machine allows (default: the world's, 1 for the shipped worlds).")
+@click.option("--time-systems", is_flag=True,
+              help="Load every Python system through plugins_py/timed_system.py, which writes the wall time of its "
+                   "callbacks to DIR/timing.json (what the systems cost per step in gz-sim; bench/gazebo.py).")
 @overwrite_option
-def export(scenario, robot, world, contact, sets, out_dir, headless, rtf, overwrite):
+def export(scenario, robot, world, contact, sets, out_dir, headless, rtf, time_systems, overwrite):
     """Write a scenario as a Gazebo world: `gz sim -r DIR/world.sdf` runs it (robot, placement, systems and
     parameters resolved as `eels-gz run` resolves them)."""
     from eels_gz import config as configuration
@@ -52,7 +55,7 @@ def export(scenario, robot, world, contact, sets, out_dir, headless, rtf, overwr
             cfg = configuration.resolve(None, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="export") as folder:
                 result = export_scenario(cfg, folder.path, final_dir=out_dir, headless=headless,
-                                         real_time_factor=rtf)
+                                         real_time_factor=rtf, time_systems=time_systems)
                 folder.commit()
     except RunInterrupted as exc:
         exit_for(exc)

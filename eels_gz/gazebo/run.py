@@ -117,10 +117,11 @@ def _rename_paths(folder: Path, work: Path, final: Path) -> None:
 
 def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
                   final_dir: str | Path | None = None, save_config: str | Path | None = None,
-                  setup_progress: Callable[[float], None] | None = None) -> dict:
+                  setup_progress: Callable[[float], None] | None = None, time_systems: bool = False) -> dict:
     """:func:`eels_gz.run.runner.run` in gz-sim (module docstring). Returns the summary for ``ok`` and a
     scenario's own ending; raises RunInterrupted (SIGINT, SIGTERM) or GazeboRunFailed
-    (``plugin_error``, ``server_failed``, ``listener_failed``) after writing it."""
+    (``plugin_error``, ``server_failed``, ``listener_failed``) after writing it. ``time_systems``:
+    the Python systems' wall time per callback in ``export/timing.json`` (summary ``python_systems``)."""
     import yaml
 
     from eels_gz.outputs import OutputFile
@@ -137,7 +138,8 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             listener = listener_python(env_probe)
             # as fast as the machine allows, as the embedded host runs; paced when the run asks (--rate)
             rate = cfg["ros"].get("rate")
-            result, r = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0))
+            result, r = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0),
+                                     time_systems=time_systems)
         if save_config is not None:
             with OutputFile(save_config, what="--save-config file") as saved:
                 saved.write_text(yaml.safe_dump(result["config"], sort_keys=False))
@@ -236,6 +238,13 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
         "process": process_info(),
         "setup_wall_time": None,
     }
+    timing = out / EXPORT_DIR / "timing.json"
+    if timing.exists():  # --time-systems: what the Python systems cost, s in total and per step
+        totals = json.loads(timing.read_text())
+        steps = max((v.get("steps", 0) for v in totals.values()), default=0)
+        spent = sum(v.get(k, 0.0) for v in totals.values() for k in ("pre_update_s", "update_s", "post_update_s"))
+        summary["python_systems"] = {"seconds": spent, "steps": steps,
+                                     "per_step_s": spent / steps if steps else None, "systems": totals}
     if message:
         summary["message"] = message
     if gzrun.plugin_errors:

@@ -243,6 +243,24 @@ def _world_rtf(world) -> float | None:
     return float(text) if text is not None else 1.0
 
 
+TIMING_FILE = "timing.json"  # where --time-systems' timed_system writes the Python systems' wall time
+
+
+def timed_systems(root, timing_file: str) -> int:
+    """Load every Python system under ``root`` (an lxml element) through plugins_py/timed_system.py, which
+    times its callbacks into ``timing_file``; how many."""
+    count = 0
+    for plugin in root.iter("plugin"):
+        module = plugin.find("module_name")
+        if plugin.get("filename") != LOADER["filename"] or module is None or module.text == "timed_system":
+            continue
+        etree.SubElement(plugin, "timed_module").text = module.text.strip()
+        etree.SubElement(plugin, "timing_file").text = timing_file
+        module.text = "timed_system"
+        count += 1
+    return count
+
+
 def initial_joints_plugin(joints: dict[str, float]):
     """The initial_joints system (plugins_py/initial_joints.py) setting ``joints``."""
     plugin = etree.Element("plugin", **LOADER)
@@ -277,22 +295,26 @@ def robot_include(name: str, uri: str, start: Placement, plugins: list):
 
 
 def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
-                    headless: bool = False, real_time_factor: float | None = None) -> dict:
+                    headless: bool = False, real_time_factor: float | None = None,
+                    time_systems: bool = False) -> dict:
     """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
     naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
     Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
     reader's, xacro's error) before anything but the resolved sets is written."""
-    return write_export(cfg, work_dir, final_dir, headless, real_time_factor)[0]
+    return write_export(cfg, work_dir, final_dir, headless, real_time_factor, time_systems)[0]
 
 
 def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
-                 headless: bool = False, real_time_factor: float | None = None) -> tuple[dict, Resolved]:
+                 headless: bool = False, real_time_factor: float | None = None,
+                 time_systems: bool = False) -> tuple[dict, Resolved]:
     """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
     sensors and gives robot_state_publisher its URDF). ``headless``: for a server without a render
     engine, the world loads no Sensors system and the description has no rendering sensors
     (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems).
     ``real_time_factor``: the world's ``<physics><real_time_factor>`` (gz-sim paces the run to it;
-    0 runs as fast as the machine allows); None keeps the world's (the shipped worlds give 1)."""
+    0 runs as fast as the machine allows); None keeps the world's (the shipped worlds give 1).
+    ``time_systems``: every Python system is loaded through plugins_py/timed_system.py, which writes the
+    wall time of its callbacks to ``DIR/timing.json`` (bench/gazebo.py)."""
     work = Path(work_dir)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
@@ -328,6 +350,12 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     removed_sensors: list[str] = []
     if headless:
         gazebo_urdf, removed_sensors = without_rendering_sensors(gazebo_urdf)
+    if time_systems:
+        timing = str(final_abs / TIMING_FILE)
+        timed_systems(root, timing)
+        urdf_root = etree.fromstring(gazebo_urdf.encode())
+        timed_systems(urdf_root, timing)
+        gazebo_urdf = etree.tostring(urdf_root, encoding="unicode")
     (work / robot_file).write_text(named(gazebo_urdf))
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
@@ -341,6 +369,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
             files[key] = str(final_abs / name)
     if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export
         files["metrics"] = str(final_abs / METRICS_FILE)
+    if time_systems:  # likewise, by timed_system
+        files["timing"] = str(final_abs / TIMING_FILE)
     # the systems' lead-in (wall_climb's push and release) runs in the world's time before the scenario's
     # own duration: the embedded host steps it as setup
     lead_in = scenario_lead_in_s(r.scenario, r.scenario_file or "scenario")

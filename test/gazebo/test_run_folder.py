@@ -105,3 +105,24 @@ def test_sigterm_ends_the_server_and_leaves_a_readable_folder(tmp_path):
     assert not [p for p in left if world in Path(f"/proc/{p}/cmdline").read_text(errors="replace").replace("\0", " ")
                 or ".partial/export/world.sdf" in Path(f"/proc/{p}/cmdline").read_text(errors="replace")]
     assert os.path.isdir(out) and not Path(str(out) + ".partial").exists()
+
+
+def test_timed_systems_report_what_the_python_systems_cost(tmp_path):
+    """plugins_py/timed_system.py wraps every Python system of the export and adds up its callbacks."""
+    from eels_gz.gazebo.run import run_in_gazebo
+
+    cfg = config.resolve(None, {"scenario": "hold", "duration": 2.0, "sim": {"host": "gazebo"}}, [])
+    summary = run_in_gazebo(cfg, tmp_path / "timed", time_systems=True)
+    cost = summary["python_systems"]
+    modules = {key.split()[0] for key in cost["systems"]}
+    assert {"hold", "joint_control", "initial_joints"} <= modules
+    assert cost["steps"] == pytest.approx(2000, abs=2) and 0 < cost["per_step_s"] < 0.1
+    for totals in cost["systems"].values():
+        assert totals["configure_s"] > 0
+    # the timed run is the same run: its metrics are the untimed one's
+    plain = run(config.resolve(None, {"scenario": "hold", "duration": 2.0, "sim": {"host": "gazebo"}}, []),
+                tmp_path / "plain")
+    assert plain["status"] == summary["status"] == "ok"
+    timed_metrics = json.loads((tmp_path / "timed" / "metrics.json").read_text())
+    plain_metrics = json.loads((tmp_path / "plain" / "metrics.json").read_text())
+    assert timed_metrics == plain_metrics

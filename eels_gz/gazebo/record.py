@@ -46,14 +46,17 @@ def stamp_ns(msg, field_name: str = "") -> int:
     return int(t.sec) * 1_000_000_000 + int(t.nsec)
 
 
-def sim_times(records: list[dict]) -> list[tuple[float, bool]]:
-    """(simulated time s, paused) of each world statistics message recorded."""
-    out = []
-    for rec in records:
-        if rec.get("type") == STATS:
-            t = rec["msg"].get("sim_time", {})
-            out.append((int(t.get("sec", 0)) + 1e-9 * int(t.get("nsec", 0)), bool(rec["msg"].get("paused", False))))
-    return out
+def _seconds(t: dict) -> float:
+    return int(t.get("sec", 0)) + 1e-9 * int(t.get("nsec", 0))
+
+
+def world_clock(records: list[dict]) -> tuple[float, float]:
+    """(simulated s, wall s the world ran) of the last world statistics recorded: gz-sim's real-time
+    stopwatch runs only while the world runs, so the server's start and a paused world are not in it."""
+    last = next((rec["msg"] for rec in reversed(records) if rec.get("type") == STATS), None)
+    if last is None:
+        return 0.0, 0.0
+    return _seconds(last.get("sim_time", {})), _seconds(last.get("real_time", {}))
 
 
 @dataclass

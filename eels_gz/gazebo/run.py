@@ -28,7 +28,7 @@ import numpy as np
 
 from eels_gz.errors import GazeboNotFound, GazeboRunFailed, RunInterrupted
 from eels_gz.gazebo.install import GzSim, find_gz_sim, looked_for
-from eels_gz.gazebo.record import sim_times, write_log
+from eels_gz.gazebo.record import world_clock, write_log
 from eels_gz.gazebo.server import LISTENER_LOG, SERVER_LOG, TOPICS_FILE, new_partition, run_environment, run_world
 from eels_gz.interrupt import interrupts
 from eels_gz.outputs import begin_result, check_writable_dir, write_result
@@ -193,8 +193,7 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
     finally:
         if mcap is not None:
             mcap.close()
-    times = sim_times(records)
-    sim_time = max((t for t, _ in times), default=0.0)
+    sim_time, ran = world_clock(records)
     files = {"summary": str(final / "summary.json"), "server_log": str(final / SERVER_LOG),
              "export": str(final / EXPORT_DIR / "export.json")}
     if mcap is not None:
@@ -222,8 +221,9 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
         "status": status,
         "sim_time": sim_time,
         "setup_sim_time": result["lead_in_s"],
-        "wall_time": gzrun.wall_time,
-        "real_time_factor": sim_time / gzrun.wall_time if gzrun.wall_time > 0 else None,
+        # the wall time the world ran (gz-sim's stopwatch: the server's start and pauses left out)
+        "wall_time": ran,
+        "real_time_factor": sim_time / ran if ran > 0 else None,
         "steps": int(round(sim_time / r.dt)),
         "final_base_pose": {"position": [float(v) for v in p], "orientation_wxyz": [float(v) for v in q],
                             "rpy": quat_rpy(q) if len(quat) else [float("nan")] * 3},
@@ -234,7 +234,8 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
                                   "systems": result["python_systems"], "headless": result["headless"]}},
         "files": files,
         "host": {"name": "gazebo", "gz_sim": gz.version, "found": gz.where, "partition": gzrun.partition,
-                 "server_exit_code": gzrun.returncode, "topics": counts},
+                 "server_exit_code": gzrun.returncode, "topics": counts,
+                 "process_wall_time": gzrun.wall_time},
         "process": process_info(),
         "setup_wall_time": None,
     }

@@ -2,8 +2,10 @@
 
 Arguments: ``robot`` (a registry name, see README), ``n_modules`` (EELS;
 empty: the variant's), ``world`` (registry name or SDF path), ``contact``
-(screw|stock; empty: the scenario's, else stock), ``gui`` (true|false),
-``scenario`` (a name in config/scenarios/; empty: none).
+(screw|stock|rft; empty: the scenario's, else stock), ``gui`` (true|false),
+``scenario`` (a name in config/scenarios/; empty: none), ``headless``
+(true: no Sensors system and no rendering sensors, for a gz-sim without a
+render engine).
 
 With ``scenario:=NAME`` the scenario is exported as ``eels-gz export
 --scenario NAME`` writes it (eels_gz.run.export.launch_export, into
@@ -50,13 +52,18 @@ ARGS = {
                     "(engine contact); empty: the scenario's, else stock"),
     "gui": ("true", "start the Gazebo GUI"),
     "scenario": ("", "scenario name (config/scenarios/): its world exported by eels-gz export and run; empty: none"),
+    "headless": ("false", "true: for a gz-sim without a render engine (no OGRE 2): no Sensors system, no cameras or "
+                          "GPU lidars (IMU and force-torque stay); gz-sim 8.14 crashes on a camera there"),
 }
 
 
-def _sensor_specs(description) -> list[tuple]:
-    """(reference, name, type, element) of every sensor in the description's <gazebo reference> blocks."""
+def _sensor_specs(description, headless: bool = False) -> list[tuple]:
+    """(reference, name, type, element) of every sensor in the description's <gazebo reference> blocks
+    (``headless``: without the rendering sensors a headless server leaves out)."""
+    from eels_gz.run.export import RENDERING_SENSORS
+
     return [(g.get("reference"), s.get("name"), s.get("type"), s) for g in description.references
-            for s in g.iter("sensor")]
+            for s in g.iter("sensor") if not (headless and s.get("type") in RENDERING_SENSORS)]
 
 
 def _bridge_file(robot: str, world_name: str, specs: list[tuple]) -> str:
@@ -81,8 +88,9 @@ def _setup(context):
     from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
+    headless = arg["headless"] == "true"
     if arg["scenario"]:
-        return _scenario(arg)
+        return _scenario(arg, headless)
     entry = registry.robot(arg["robot"])
     world = registry.world_path(arg["world"])
     contact = arg["contact"] or "stock"
@@ -97,32 +105,39 @@ def _setup(context):
                                     xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
     world_name = load_world(world).name
     spawn = resting_spawn(description, world)
-    urdf_file = Path(tempfile.mkdtemp(prefix="eels_gz_spawn_")) / f"{entry.name}.urdf"
-    urdf_file.write_text(spawn_urdf(description, spawn))
+    folder = Path(tempfile.mkdtemp(prefix="eels_gz_spawn_"))
+    urdf_file = folder / f"{entry.name}.urdf"
+    urdf = spawn_urdf(description, spawn)
+    if headless:  # no render engine: no Sensors system, no rendering sensors (eels_gz.run.export)
+        from eels_gz.run.export import headless_world, without_rendering_sensors
+
+        world = headless_world(world, folder)
+        urdf = without_rendering_sensors(urdf)[0]
+    urdf_file.write_text(urdf)
     return [
         _gz_sim(str(world), arg["gui"]),
         _state_publisher(description.gazebo_urdf()),
         Node(package="ros_gz_sim", executable="create", output="screen",
              arguments=create_arguments(entry.name, urdf_file, spawn)),
-        _bridge(entry.name, world_name, description),
+        _bridge(entry.name, world_name, description, headless),
     ]
 
 
-def _scenario(arg: dict) -> list:
+def _scenario(arg: dict, headless: bool) -> list:
     """``scenario:=NAME``: the exported world (robot and systems in it) run by gz sim, and the bridges."""
     from eels_gz.errors import EelsError
     from eels_gz.run.export import launch_export
 
     try:
         result, resolved = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
-                                           contact=arg["contact"], n_modules=arg["n_modules"])
+                                           contact=arg["contact"], n_modules=arg["n_modules"], headless=headless)
     except EelsError as exc:
         raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None
     urdf = Path(result["files"]["robot"]).read_text()
     return [
         _gz_sim(result["files"]["world"], arg["gui"]),
         _state_publisher(urdf),
-        _bridge(result["robot"], result["world_name"], resolved.description),
+        _bridge(result["robot"], result["world_name"], resolved.description, headless),
     ]
 
 
@@ -138,9 +153,9 @@ def _state_publisher(urdf: str):
                 parameters=[{"robot_description": urdf, "use_sim_time": True}])
 
 
-def _bridge(robot: str, world_name: str, description):
+def _bridge(robot: str, world_name: str, description, headless: bool = False):
     return Node(package="ros_gz_bridge", executable="parameter_bridge", output="screen",
-                parameters=[{"config_file": _bridge_file(robot, world_name, _sensor_specs(description)),
+                parameters=[{"config_file": _bridge_file(robot, world_name, _sensor_specs(description, headless)),
                              "use_sim_time": True}])
 
 

@@ -223,6 +223,20 @@ def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> N
             kind.text = str(phys["solver"])
 
 
+def headless_world(world_file: str | Path, out_dir: str | Path) -> Path:
+    """A copy of the SDF world ``world_file`` in ``out_dir`` for a server without a render engine: no
+    Sensors system (and gz-sim's Physics, Imu and ForceTorque systems added if it lacks them). Its
+    ``model://`` includes are kept (``GZ_SIM_RESOURCE_PATH`` finds them)."""
+    tree = etree.parse(str(world_file), etree.XMLParser(remove_comments=False))
+    world = tree.getroot().find("world")
+    if world is None:
+        raise ConfigError(f"world file '{world_file}': no <world> element under <sdf>")
+    add_systems(world, headless=True)
+    out = Path(out_dir) / Path(world_file).name
+    out.write_bytes(etree.tostring(tree, xml_declaration=True, encoding="UTF-8"))
+    return out
+
+
 def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
     """``urdf`` (a description with its Gazebo blocks) without the sensors gz-sim renders, and their names."""
     root = etree.fromstring(urdf.encode())

@@ -26,7 +26,7 @@ def test_launch_file_compiles_and_declares_the_arguments(tmp_path):
     tree = ast.parse(LAUNCH.read_text())
     (args,) = [n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
                and any(isinstance(t, ast.Name) and t.id == "ARGS" for t in n.targets)]
-    assert [k.value for k in args.keys] == ["robot", "n_modules", "world", "contact", "gui", "scenario"]
+    assert [k.value for k in args.keys] == ["robot", "n_modules", "world", "contact", "gui", "scenario", "headless"]
     text = LAUNCH.read_text()
     for needed in ("gz_sim.launch.py", "robot_state_publisher", '"create"', "parameter_bridge"):
         assert needed in text

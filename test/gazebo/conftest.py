@@ -6,10 +6,31 @@ machine where gz-sim is present, so a tier that silently stops running cannot pa
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
 REQUIRE_VAR = "EELS_GZ_REQUIRE_GAZEBO"
+HERE = Path(__file__).parent
+_NOT_RUN: list[str] = []
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without a gz-sim (and not required): the tier's tests are left out, said once at the end."""
+    from eels_gz.gazebo.install import find_gz_sim, looked_for
+
+    mine = [i for i in items if HERE in Path(str(i.path)).parents]
+    if not mine or os.environ.get(REQUIRE_VAR) == "1" or find_gz_sim() is not None:
+        return
+    items[:] = [i for i in items if i not in mine]
+    config.hook.pytest_deselected(items=mine)
+    _NOT_RUN.append(f"test/gazebo: {len(mine)} tests not run: no gz-sim found ({looked_for()}); "
+                    f"{REQUIRE_VAR}=1 makes that a failure")
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in _NOT_RUN:
+        terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

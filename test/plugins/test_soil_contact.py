@@ -181,6 +181,62 @@ def test_driven_wheel_at_commanded_slip_matches_wong_reece(slip):
     assert -ty == pytest.approx(t_ref, abs=1e-3 * weight * radius)
 
 
+# a coarse made-up soil (not a shipped set): the low-grouser wheel's lugs (1.8 mm) stand in 3 mm grains,
+# untrapped, with an interface weaker than the soil and Ding's slip-sinkage
+COARSE = {"k_c": 0.0, "k_phi": 3.0e6, "n": 1.0, "cohesion": 200.0, "friction_angle_deg": 40.0, "shear_modulus_K": 0.01,
+          "c1": 0.4, "c2": 0.3, "density": 1400.0, "slip_sinkage_n1": 0.5, "interface_friction_ratio": 0.7,
+          "grain_size": 0.003}
+
+
+def lugged_rig(tmp_path, wheels: str, grousers: str = "true"):
+    """The rig with an Archimede wheel set (its lugs reach the soil system) on the COARSE soil."""
+    import yaml
+
+    soil = tmp_path / "coarse.yaml"
+    soil.write_text(yaml.safe_dump(COARSE))
+    desc = load_description(asset("urdf", "wheel_rig.urdf.xacro"), {
+        "wheels": wheels, "normal_load": "16.0", "gravity": repr(G), "soil": str(soil), "world_file": str(WORLD),
+        "grouser_terms": grousers})
+    sim = Simulation(WORLD, RobotSpec("wheel_rig", desc, [0.0, 0.0, 0.1, 0.0, 0.0, 0.0], optimize=False))
+    model = gzsim.Model(sim.robot_entity)
+    joints = {n: gzsim.Joint(model.joint_by_name(sim.ecm, n)) for n in ("rig_x", "rig_wheel")}
+    system = next(s.system for s in sim.systems if s.module == "soil_contact")
+    return sim, joints, system
+
+
+@pytest.mark.parametrize("wheels, grousers", [("low_grousers", "true"), ("high_grousers", "true"),
+                                              ("low_grousers", "false")])
+def test_a_lugged_wheel_through_the_system_matches_the_lugged_integrals(tmp_path, wheels, grousers):
+    """A lugged Archimede wheel on coarse soil, driven at kernel slip 0.3 (its contact radius, the rim plus
+    the lug effect, times omega (1 - s)): at steady state the gz-sim system's load, drawbar pull and torque
+    are the lugged integrals by quad (test/soil_truth.py: the interface and the lugs' Rankine thrust,
+    slip-sinkage) at the simulated sinkage with the system's wheel record. The low-grouser wheel's lugs are
+    untrapped (chi = 0), the high-grouser wheel's part trapped, and grousers off gives the tips' cylinder
+    with the soil's strength. Tolerance 1e-3 of the load, as for the smooth wheel."""
+    sim, joints, system = lugged_rig(tmp_path, wheels, grousers)
+    step = system.contact
+    r_c, record = float(step.contact_radius[0]), tuple(step.wheels[0])
+    tips = {"low_grousers": 0.0823, "high_grousers": 0.093}[wheels]
+    if grousers == "false":
+        assert (r_c, record) == (tips, (1.0, 0.0, 0.0))
+    else:
+        assert record[0] == (0.0 if wheels == "low_grousers" else pytest.approx((0.0125 / 0.003 - 1) / 9))
+        assert tips - step.lug_height[0] < r_c < tips and record[2] == pytest.approx(16 / (2 * math.pi))
+    omega, slip = 1.2, 0.3
+    for _ in range(SETTLE):
+        sim.step()
+    for _ in range(3000):
+        joints["rig_wheel"].set_velocity(sim.ecm, [omega])
+        joints["rig_x"].set_velocity(sim.ecm, [r_c * omega * (1.0 - slip)])
+        sim.step()
+    h = float(system.last.sinkage[0])
+    w_ref, dp_ref, t_ref = quad_wong_reece(system.params, r_c, 0.085, h, slip, record)
+    fx, _, fz, ty, _ = system.last.local[0]
+    assert w_ref == pytest.approx(16.0, rel=1e-3)
+    assert fx == pytest.approx(dp_ref, abs=1e-3 * 16.0)
+    assert -ty == pytest.approx(t_ref, abs=1e-3 * 16.0 * r_c)
+
+
 def run_rig_system(soil: str, slip: float):
     """The rig with its drives (plugins_py/wheel_rig.py) at ``slip``, run through settle_s + measure_s."""
     import yaml

@@ -48,6 +48,24 @@ def test_the_run_ends_when_the_system_has_driven_the_path(tmp_path):
     assert m["slope_deg"] == pytest.approx(0.0, abs=1e-9)
 
 
+def test_robot_yaw_lays_the_rover_for_a_lateral_climb(tmp_path):
+    """robot.yaw (with pose auto) turns the rover before it is placed: at -90 deg its lateral drive (the slope
+    campaign's lateral mode) runs along world +x, the 0.2 m within 5 % and no more than 1 % of it sideways;
+    Gazebo's spawn (eels_gz.spawn.spawn_pose, the export's) lays it at the same heading."""
+    from eels_gz import registry
+    from eels_gz.description.assemble import robot_description
+    from eels_gz.spawn import spawn_pose
+
+    summary = run(drive_cfg(**{"scenario.path": 1, "robot.yaw": -math.pi / 2}), tmp_path)
+    x, y, _ = summary["final_base_pose"]["position"]
+    assert summary["status"] == "ok"
+    assert x == pytest.approx(2.0 * SCALE, rel=0.05) and abs(y) < 0.01 * 2.0 * SCALE
+    assert summary["final_base_pose"]["rpy"][2] == pytest.approx(-math.pi / 2, abs=0.01)
+    desc = robot_description(registry.robot("archimede"), gazebo=True)
+    pose = spawn_pose(desc, None, yaw=-math.pi / 2).pose
+    assert pose[5] == pytest.approx(-math.pi / 2, abs=1e-12) and pose[:2] == pytest.approx((0.0, 0.0), abs=1e-12)
+
+
 def test_the_slip_up_a_soil_slope_is_the_wong_reece_balance(tmp_path):
     """Setup A (lava_gravel, low grousers) straight up the 10 deg sandbox: the median slip over the
     drive equals the steady slip at which one corner's Wong-Reece drawbar pull (quadrature,

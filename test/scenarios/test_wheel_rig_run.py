@@ -97,6 +97,21 @@ def test_run_metrics_are_wong_reece(tmp_path, slip, load, grousers, soil):
     assert abs(dp_ref) > 10e-3 * load  # the figures are not trivially small
 
 
+@pytest.mark.parametrize("soil", ["lava_gravel", "eac1a"])
+def test_the_high_grouser_wheel_pulls_harder_than_the_low(tmp_path, soil):
+    """Issue 44: on one soil, at equal slip (0.4, measured with each wheel's nominal radius, as the rover's
+    slip is) and equal load, the high-grouser wheel's drawbar pull exceeds the low-grouser wheel's. Both
+    measured to 1e-3 of the load (test_run_metrics_are_wong_reece); the margin asked, 0.1 N, is six times
+    that. (Measured: lava_gravel 1.46 against 1.02 N, eac1a 4.11 against 3.31 N.)"""
+    pulls = {}
+    for grousers in (True, False):
+        res, out = run(tmp_path / str(grousers), "scenario.slip=0.4", f"scenario.grousers={str(grousers).lower()}",
+                       f"soil.params={soil}")
+        assert res.exit_code == 0, res.output
+        pulls[grousers] = json.loads((out / "metrics.json").read_text())["drawbar_pull_N"]
+    assert pulls[True] > pulls[False] + 0.1, pulls
+
+
 def test_soil_keys_set_on_their_own_reach_the_rig(tmp_path):
     """--set soil.shear_modulus_K=0.03 over eac1a: the run writes the resolved set (soil.yaml) and the rig
     measures that soil (a slacker shear spring: less pull than eac1a's 1.5 cm at the same slip)."""

@@ -499,18 +499,39 @@ def _render_archimede_slopes(values: dict) -> str:
                      f"{_pct(b['median'][k])} [{_pct(b['q1'][k])}, {_pct(b['q3'][k])}] | "
                      f"{'n/a' if ratio is None else f'{ratio:.2f}'} | {rates[0]} | {rates[1]} |")
     names = ["A", "B", "wheel A on soil B", "wheel B on soil A", "A grousers off", "B grousers off"]
-    lines += ["", "| slope | " + " | ".join(names) + " |", "|---:|" + "---|" * len(names)]
+    lines += ["", "Driving straight (the cross and the grouser-off setups drive straight only):", "",
+              "| slope | " + " | ".join(names) + " |", "|---:|" + "---|" * len(names)]
     for k, slope in enumerate(a["slopes"]):
-        lines.append(f"| {slope:g} deg | " + " | ".join(_pct(s[n]["median"][k]) if n in s else "n/a" for n in names)
+        lines.append(f"| {slope:g} deg | " + " | ".join(_pct(_straight(s[n])[k]) if n in s else "n/a" for n in names)
                      + " |")
     return "\n".join(lines) + "\n"
+
+
+def _straight(setup: dict) -> list:
+    return setup["median_by_mode"].get("straight") or setup["median"]
+
+
+ARCHIMEDE_SLOPES_QUOTES = (
+    Quote(_ws(r"The 500 runs took (?P<n>[0-9.]+) min"), lambda v: f"{v['wall_time_s'] / 60:.1f}"),
+    Quote(_ws(r"ending under a load average of (?P<n>[0-9.]+) from other"),
+          lambda v: f"{v['load_average_1_5_15']['after'][0]:.1f}"),
+    Quote(_ws(r"15° and 20°: met\*\* \((?P<n>[0-9.]+) and"),
+          lambda v: f"{v['checks']['b_over_a']['ratios']['15']:.2f}"),
+    Quote(_ws(r"15° and 20°: met\*\* \([0-9.]+ and (?P<n>[0-9.]+)\)"),
+          lambda v: f"{v['checks']['b_over_a']['ratios']['20']:.2f}"),
+    Quote(_ws(r"both setups: missed for A\*\* \((?P<n>[0-9.]+) %"),
+          lambda v: f"{100 * v['checks']['flat']['medians']['A']:.1f}"),
+    Quote(_ws(r"both setups: missed for A\*\* \([0-9.]+ %; B (?P<n>[0-9.]+) %"),
+          lambda v: f"{100 * v['checks']['flat']['medians']['B']:.1f}"),
+)
 
 
 FIGURES = {
     "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
                              _rover_campaign, "docs/robots.md", _render_campaign, quotes=CAMPAIGN_QUOTES),
     "archimede_slopes": Figure("archimede_slopes", ("bench/archimede_slopes.py", "--out", "{out}/bench.json"),
-                               _archimede_slopes, "docs/soil.md", _render_archimede_slopes, program="python"),
+                               _archimede_slopes, "docs/soil.md", _render_archimede_slopes, program="python",
+                               quotes=ARCHIMEDE_SLOPES_QUOTES),
     "sidewind_ice": Figure("sidewind_ice", ("run", "--scenario", "sidewind", "--contact", "screw", "--out", "{out}"),
                            _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
     "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",

@@ -164,10 +164,12 @@ def pose_of(T: np.ndarray) -> tuple[float, ...]:
     return (float(T[0, 3]), float(T[1, 3]), float(T[2, 3]), roll, pitch, yaw)
 
 
-def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: bool = True) -> Spawn:
+def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: bool = True,
+               yaw: float = 0.0) -> Spawn:
     """The resting pose of ``description`` (an :class:`~eels_gz.description.xacro_loader.Description`)
-    on the terrain ``field`` (a distance field, or None for the flat ground at z = 0): the host's
-    ``pose: auto`` (module docstring). PlacementError when a rover fits nowhere there."""
+    on the terrain ``field`` (a distance field, or None for the flat ground at z = 0), laid at heading
+    ``yaw`` (rad about z): the host's ``pose: auto`` (module docstring). PlacementError when a rover fits
+    nowhere there."""
     bodies = description
     if optimize:
         from eels_gz.description.optimizer import optimize_description
@@ -178,6 +180,7 @@ def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: 
         raise DescriptionError(f"{description.source}: the robot has no collision shapes, so pose 'auto' cannot "
                                "rest it on the ground; give the pose")
     T = np.eye(4)
+    T[:2, :2] = [[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]]
     T[2, 3] = -float(zero.corners[:, 2].min()) + clearance
     flat = Spawn(pose_of(T))
     if field is None:
@@ -218,7 +221,7 @@ def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: 
         if np.all(np.abs(gaps - clearance) <= CONTACT_TOL):
             return flat  # every wheel already rests on the ground
         try:
-            p = place(kin, field, float(T[0, 3]), float(T[1, 3]), 0.0)
+            p = place(kin, field, float(T[0, 3]), float(T[1, 3]), float(np.arctan2(T[1, 0], T[0, 0])))
         except PlacementError as exc:
             raise PlacementError(f"pose auto: {exc}; give the pose [x, y, z, roll, pitch, yaw]") from None
         pose = list(p.pose)

@@ -1,17 +1,23 @@
 """gz-sim Python system: rigid wheels on soft soil (issue 34; eels_gz.soil).
 
 Replaces the engine's contact on each wheel it names by the terramechanics
-model of ``eels_gz.soil`` (Bekker pressure-sinkage, the Wong-Reece stresses,
-Janosi-Hanamoto shear, Ishigami's lateral force and bulldozing): every
+model of ``eels_gz.soil`` (Bekker pressure-sinkage with Ding's slip-sinkage,
+the Wong-Reece stresses, Janosi-Hanamoto shear, Ishigami's lateral force and
+bulldozing, the lugs' passive thrust and the shear at the lug tips or the
+wheel-grain interface, issue 44): every
 ``pre_update`` it reads the wheel links' poses and velocities, queries the
 terrain's distance field at the wheel centres, and applies one
 ``Link.add_world_wrench`` per wheel.
 
 Parameters (in its ``<plugin>`` element):
 
-- ``<wheel link= radius= width=/>``, repeated: the wheel links, each a
-  cylinder about its link's y axis centred on the link origin; radius (m) to
-  the grouser tips, width (m);
+- ``<wheel link= radius= width= lug_height= lug_count=/>``, repeated: the
+  wheel links, each a cylinder about its link's y axis centred on the link
+  origin; radius (m) to the grouser tips, width (m), and optionally its lugs'
+  height above the rim (m) and count (a smooth rim without them);
+- ``<grousers>`` (optional, true): false takes every wheel as the cylinder
+  through its lug tips with the soil's own strength and no lug thrust (the
+  model before issue 44; the campaign's grouser-off measurement);
 - ``<soil_params>``: a name in config/soil/ or a YAML path (required: a soil
   has no sensible default);
 - ``<world_file>``: the SDF world whose terrain is the soil surface (its
@@ -38,11 +44,13 @@ PLUGIN = "soil_contact"
 class SoilContact:
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
-        self.links, radius, width = [], [], []
+        self.links, radius, width, lug_height, lug_count = [], [], [], [], []
         for el in iter_elements(sdf, "wheel"):
             name = param(el, "get_string", "link", PLUGIN)
             radius.append(param(el, "get_double", "radius", PLUGIN))
             width.append(param(el, "get_double", "width", PLUGIN))
+            lug_height.append(el.get_double("lug_height", 0.0)[0])
+            lug_count.append(el.get_int("lug_count", 0)[0])
             self.links.append(watched_link(model, ecm, name, f"wheel link '{name}'", PLUGIN))
         if not self.links:
             raise ValueError(f"{PLUGIN} needs at least one <wheel link=... radius=... width=.../> element")
@@ -56,7 +64,12 @@ class SoilContact:
         if self.terrain is None:
             raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
         self.params = load_soil_params(soil_name)
-        self.contact = SoilContactStep(radius, width, self.params, world_gravity(world_file))
+        grousers, _ = sdf.get_bool("grousers", True)
+        try:
+            self.contact = SoilContactStep(radius, width, self.params, world_gravity(world_file), lug_height,
+                                           lug_count, bool(grousers))
+        except ValueError as exc:
+            raise ValueError(f"{PLUGIN}: {exc}") from None
         self.last = None  # the last SoilWrenches, for logging and tests (overwritten every step)
 
     def reset(self, info, ecm):

@@ -21,7 +21,8 @@ own description; screw_spin on EELS 1.0 alternating (screw and stock), the "At r
 (docs/worlds.md, bench/terrain_scans.py and bench/terrain_dem.py); the rows of docs/benchmarks.md of
 bench/terrain_fields.py, bench/terrain_scans.py, bench/terrain_dem.py, bench/optimizer.py and
 bench/mcap_writer.py; the soil system's cost (docs/soil.md, bench/soil.py); the Archimede slope
-campaign's table (docs/soil.md, config/sweeps/archimede_slopes.yaml, about 3 min under a load of 10).
+campaign's table, bounds, wall time and load (docs/soil.md, bench/archimede_slopes.py running
+config/sweeps/archimede_slopes.yaml: 500 runs, 11 min on 2 workers under a load of 6).
 
 Not yet regenerated (quoted from runs by hand): screw_spin front-only and the stock roll bound (a run's
 maxima that metrics.json does not hold), leader_follower at |e_v| 30 and 100 and at 0.1 and 0.2 m/s,
@@ -46,7 +47,7 @@ wall_climb and moulin_descent about a minute each, bench/terrain_fields.py 40-47
 bench/screw_rest.py (10 runs of 10 s) 46 s, the helix 35 s, the down-climb 30 s, the sidewind,
 tube_dangle and screw_spin runs under a minute together, bench/terrain_dem.py 17 s, bench/optimizer.py
 9 s, the stock wall_climb 8 s, bench/soil.py 7-9 s, bench/mcap_writer.py 2-5 s: about 17 minutes in
-all when the machine is quiet; ``--page`` or ``--only`` runs a part.
+all when the machine is quiet, and the slope campaign's 11 more; ``--page`` or ``--only`` runs a part.
 """
 
 from __future__ import annotations

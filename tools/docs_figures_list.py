@@ -474,36 +474,64 @@ MCAP_QUOTES = (
 
 
 def _archimede_slopes(out: Path, stdout: str) -> dict:
-    import pyarrow.parquet as pq
+    """bench/archimede_slopes.py's JSON without each drive's slip (the boxes' data stay in the bench's own
+    file and figure): every setup's medians and quartiles, the checks, the run's wall time and load."""
+    values = json.loads((out / "bench.json").read_text())
+    for s in values["setups"].values():
+        s.pop("slips", None)
+    values["status"] = "ok" if set(values["statuses"]) == {"ok"} else "not ok"
+    return values
 
-    rows = pq.read_table(out / "results.parquet").to_pylist()
-    table = sorted(({"setup": r["setup"], "slope_deg": round(r["slope_deg"], 6), "wheel_rate": r["wheel_rate"],
-                     "slip": r["slip"], "slip_q1": r["slip_q1"], "slip_q3": r["slip_q3"]} for r in rows
-                    if r["status"] == "ok"), key=lambda r: (r["setup"], r["slope_deg"], r["wheel_rate"]))
-    return {"status": "ok" if all(r["status"] == "ok" for r in rows) else "not ok", "samples": len(rows),
-            "rows": table}
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}"
 
 
 def _render_archimede_slopes(values: dict) -> str:
-    rows = values["rows"]
-    cols = sorted({(r["setup"], r["wheel_rate"]) for r in rows})
-    lines = ["| slope | " + " | ".join(f"{s} at {w:g} rad/s" for s, w in cols) + " |",
-             "|---:|" + "---|" * len(cols)]
-    for a in sorted({r["slope_deg"] for r in rows}):
-        cells = []
-        for s, w in cols:
-            r = next((x for x in rows if x["slope_deg"] == a and x["setup"] == s and x["wheel_rate"] == w), None)
-            cells.append("n/a" if r is None or r["slip"] is None else
-                         f"{100 * r['slip']:.1f} [{100 * r['slip_q1']:.1f}, {100 * r['slip_q3']:.1f}]")
-        lines.append(f"| {a:g} deg | " + " | ".join(cells) + " |")
+    s = values["setups"]
+    a, b = s["A"], s["B"]
+    lines = ["| slope | A: median [quartiles] | B: median [quartiles] | B / A | A at 1.2, 2.4 rad/s | "
+             "B at 1.2, 2.4 rad/s |", "|---:|---|---|---:|---|---|"]
+    for k, slope in enumerate(a["slopes"]):
+        ratio = b["median"][k] / a["median"][k] if a["median"][k] else None
+        rates = [", ".join(_pct(v[k]) for _, v in sorted(x["median_by_rate"].items())) for x in (a, b)]
+        lines.append(f"| {slope:g} deg | {_pct(a['median'][k])} [{_pct(a['q1'][k])}, {_pct(a['q3'][k])}] | "
+                     f"{_pct(b['median'][k])} [{_pct(b['q1'][k])}, {_pct(b['q3'][k])}] | "
+                     f"{'n/a' if ratio is None else f'{ratio:.2f}'} | {rates[0]} | {rates[1]} |")
+    names = ["A", "B", "wheel A on soil B", "wheel B on soil A", "A grousers off", "B grousers off"]
+    lines += ["", "Driving straight (the cross and the grouser-off setups drive straight only):", "",
+              "| slope | " + " | ".join(names) + " |", "|---:|" + "---|" * len(names)]
+    for k, slope in enumerate(a["slopes"]):
+        lines.append(f"| {slope:g} deg | " + " | ".join(_pct(_straight(s[n])[k]) if n in s else "n/a" for n in names)
+                     + " |")
     return "\n".join(lines) + "\n"
+
+
+def _straight(setup: dict) -> list:
+    return setup["median_by_mode"].get("straight") or setup["median"]
+
+
+ARCHIMEDE_SLOPES_QUOTES = (
+    Quote(_ws(r"The 500 runs took (?P<n>[0-9.]+) min"), lambda v: f"{v['wall_time_s'] / 60:.1f}"),
+    Quote(_ws(r"ending under a load average of (?P<n>[0-9.]+) from other"),
+          lambda v: f"{v['load_average_1_5_15']['after'][0]:.1f}"),
+    Quote(_ws(r"15° and 20°: met\*\* \((?P<n>[0-9.]+) and"),
+          lambda v: f"{v['checks']['b_over_a']['ratios']['15']:.2f}"),
+    Quote(_ws(r"15° and 20°: met\*\* \([0-9.]+ and (?P<n>[0-9.]+)\)"),
+          lambda v: f"{v['checks']['b_over_a']['ratios']['20']:.2f}"),
+    Quote(_ws(r"both setups: missed for A\*\* \((?P<n>[0-9.]+) %"),
+          lambda v: f"{100 * v['checks']['flat']['medians']['A']:.1f}"),
+    Quote(_ws(r"both setups: missed for A\*\* \([0-9.]+ %; B (?P<n>[0-9.]+) %"),
+          lambda v: f"{100 * v['checks']['flat']['medians']['B']:.1f}"),
+)
+
 
 FIGURES = {
     "rover_campaign": Figure("rover_campaign", ("rover", "campaign", "--out", "{out}", "--workers", "2"),
                              _rover_campaign, "docs/robots.md", _render_campaign, quotes=CAMPAIGN_QUOTES),
-    "archimede_slopes": Figure("archimede_slopes", ("sweep", "config/sweeps/archimede_slopes.yaml", "--out", "{out}",
-                                                    "--workers", "2"),
-                               _archimede_slopes, "docs/soil.md", _render_archimede_slopes),
+    "archimede_slopes": Figure("archimede_slopes", ("bench/archimede_slopes.py", "--out", "{out}/bench.json"),
+                               _archimede_slopes, "docs/soil.md", _render_archimede_slopes, program="python",
+                               quotes=ARCHIMEDE_SLOPES_QUOTES),
     "sidewind_ice": Figure("sidewind_ice", ("run", "--scenario", "sidewind", "--contact", "screw", "--out", "{out}"),
                            _sidewind, "docs/scenarios.md", lambda v: "", SIDEWIND_PATTERN),
     "sidewind_mars_dem": Figure("sidewind_mars_dem", ("run", "--scenario", "sidewind", "--contact", "screw",

@@ -86,36 +86,40 @@ def identify(lf_dir, wc_dir, as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print K and the slope slips as JSON.")
 def soil(soil_name, wheels, flat_slip, as_json):
     """Identify Janosi's shear modulus K of soil set SOIL (a name in config/soil/ or a YAML path) from the slip
-    an Archimede wheel set shows on flat ground (eels_gz.soil.identify), and print the steady slips it then
-    predicts on seed 004's slopes (one corner, Wong-Reece balance)."""
+    an Archimede wheel set shows on flat ground, measured as seed 004 measures it (nominal wheel radius;
+    eels_gz.soil.identify), and print the steady slips it then predicts on seed 004's slopes (one corner,
+    Wong-Reece balance with the wheel's lugs). A tool: the slope campaign's soil sets do not come from it."""
     from dataclasses import replace
 
     from eels_gz import registry
     from eels_gz.description.xacro_loader import process_xacro
-    from eels_gz.soil.identify import (GRAVITY, SEED_004_FLAT_SLIP, SEED_004_SLOPES, identify_shear_modulus,
-                                       rover_corner, slope_slip)
+    from eels_gz.soil.grousers import contact_geometry
+    from eels_gz.soil.identify import (GRAVITY, SEED_004_FLAT_SLIP, SEED_004_SLOPES, corner_slip,
+                                       identify_shear_modulus, rover_corner)
     from eels_gz.soil.params import resolve_soil_params
-    from eels_gz.soil.wong_reece import pack_soil
 
     target = SEED_004_FLAT_SLIP if flat_slip is None else flat_slip
     try:
         params = resolve_soil_params(soil_name)
         entry = registry.robot("archimede")
         urdf = process_xacro(entry.path, entry.args(None, wheels=wheels, soil=soil_name, gazebo="true"))
-        radius, width, weight = rover_corner(urdf, str(entry.path))
-        k = identify_shear_modulus(params, radius, width, weight, target)
+        corner = rover_corner(urdf, str(entry.path))
+        k = identify_shear_modulus(params, corner, target)
     except EelsError as exc:
         fail(exc)
-    packed = pack_soil(replace(params, shear_modulus_K=k), GRAVITY)
-    slips = [slope_slip(packed, radius, width, weight, a) for a in SEED_004_SLOPES]
+    identified = replace(params, shear_modulus_K=k)
+    slips = [corner_slip(identified, corner, a, GRAVITY) for a in SEED_004_SLOPES]
+    wheel = corner.wheel
     result = {"soil": soil_name, "wheels": wheels, "flat_slip": target, "shear_modulus_K": k,
-              "wheel_radius_m": radius, "wheel_width_m": width, "corner_weight_N": weight,
+              "wheel_radius_m": corner.nominal_radius, "wheel_width_m": wheel.width, "corner_weight_N": corner.weight,
+              "tip_radius_m": wheel.radius, "lug_height_m": wheel.lug_height, "lug_count": wheel.lug_count,
+              "contact_radius_m": contact_geometry(wheel, identified, corner.grousers).radius,
               "slopes_deg": list(SEED_004_SLOPES), "slope_slips": slips}
     if as_json:
         click.echo(json.dumps(result, indent=2))
         return
-    click.echo(f"shear_modulus_K = {k:.4g} m   ({soil_name}, {wheels}: r = {radius} m, b = {width} m, "
-               f"corner {weight:.2f} N, flat-ground slip {target:g})")
+    click.echo(f"shear_modulus_K = {k:.4g} m   ({soil_name}, {wheels}: R = {corner.nominal_radius} m nominal, "
+               f"b = {wheel.width} m, corner {corner.weight:.2f} N, flat-ground slip {target:g})")
     click.echo("steady slip on slopes " + ", ".join(f"{a:g}" for a in SEED_004_SLOPES) + " deg: "
                + ", ".join("stuck" if s is None else f"{100 * s:.1f} %" for s in slips))
 

@@ -54,6 +54,7 @@ class RobotSpec:
     # <plugin> elements added to the robot model's own (a scenario's systems, eels_gz.scenarios.systems),
     # as XML text; a gz: prefix needs no declaration, as in gz-sim's own worlds
     plugins: tuple[str, ...] = ()
+    yaw: float = 0.0  # rad about z: the heading pose "auto" lays the robot at
 
 
 PHASES = ("pre_update", "update", "post_update")
@@ -260,8 +261,8 @@ class Simulation:
                     raise DescriptionError(
                         f"{robot.description.source}: robot '{robot.name}' has no collision shapes, so pose "
                         "'auto' cannot rest it on the ground; give robot.pose [x, y, z, roll, pitch, yaw]")
-                z = -lowest + AUTO_CLEARANCE
-                skel.setPositions(np.r_[np.zeros(5), z, np.zeros(skel.getNumDofs() - 6)])
+                z = -lowest + AUTO_CLEARANCE  # the lowest collision does not change with a turn about z
+                skel.setPositions(np.r_[0.0, 0.0, robot.yaw, 0.0, 0.0, z, np.zeros(skel.getNumDofs() - 6)])
         else:
             self._set_root_pose(skel, pose_matrix(Pose3d(*robot.pose)))
         entity = gzsim.new_entity(self.ecm)

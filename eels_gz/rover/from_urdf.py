@@ -131,6 +131,27 @@ def soil_wheels_from_urdf(urdf: str, source: str = "<urdf>") -> list[tuple[str, 
     return out
 
 
+def soil_contact_wheels(urdf: str, source: str = "<urdf>") -> tuple[list[dict], bool]:
+    """The soil contact system's wheels with their lugs (``<wheel link radius width lug_height
+    lug_count/>``; no lugs when the attributes are absent) as dicts of those keys, and its
+    ``<grousers>`` switch (true when absent). ([], True) without a soil block."""
+    tree = UrdfTree(urdf, source)
+    out, grousers = [], True
+    for plugin in tree.root.iter("plugin"):
+        if (plugin.findtext("module_name") or "").strip() != "soil_contact":
+            continue
+        grousers = (plugin.findtext("grousers") or "true").strip() != "false"
+        for wheel in plugin.iter("wheel"):
+            try:
+                out.append({"link": wheel.get("link"), "radius": float(wheel.get("radius")),
+                            "width": float(wheel.get("width")), "lug_height": float(wheel.get("lug_height", 0.0)),
+                            "lug_count": int(wheel.get("lug_count", 0))})
+            except (TypeError, ValueError):
+                raise DescriptionError(f"{source}: soil_contact <wheel> needs numeric radius=, width= (and "
+                                       f"lug_height=, lug_count=), got {dict(wheel.attrib)}") from None
+    return out, grousers
+
+
 def total_mass(urdf: str, source: str = "<urdf>") -> float:
     """The sum of every link's ``<inertial><mass value>`` (kg)."""
     tree = UrdfTree(urdf, source)

@@ -123,7 +123,8 @@ def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
     except TerrainError as exc:
         log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
         field = None
-    spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]))
+    spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]),
+                       yaw=float(r.cfg["robot"]["yaw"]))
     return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method}), spawn.method
 
 

@@ -67,7 +67,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     # the screw contact system reads <contact_params> in configure: it gets the set resolved above
     with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
         sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
-                                         plugins=plugins),
+                                         plugins=plugins, yaw=float(rcfg["yaw"])),
                          dt=dt, collision_detector=phys["collision_detector"],
                          max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
                          batch_api=bool(host["batch_api"]), solver=phys["solver"])

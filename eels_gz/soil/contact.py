@@ -1,13 +1,14 @@
 """World wrenches of the soil on a set of wheels, from their poses and velocities.
 
 Each wheel is a rigid cylinder about its link's y axis (the axle, the rover
-macros' naming contract), centred on the link origin. Grousers follow Wong's
-treatment of lugged wheels (J. Y. Wong, "Theory of Ground Vehicles", §2 on
-lugged running gear; Bekker 1969): the soil between the lugs moves with the
-wheel and fails on the envelope through the lug tips, so a grousered wheel is
-the cylinder of its tip radius; ``radius`` is that tip radius (for a smooth
-wheel, the rim's). The passive thrust of each lug and its ripple (Irani et al.,
-J. Terramech. 48, 2011) are not modelled.
+macros' naming contract), centred on the link origin: ``radius`` to its lug
+tips, ``width``, and its lugs (``lug_height`` above the rim, ``lug_count``; 0
+for a smooth rim). Where the soil shears, the lugs' passive thrust and the
+radius r the stresses act on (r_rim + lambda h_g) are ``eels_gz.soil.grousers``';
+``grousers=False`` takes every wheel as the cylinder through its lug tips with
+the soil's own strength (the model before issue 44). The ripple of discrete
+lugs (Irani et al., J. Terramech. 48, 2011) is not modelled: the lugs' thrust
+is smeared over their pitch.
 
 Per wheel and step: the terrain normal n and the signed distance d of the
 centre (``Field.query``); sinkage h = r - d; the heading x = a x n (a the
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from eels_gz.soil.grousers import WheelGeometry, contact_geometry
 from eels_gz.soil.params import SoilParams
 from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, soil_world_wrenches
 
@@ -34,19 +36,27 @@ class SoilWrenches:
 
     force: np.ndarray
     torque: np.ndarray
-    sinkage: np.ndarray       # m, <= 0 off the ground
+    sinkage: np.ndarray       # m, of the contact radius (SoilContactStep.contact_radius), <= 0 off the ground
     local: np.ndarray         # (n, 5): F_x, F_y, F_z, T_y, M_x in the wheel's ground frame
 
 
 @dataclass
 class SoilContactStep:
-    """The soil model over a fixed set of wheels (radius and width in m, one entry each)."""
+    """The soil model over a fixed set of wheels (radius to the lug tips and width in m, lug height
+    in m and lug count, one entry each; no lugs by default); ``grousers`` False: every wheel is the
+    cylinder through its tips with the soil's own strength. ``contact_radius`` (the radius the
+    stresses act on) and ``wheels`` (the kernels' wheel records) are derived."""
 
     radius: np.ndarray
     width: np.ndarray
     params: SoilParams
     gravity: float = 9.81
+    lug_height: np.ndarray | None = None
+    lug_count: np.ndarray | None = None
+    grousers: bool = True
     soil: np.ndarray = field(init=False)
+    contact_radius: np.ndarray = field(init=False)
+    wheels: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.radius = np.ascontiguousarray(self.radius, dtype=np.float64)
@@ -55,8 +65,18 @@ class SoilContactStep:
             raise ValueError("SoilContactStep: radius and width must be 1-D arrays of one entry per wheel")
         if np.any(self.radius <= 0.0) or np.any(self.width <= 0.0):
             raise ValueError("SoilContactStep: wheel radius and width must be > 0 m")
+        n = self.radius.size
+        heights = np.zeros(n) if self.lug_height is None else np.asarray(self.lug_height, dtype=float)
+        counts = np.zeros(n, int) if self.lug_count is None else np.asarray(self.lug_count)
+        if heights.shape != (n,) or counts.shape != (n,):
+            raise ValueError("SoilContactStep: lug_height and lug_count must have one entry per wheel")
+        self.lug_height, self.lug_count = heights, counts
+        geometry = [contact_geometry(WheelGeometry(float(r), float(b), float(hg), int(nl)), self.params, self.grousers)
+                    for r, b, hg, nl in zip(self.radius, self.width, heights, counts)]
+        self.contact_radius = np.array([g.radius for g in geometry])
+        self.wheels = np.ascontiguousarray([g.record() for g in geometry]).reshape(n, 3)
         self.soil = pack_soil(self.params, self.gravity)
-        self.state = np.zeros((self.radius.size, 3))  # shear displacements D_a, D_b, D_y per wheel (m)
+        self.state = np.zeros((n, 3))  # shear displacements D_a, D_b, D_y per wheel (m)
 
     def reset(self) -> None:
         """Forget the shear displacements (a world reset)."""
@@ -71,9 +91,10 @@ class SoilContactStep:
         n = self.radius.size
         out = SoilWrenches(force=np.empty((n, 3)), torque=np.empty((n, 3)), sinkage=np.empty(n),
                            local=np.empty((n, 5)))
-        soil_world_wrenches(self.radius, self.width, dist, np.ascontiguousarray(normal), np.ascontiguousarray(rot),
-                            np.ascontiguousarray(lin), np.ascontiguousarray(ang), self.state, float(dt),
-                            self.soil, GL_U, GL_W, out.local, out.force, out.torque, out.sinkage)
+        soil_world_wrenches(self.contact_radius, self.width, dist, np.ascontiguousarray(normal),
+                            np.ascontiguousarray(rot), np.ascontiguousarray(lin), np.ascontiguousarray(ang),
+                            self.state, float(dt), self.soil, self.wheels, GL_U, GL_W, out.local, out.force,
+                            out.torque, out.sinkage)
         return out
 
 

@@ -3,10 +3,12 @@
 The keys of a set are a contract (issue 34): ``k_c`` [N/m^(n+1)], ``k_phi``
 [N/m^(n+2)], ``n``, ``cohesion`` [Pa], ``friction_angle_deg``,
 ``shear_modulus_K`` [m], ``c1``, ``c2``. A set may add ``density`` [kg/m^3]
-(the bulldozing resistance's soil weight) and the model's two regularisation
-scales, ``slip_speed_reg`` [m/s], ``normal_damping`` [s/m] and
-``shear_damping_time`` [s]; those four
-have defaults (``OPTIONAL``) defined here only.
+(the bulldozing resistance's and the lugs' soil weight), the model's
+regularisation scales, ``slip_speed_reg`` [m/s], ``normal_damping`` [s/m] and
+``shear_damping_time`` [s], and the keys of issue 44's grouser and slip-sinkage
+terms, ``slip_sinkage_n1``, ``interface_friction_ratio``, ``grain_size`` [m] and
+``lug_trap_ratio``; those have defaults (``OPTIONAL``) defined here only, the
+grouser keys' defaults giving back the model before issue 44.
 
 Read and checked as the contact sets are (``eels_gz.paramsets``): an unknown
 key, a missing key or a value out of range raises ConfigError naming the
@@ -41,6 +43,13 @@ class SoilParams:
     W (1 + alpha * sinking speed), s/m.
     shear_damping_time: the damper beside Janosi's shear spring that holds a
     wheel at rest, s (``wong_reece.shear_state_step``).
+    slip_sinkage_n1: n1 of the slip-sinkage exponent N = n + n1 s (Ding et al.
+    2011; ``wong_reece``), 0 for none.
+    interface_friction_ratio: delta / phi of the wheel-grain interface (and
+    c_a / c), in (0, 1]; 1: the rim shears the soil as the soil itself does.
+    grain_size: d50 of the grains, m (0: finer than any lug).
+    lug_trap_ratio: the lug height, in grains, from which the soil between
+    the lugs is carried with the wheel (``eels_gz.soil.grousers``), > 1.
 
     Defaults of the three numerical keys, and why (Archimede, 6.57 kg on four
     wheels, 16 N each, dt = 1 ms): slip_speed_reg 2 cm/s, a fifth of the
@@ -67,6 +76,10 @@ class SoilParams:
     slip_speed_reg: float = 0.02
     normal_damping: float = 5.0
     shear_damping_time: float = 0.01
+    slip_sinkage_n1: float = 0.0
+    interface_friction_ratio: float = 1.0
+    grain_size: float = 0.0
+    lug_trap_ratio: float = 10.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -96,6 +109,10 @@ SOIL = ParamSetKind("soil", "soil", {
     "slip_speed_reg": Bounds(0.0, False, "a regularisation speed > 0 in m/s"),
     "normal_damping": Bounds(0.0, True, "a Hunt-Crossley coefficient >= 0 in s/m"),
     "shear_damping_time": Bounds(0.0, True, "a damping time >= 0 in s"),
+    "slip_sinkage_n1": Bounds(0.0, True, "a slip-sinkage coefficient in [0, 3]", 3.0, True),
+    "interface_friction_ratio": Bounds(0.0, False, "a ratio delta / phi in (0, 1]", 1.0, True),
+    "grain_size": Bounds(0.0, True, "a grain size >= 0 in m"),
+    "lug_trap_ratio": Bounds(1.0, False, "a lug height in grains > 1"),
 }, optional={f.name: f.default for f in fields(SoilParams) if f.default is not MISSING})
 KEYS = tuple(SOIL.keys)
 OPTIONAL = SOIL.optional

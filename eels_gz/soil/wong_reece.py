@@ -1,4 +1,4 @@
-"""Rigid wheel on soft soil: Bekker, Wong-Reece, Janosi-Hanamoto, Ishigami (numba kernels).
+"""Rigid wheel on soft soil: Bekker, Wong-Reece, Janosi-Hanamoto, Ishigami, lugs, slip-sinkage (numba kernels).
 
 For a wheel of radius r and width b sunk by h (REFERENCE.md §7), with the
 entry angle theta_1 = acos(1 - h / r), the exit angle theta_2 = 0 and the
@@ -19,6 +19,23 @@ clipped to [theta_2, theta_1]:
   F_u = ∫ R_b(h(theta)) (r - h(theta) cos theta) dtheta, with
   h(theta) = r (cos theta - cos theta_1), R_b = D1 (c h + D2 gamma h^2 / 2),
   D1 = cot X + tan(X + phi), D2 = cot X + cot^2 X / cot phi, X = 45 deg - phi / 2.
+
+Lugs and slip-sinkage (issue 44). A lugged wheel's r is the radius its stresses act on, r_rim + lambda
+h_g (``eels_gz.soil.grousers``, which also gives its wheel record: the trapped fraction chi, the lugs'
+untrapped height e and the lugs per radian N / 2 pi). The shear strength is then
+
+    tau_max = chi (c + sigma tan phi) + (1 - chi) min(c_a + sigma tan delta + p_lug, c + sigma tan phi),
+    p_lug = (N / 2 pi r) [K_p (sigma e + gamma e^2 / 2) + 2 c sqrt(K_p) e]
+
+(the soil's own strength where it is trapped between tall lugs; elsewhere the wheel-grain interface
+plus the lugs' Rankine passive thrust, smeared over the lug pitch, bounded by the soil's own), and the
+lateral strength chi (c + sigma tan phi) + (1 - chi)(c_a + sigma tan delta) (the lug faces do not
+resist a sideways slip). The record ``TRAPPED`` (chi = 1, no lugs) is the plain Wong-Reece wheel.
+Slip-sinkage after Ding et al. (Intell. Serv. Robot. 4, 2011; not at hand, their form as quoted in
+later work): the sinkage exponent grows with the driving slip, N = n + n1 clip(s, 0, 1), written in
+Reece's dimensionless form so that the moduli keep their units,
+sigma = k b^n (z / b)^N with z = r (cos theta - cos theta_1): Bekker's law at s = 0 (or n1 = 0), and
+a softer soil (z / b < 1) the more the wheel slips.
 
 Slip, finite in every regime. The shear displacement of the soil at theta
 is its slip velocity integrated over its time under the wheel:
@@ -73,7 +90,11 @@ GL_W = 0.5 * _W
 
 # the packed soil record handed to the kernels (index -> meaning)
 SOIL_FIELDS = ("k_c", "k_phi", "n", "cohesion", "tan_phi", "K", "c1", "c2", "gamma", "D1", "D2",
-               "v_reg", "alpha", "t_d")
+               "v_reg", "alpha", "t_d", "n1", "tan_delta", "c_a", "K_p", "sqrt_K_p")
+# the wheel record (eels_gz.soil.grousers.ContactGeometry.record): trapped fraction, lug protrusion (m),
+# lugs per radian; TRAPPED is the cylinder with the soil's own strength and no lug thrust
+WHEEL_FIELDS = ("chi", "lug_e", "lugs_per_rad")
+TRAPPED = np.array([1.0, 0.0, 0.0])
 
 
 def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
@@ -83,9 +104,13 @@ def pack_soil(params: SoilParams, gravity: float = 9.81) -> np.ndarray:
     cot_x = 1.0 / math.tan(x)
     d1 = cot_x + math.tan(x + phi)
     d2 = cot_x + cot_x * cot_x * math.tan(phi)  # cot^2 X / cot phi
+    ratio = params.interface_friction_ratio
+    kp = math.tan(0.25 * math.pi + 0.5 * phi) ** 2  # Rankine's K_p (eels_gz.soil.grousers)
     return np.array([params.k_c, params.k_phi, params.n, params.cohesion, math.tan(phi),
                      params.shear_modulus_K, params.c1, params.c2, params.density * gravity, d1, d2,
-                     params.slip_speed_reg, params.normal_damping, params.shear_damping_time], dtype=np.float64)
+                     params.slip_speed_reg, params.normal_damping, params.shear_damping_time,
+                     params.slip_sinkage_n1, math.tan(ratio * phi), ratio * params.cohesion, kp, math.sqrt(kp)],
+                    dtype=np.float64)
 
 
 @njit(cache=True)
@@ -99,6 +124,16 @@ def _sigma(theta_eq, cos1, k_rn, n):
 
 
 @njit(cache=True)
+def _sigma_slip(theta_eq, cos1, k_bn, r_b, big_n):
+    """The normal stress with Ding's slip-sinkage exponent: k b^n (z / b)^N, z = r (cos theta_eq - cos theta_1),
+    ``k_bn`` = k b^n, ``r_b`` = r / b, ``big_n`` = N = n + n1 s."""
+    d = math.cos(theta_eq) - cos1
+    if d <= 0.0:
+        return 0.0
+    return k_bn * (r_b * d) ** big_n
+
+
+@njit(cache=True)
 def _janosi(tau_max, j, big_k):
     """tau_max sign(j)(1 - exp(-|j|/K)), odd and continuous in j."""
     if j >= 0.0:
@@ -107,25 +142,39 @@ def _janosi(tau_max, j, big_k):
 
 
 @njit(cache=True)
-def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w):
+def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w, wheel=None):
     """Soil forces on one wheel travelling forward (the entry side at +x), N and N m.
 
-    r, b: radius and width (m); h: sinkage (m, <= 0 is off the ground);
+    r, b: the radius the stresses act on and the width (m); h: its sinkage (m, <= 0 is off the ground);
     a_rot = r omega / V, b_lin = v_x / V, c_lat = v_y / V (module docstring);
-    s_lat in [-1, 1]: the direction of the lateral slip for bulldozing.
-    Returns (W, DP, T_y, F_y): normal load, drawbar pull, the soil's moment
-    about the axle, and the lateral force (shear plus bulldozing), all on the wheel.
+    s_lat in [-1, 1]: the direction of the lateral slip for bulldozing; ``wheel``: the wheel record
+    (``WHEEL_FIELDS``: trapped fraction, lug protrusion, lugs per radian), None for ``TRAPPED``.
+    Returns (W, DP, T_y, F_y): normal load, drawbar pull, the soil's moment about the axle, and the
+    lateral force (shear plus bulldozing), all on the wheel.
     """
     if h <= 0.0:
         return 0.0, 0.0, 0.0, 0.0
+    if wheel is None:
+        chi, lug_e, lugs = 1.0, 0.0, 0.0
+    else:
+        chi, lug_e, lugs = wheel[0], wheel[1], wheel[2]
     hh = min(h, r)
     theta1 = math.acos(1.0 - hh / r)
     k_c, k_phi, n, coh, tan_phi, big_k, c1, c2 = soil[0], soil[1], soil[2], soil[3], soil[4], soil[5], soil[6], soil[7]
     gamma, d1, d2 = soil[8], soil[9], soil[10]
+    n1, tan_delta, c_a, k_p, sqrt_kp = soil[14], soil[15], soil[16], soil[17], soil[18]
     k = k_c / b + k_phi
     k_rn = k * r ** n
     slip = a_rot - b_lin
     theta_m = min(max((c1 + c2 * slip) * theta1, 0.0), theta1)
+    # Ding's slip-sinkage: the exponent grows with the driving slip (clipped to [0, 1])
+    big_n = n + n1 * min(max(slip, 0.0), 1.0)
+    slip_sinkage = big_n != n
+    k_bn = k * b ** n
+    r_b = r / b
+    # the lugs' passive thrust as a stress on the rim: p_lug = lug_a sigma + lug_b (eels_gz.soil.grousers)
+    lug_a = lugs * k_p * lug_e / r
+    lug_b = lugs * (0.5 * gamma * k_p * lug_e * lug_e + 2.0 * coh * sqrt_kp * lug_e) / r
     sin1 = math.sin(theta1)
     cos1 = math.cos(theta1)
     w_load = 0.0
@@ -147,14 +196,20 @@ def wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w):
             else:
                 theta = span * u * u
                 theta_eq = theta1 - theta * (theta1 - theta_m) / theta_m
-            sigma = _sigma(theta_eq, cos1, k_rn, n)
-            tau_max = coh + sigma * tan_phi
+            if slip_sinkage:
+                sigma = _sigma_slip(theta_eq, cos1, k_bn, r_b, big_n)
+            else:
+                sigma = _sigma(theta_eq, cos1, k_rn, n)
+            tau_soil = coh + sigma * tan_phi
+            tau_int = c_a + sigma * tan_delta
+            tau_max = chi * tau_soil + (1.0 - chi) * min(tau_int + lug_a * sigma + lug_b, tau_soil)
+            tau_lat = chi * tau_soil + (1.0 - chi) * tau_int
             c = math.cos(theta)
             s = math.sin(theta)
             j = r * (a_rot * (theta1 - theta) - b_lin * (sin1 - s))
             tau = _janosi(tau_max, j, big_k)
             jy = r * c_lat * (theta1 - theta)
-            tau_y = _janosi(tau_max, jy, big_k)
+            tau_y = _janosi(tau_lat, jy, big_k)
             w_load += (sigma * c + tau * s) * dtheta
             dp += (tau * c - sigma * s) * dtheta
             tq += tau * dtheta
@@ -228,13 +283,13 @@ def shear_state_step(state, r, h, v_x, v_y, omega, dt, t_d, big_k, v_reg):
 
 
 @njit(cache=True)
-def wheel_forces(r, b, h, a_rot, b_lin, c_lat, v_x, v_y, soil, gl_u, gl_w):
+def wheel_forces(r, b, h, a_rot, b_lin, c_lat, v_x, v_y, soil, gl_u, gl_w, wheel=None):
     """Forces on one wheel in any direction of travel (module docstring: direction), N and N m.
 
     a_rot, b_lin, c_lat: the shear coefficients (A, B, C) for the wheel's own forward
     direction, from ``shear_state_step`` or ``steady_coefficients``; v_x, v_y: the wheel
     centre's velocity along its heading and its axle (m/s), which blend the two directions
-    and turn the bulldozing resistance.
+    and turn the bulldozing resistance; ``wheel``: the wheel record (``wong_reece``).
     Returns (F_x, F_y, W, T_y) in the wheel's ground frame (x heading, y axle, z normal).
     """
     if h <= 0.0:
@@ -247,13 +302,13 @@ def wheel_forces(r, b, h, a_rot, b_lin, c_lat, v_x, v_y, soil, gl_u, gl_w):
     fz = 0.0
     ty = 0.0
     if w > 0.0:
-        load, dp, tq, lat = wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w)
+        load, dp, tq, lat = wong_reece(r, b, h, a_rot, b_lin, c_lat, s_lat, soil, gl_u, gl_w, wheel)
         fx += w * dp
         fz += w * load
         ty += w * tq
         fy += w * lat
     if w < 1.0:
-        load, dp, tq, lat = wong_reece(r, b, h, -a_rot, -b_lin, c_lat, s_lat, soil, gl_u, gl_w)
+        load, dp, tq, lat = wong_reece(r, b, h, -a_rot, -b_lin, c_lat, s_lat, soil, gl_u, gl_w, wheel)
         fx -= (1.0 - w) * dp
         fz += (1.0 - w) * load
         ty -= (1.0 - w) * tq
@@ -262,12 +317,13 @@ def wheel_forces(r, b, h, a_rot, b_lin, c_lat, v_x, v_y, soil, gl_u, gl_w):
 
 
 @njit(cache=True)
-def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, gl_u, gl_w, out):
+def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, wheels, gl_u, gl_w, out):
     """One step over wheels: advance each wheel's shear state (``state`` (n, 3), in place, over
     ``dt`` s), then ``wheel_forces`` with the normal load's Hunt-Crossley damping.
 
     All other inputs are arrays of one entry per wheel (v_z: the centre's velocity along the
-    soil normal, m/s, positive rising). ``out`` (n, 5) receives F_x, F_y, F_z, T_y and M_x:
+    soil normal, m/s, positive rising; ``wheels`` (n, 3) their wheel records). ``out`` (n, 5)
+    receives F_x, F_y, F_z, T_y and M_x:
     F_z = W max(0, 1 - alpha v_z) (alpha = soil normal_damping: a sinking wheel meets more,
     a rising one less, never a pull), and M_x = (r - h / 2) F_y, the moment about the heading
     of the lateral force acting at the contact patch, taken at mid-sinkage.
@@ -278,7 +334,7 @@ def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil,
         a_rot, b_lin, c_lat = shear_state_step(state[i], radius[i], sinkage[i], v_x[i], v_y[i], omega[i], dt, t_d,
                                                soil[5], soil[11])
         fx, fy, fz, ty = wheel_forces(radius[i], width[i], sinkage[i], a_rot, b_lin, c_lat, v_x[i], v_y[i],
-                                      soil, gl_u, gl_w)
+                                      soil, gl_u, gl_w, wheels[i])
         out[i, 0] = fx
         out[i, 1] = fy
         out[i, 2] = fz * max(0.0, 1.0 - alpha * v_z[i])
@@ -288,12 +344,13 @@ def soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil,
 
 
 @njit(cache=True)
-def soil_world_wrenches(radius, width, dist, normal, rot, lin, ang, state, dt, soil, gl_u, gl_w,
+def soil_world_wrenches(radius, width, dist, normal, rot, lin, ang, state, dt, soil, wheels, gl_u, gl_w,
                         local, force, torque, sinkage):
     """``soil_wrenches`` from world data, in one compiled pass (``eels_gz.soil.contact`` explains the frames).
 
     dist (n,), normal (n, 3): the terrain's signed distance and outward normal at each wheel centre;
-    rot (n, 3, 3), lin, ang (n, 3): the wheel links' world orientation and velocities. Writes
+    rot (n, 3, 3), lin, ang (n, 3): the wheel links' world orientation and velocities; wheels (n, 3):
+    their wheel records (``WHEEL_FIELDS``). Writes
     ``local`` (n, 5: F_x, F_y, F_z, T_y, M_x), the world ``force`` and ``torque`` (n, 3) about the
     wheel centres, and ``sinkage`` (n,).
     """
@@ -337,7 +394,7 @@ def soil_world_wrenches(radius, width, dist, normal, rot, lin, ang, state, dt, s
         v_y[i] = lin[i, 0] * lx + lin[i, 1] * ly + lin[i, 2] * lz
         v_z[i] = lin[i, 0] * nx + lin[i, 1] * ny + lin[i, 2] * nz
         omega[i] = ang[i, 0] * ax + ang[i, 1] * ay + ang[i, 2] * az
-    soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, gl_u, gl_w, local)
+    soil_wrenches(radius, width, sinkage, v_x, v_y, v_z, omega, state, dt, soil, wheels, gl_u, gl_w, local)
     for i in range(n):
         for k in range(3):
             force[i, k] = local[i, 0] * frames[i, 0, k] + local[i, 1] * frames[i, 1, k] + local[i, 2] * normal[i, k]
@@ -346,8 +403,9 @@ def soil_world_wrenches(radius, width, dist, normal, rot, lin, ang, state, dt, s
 
 
 @njit(cache=True)
-def solve_sinkage(load, r, b, a_rot, b_lin, soil, gl_u, gl_w):
-    """The sinkage h (m) at which W(h) = load (N) for a forward-travelling wheel, by bisection.
+def solve_sinkage(load, r, b, a_rot, b_lin, soil, gl_u, gl_w, wheel=None):
+    """The sinkage h (m) at which W(h) = load (N) for a forward-travelling wheel (``wheel`` its record,
+    ``wong_reece``), by bisection.
 
     W grows with h; if even h = r cannot carry the load, returns r (the wheel is
     buried to its axle). load <= 0 gives 0.
@@ -356,11 +414,11 @@ def solve_sinkage(load, r, b, a_rot, b_lin, soil, gl_u, gl_w):
         return 0.0
     lo = 0.0
     hi = r
-    if wong_reece(r, b, hi, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w)[0] < load:
+    if wong_reece(r, b, hi, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w, wheel)[0] < load:
         return r
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if wong_reece(r, b, mid, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w)[0] < load:
+        if wong_reece(r, b, mid, a_rot, b_lin, 0.0, 0.0, soil, gl_u, gl_w, wheel)[0] < load:
             lo = mid
         else:
             hi = mid

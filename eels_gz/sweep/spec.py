@@ -29,6 +29,13 @@ whole campaign) gets the seed ``SeedSequence([seed, i])`` and draws its values f
 that seed, in the order the spec lists the keys, so a sample's values depend only on the spec, the
 campaign seed and its index. The seed also becomes the run's ``sensors.seed`` (sensor noise), unless
 the spec sets that itself.
+
+``draws: shared`` (the default is ``per_sample``) gives every grid point of every case the same
+``samples`` seeds: the k-th sample of each grid point takes ``SeedSequence([seed, k])``. A campaign over
+unknown parameters then runs each drawn parameter set at every grid point (every slope, every rate),
+so a curve over the grid is one parameter set's and the grid points' statistics are over the same
+sets; and cases whose random dispersions are listed alike draw alike (common random numbers: the k-th
+draw of each is at the same quantiles of its own ranges), so they compare draw by draw.
 """
 
 from __future__ import annotations
@@ -49,7 +56,8 @@ from eels_gz.config import load_yaml
 from eels_gz.errors import ConfigError
 from eels_gz.sweep.figures import check_figures
 
-SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases", "figures")
+SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases", "figures", "draws")
+DRAWS = ("per_sample", "shared")
 DISTRIBUTIONS = {
     "uniform": "[lo, hi], lo < hi: a number drawn evenly between them",
     "normal": "[mean, std], std > 0: a number drawn from the normal distribution",
@@ -107,7 +115,8 @@ class Sample:
 
 
 def sample_seed(seed: int, index: int) -> int:
-    """The seed of sample ``index`` of a campaign of seed ``seed`` (a 32-bit integer)."""
+    """The seed of sample ``index`` of a campaign of seed ``seed`` (a 32-bit integer); with ``draws: shared``,
+    of the ``index``-th draw at every grid point."""
     return int(np.random.SeedSequence([seed, index]).generate_state(1, np.uint32)[0])
 
 
@@ -126,6 +135,7 @@ class SweepSpec:
     case_labels: tuple[dict, ...] = ()  # per case: label column -> value (``labels:`` of a case)
     figures: tuple[str, ...] = ()  # campaign figures by name (eels_gz.sweep.figures)
     raw: dict = field(default_factory=dict, compare=False)
+    draws: str = "per_sample"  # or "shared": every grid point takes the same draws (module docstring)
 
     @property
     def keys(self) -> list[str]:
@@ -149,9 +159,9 @@ class SweepSpec:
             n = (self.samples or 1) if draws else 1
             for point in itertools.product(*(d.values for d in grid)):
                 fixed = dict(zip((d.key for d in grid), point))
-                for _ in range(n):
+                for k in range(n):
                     index = len(out)
-                    seed = sample_seed(self.seed, index)
+                    seed = sample_seed(self.seed, k if self.draws == "shared" else index)
                     rng = np.random.default_rng(seed)
                     drawn = {d.key: d.draw(rng) for d in draws}
                     inputs = {d.key: fixed[d.key] if d.key in fixed else drawn[d.key] for d in dispersions}
@@ -170,6 +180,8 @@ class SweepSpec:
                     case["labels"] = dict(labels)
         if self.figures:
             out["figures"] = list(self.figures)
+        if self.draws != "per_sample":  # absent by default: the fingerprints of earlier campaigns stand
+            out["draws"] = self.draws
         return out
 
     def fingerprint(self) -> str:
@@ -215,6 +227,13 @@ def _dispersions(data: Any, source: str, where: str) -> tuple[Dispersion, ...]:
     if not isinstance(data, dict):
         raise _fail(source, where, f"expected a mapping of settings keys to distributions, got {data!r}")
     return tuple(_dispersion(k, v, source, where) for k, v in data.items())
+
+
+def _draws(data: dict, source: str) -> str:
+    draws = data.get("draws", "per_sample")
+    if draws not in DRAWS:
+        raise _fail(source, "draws", f"expected one of {', '.join(DRAWS)}, got {draws!r}")
+    return draws
 
 
 def _labels(case: Any, source: str, where: str) -> dict:
@@ -290,7 +309,7 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
     spec = SweepSpec(base=copy.deepcopy(base), samples=samples, seed=seed, dispersions=dispersions,
                      metrics=tuple(m for m in metrics if m != "status"), command=name, cases=cases, source=source,
                      case_labels=labels if any(labels) else (), figures=check_figures(data.get("figures"), source),
-                     raw=copy.deepcopy(data))
+                     raw=copy.deepcopy(data), draws=_draws(data, source))
     clash = [m for m in spec.metrics if m in spec.keys]
     if clash:
         raise _fail(source, f"metrics: '{clash[0]}'", "is also a dispersed key; a column holds one of them")

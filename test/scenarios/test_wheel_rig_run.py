@@ -18,6 +18,8 @@ from lxml import etree
 from eels_gz import registry
 from eels_gz.cli import main
 from eels_gz.description.xacro_loader import process_xacro
+from eels_gz.rover.from_urdf import soil_contact_wheels
+from eels_gz.soil.grousers import WheelGeometry, contact_geometry
 from eels_gz.soil.params import load_soil_params
 from soil_truth import quad_wong_reece
 
@@ -25,12 +27,35 @@ KEYS = {"drawbar_pull_N", "sinkage_m", "wheel_torque_Nm", "normal_load_N", "slip
 
 
 def archimede_wheel(wheels: str) -> tuple[float, float]:
-    """(radius, width) of Archimede's wheel set ``wheels``, from its URDF."""
+    """(radius, width) of Archimede's wheel set ``wheels``, from its URDF: its nominal radius."""
     entry = registry.robot("archimede")
     tree = etree.fromstring(process_xacro(entry.path, entry.args(None, wheels=wheels)).encode())
     link = tree.find("link[@name='fl_wheel_link']")
     return (float(link.find("collision/geometry/sphere").get("radius")),
             float(link.find("visual/geometry/cylinder").get("length")))
+
+
+def soil_wheel(wheels: str, params):
+    """The contact geometry (eels_gz.soil.grousers) of Archimede's wheel set ``wheels`` on ``params``, its lugs
+    read from Archimede's URDF built with a soil."""
+    entry = registry.robot("archimede")
+    urdf = process_xacro(entry.path, entry.args(None, wheels=wheels, soil="eac1a", gazebo="true", world_file="w.sdf"))
+    w = soil_contact_wheels(urdf)[0][0]
+    return contact_geometry(WheelGeometry(w["radius"], w["width"], w["lug_height"], w["lug_count"]), params)
+
+
+def contact_sinkage(metrics: dict, contact_radius: float) -> float:
+    """The sinkage of the contact cylinder from the rig's, which is the nominal wheel's (its lowest point
+    below the surface): both read the same distance of the wheel centre to the soil."""
+    return metrics["sinkage_m"] - (metrics["wheel_radius_m"] - contact_radius)
+
+
+def kernel_slip(slip: float, radius: float, contact_radius: float) -> float:
+    """The slip the soil sees (on the contact radius) of a wheel the rig drives at ``slip`` measured with its
+    nominal ``radius``: the carriage runs at R omega (1 - s) or R omega / (1 + s); the textbook piecewise
+    slip of that speed against r_c omega (omega = 1)."""
+    v = radius * (1.0 - slip) if slip >= 0.0 else radius / (1.0 + slip)
+    return (contact_radius - v) / max(contact_radius, v)
 
 
 def run(tmp_path, *sets: str):
@@ -63,11 +88,28 @@ def test_run_metrics_are_wong_reece(tmp_path, slip, load, grousers, soil):
     assert (metrics["wheel_radius_m"], metrics["wheel_width_m"]) == (radius, width)
     params = load_soil_params(soil or yaml.safe_load(registry.scenario_path("wheel_rig").read_text())["soil"])
     assert summary["settings"]["resolved"]["soil_params"] == params.to_dict()
-    w_ref, dp_ref, t_ref = quad_wong_reece(params, radius, width, metrics["sinkage_m"], slip)
+    g = soil_wheel("high_grousers" if grousers else "low_grousers", params)
+    w_ref, dp_ref, t_ref = quad_wong_reece(params, g.radius, width, contact_sinkage(metrics, g.radius),
+                                           kernel_slip(slip, radius, g.radius), tuple(g.record()))
     assert w_ref == pytest.approx(load, rel=1e-3)
     assert metrics["drawbar_pull_N"] == pytest.approx(dp_ref, abs=1e-3 * load)
-    assert metrics["wheel_torque_Nm"] == pytest.approx(t_ref, abs=1e-3 * load * radius)
+    assert metrics["wheel_torque_Nm"] == pytest.approx(t_ref, abs=1e-3 * load * g.radius)
     assert abs(dp_ref) > 10e-3 * load  # the figures are not trivially small
+
+
+@pytest.mark.parametrize("soil", ["lava_gravel", "eac1a"])
+def test_the_high_grouser_wheel_pulls_harder_than_the_low(tmp_path, soil):
+    """Issue 44: on one soil, at equal slip (0.4, measured with each wheel's nominal radius, as the rover's
+    slip is) and equal load, the high-grouser wheel's drawbar pull exceeds the low-grouser wheel's. Both
+    measured to 1e-3 of the load (test_run_metrics_are_wong_reece); the margin asked, 0.1 N, is six times
+    that. (Measured: lava_gravel 1.46 against 1.02 N, eac1a 4.11 against 3.31 N.)"""
+    pulls = {}
+    for grousers in (True, False):
+        res, out = run(tmp_path / str(grousers), "scenario.slip=0.4", f"scenario.grousers={str(grousers).lower()}",
+                       f"soil.params={soil}")
+        assert res.exit_code == 0, res.output
+        pulls[grousers] = json.loads((out / "metrics.json").read_text())["drawbar_pull_N"]
+    assert pulls[True] > pulls[False] + 0.1, pulls
 
 
 def test_soil_keys_set_on_their_own_reach_the_rig(tmp_path):
@@ -80,10 +122,14 @@ def test_soil_keys_set_on_their_own_reach_the_rig(tmp_path):
     params = load_soil_params(out / "soil.yaml")
     metrics = json.loads((out / "metrics.json").read_text())
     radius, width = archimede_wheel("high_grousers")
-    w_ref, dp_ref, _ = quad_wong_reece(params, radius, width, metrics["sinkage_m"], 0.3)
+    g = soil_wheel("high_grousers", params)
+    s = kernel_slip(0.3, radius, g.radius)
+    w_ref, dp_ref, _ = quad_wong_reece(params, g.radius, width, contact_sinkage(metrics, g.radius), s,
+                                       tuple(g.record()))
     assert w_ref == pytest.approx(metrics["normal_load_N"], rel=1e-3)
     assert metrics["drawbar_pull_N"] == pytest.approx(dp_ref, abs=1e-3 * metrics["normal_load_N"])
-    base = quad_wong_reece(load_soil_params("eac1a"), radius, width, metrics["sinkage_m"], 0.3)[1]
+    base = quad_wong_reece(load_soil_params("eac1a"), g.radius, width, contact_sinkage(metrics, g.radius), s,
+                           tuple(soil_wheel("high_grousers", load_soil_params("eac1a")).record()))[1]
     assert metrics["drawbar_pull_N"] < base - 0.1  # N
 
 

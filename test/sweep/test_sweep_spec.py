@@ -39,7 +39,9 @@ def test_the_issue_names_three_shipped_specs():
 def test_every_shipped_spec_is_valid(path):
     s = load_spec(path)
     samples = s.expand()
-    assert samples and len({x.seed for x in samples}) == len(samples)
+    # a seed per sample; with shared draws a seed per draw, and no two samples alike
+    assert samples and len({x.seed for x in samples}) == (s.samples if s.draws == "shared" else len(samples))
+    assert len({(x.case, repr(sorted(x.inputs.items()))) for x in samples}) == len(samples)
     assert s.metrics
 
 
@@ -93,6 +95,26 @@ def test_seeds_and_draws_depend_only_on_the_campaign_seed_and_the_index():
     assert more[:4] == first  # drawing more samples keeps the first ones
     other = checked({**a.raw, "seed": 8}).expand()
     assert [x.inputs for x in other] != [x.inputs for x in first]
+
+
+def test_shared_draws_give_every_grid_point_the_same_draws():
+    """``draws: shared``: the k-th sample at every grid point takes SeedSequence([seed, k]) and so the same
+    values; a case listing its random dispersions alike draws at the same quantiles of its own ranges; the
+    default (per_sample) is unchanged and not in the fingerprint."""
+    data = spec(samples=3, dispersions={"scenario.screw_rate": {"grid": [1.0, 2.0]}},
+                cases=[{"contact.mu": {"uniform": [0.1, 0.2]}}, {"contact.mu": {"uniform": [0.3, 0.5]}}])
+    default = checked(data)
+    shared = checked({**data, "draws": "shared"})
+    samples = shared.expand()
+    assert len(samples) == 12 and [s.seed for s in samples] == [sample_seed(7, k) for k in (0, 1, 2)] * 4
+    mu = [s.inputs["contact.mu"] for s in samples]
+    assert mu[:3] == mu[3:6] and mu[6:9] == mu[9:12] and len(set(mu[:3])) == 3
+    assert [(b - 0.3) / 0.2 for b in mu[6:9]] == pytest.approx([(a - 0.1) / 0.1 for a in mu[:3]], rel=1e-9)
+    assert [s.inputs["scenario.screw_rate"] for s in samples[:6]] == [1.0] * 3 + [2.0] * 3
+    assert "draws" not in default.to_dict() and shared.to_dict()["draws"] == "shared"
+    assert default.fingerprint != shared.fingerprint
+    with pytest.raises(ConfigError, match="draws: expected one of per_sample, shared, got 'some'"):
+        parse_spec({**data, "draws": "some"}, "spec.yaml")
 
 
 def test_draws_follow_their_distributions():

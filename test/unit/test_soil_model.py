@@ -1,5 +1,7 @@
 """The soil model (eels_gz.soil.wong_reece) against the Wong-Reece integrals
 computed here, independently, by adaptive quadrature (scipy.integrate.quad),
+for the plain wheel (the soil's own strength: the kernel's TRAPPED record;
+issue 44's lug terms are test_soil_grousers.py's) with the soils' slip-sinkage,
 and its behaviour in every regime a rover meets: continuity through s = 0,
 finite forces below s = -1, zero force off the ground, a wheel at rest held
 by a force against its motion, slip angles up to 90 deg.
@@ -46,10 +48,11 @@ def reference(p, h, j_coeffs, tan_beta_term=0.0, v_lat_sign=0.0):
     th1 = math.acos(1.0 - h / R)
     s = a_rot - b_lin
     thm = min(max((p.c1 + p.c2 * s) * th1, 0.0), th1)
+    big_n = p.n + p.slip_sinkage_n1 * min(max(s, 0.0), 1.0)  # Ding's slip-sinkage (test_soil_grousers.py)
 
     def sigma(th):
         eq = th if th >= thm else th1 - th * (th1 - thm) / thm
-        return k * R ** p.n * max(math.cos(eq) - math.cos(th1), 0.0) ** p.n
+        return k * B ** p.n * (R * max(math.cos(eq) - math.cos(th1), 0.0) / B) ** big_n
 
     def janosi(tmax, j):
         return math.copysign(tmax * (1.0 - math.exp(-abs(j) / p.shear_modulus_K)), j)

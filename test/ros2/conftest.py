@@ -174,7 +174,8 @@ def launch_env(ros_env, workspace, plain_python) -> dict:
     """``ros2 launch`` with the workspace sourced, package.xml's Python packages from ``plain_python``
     and no dartpy importable (checked)."""
     env = sourced([workspace / "setup.bash"], ros_env)
-    env["PYTHONPATH"] = os.pathsep.join([*env.get("PYTHONPATH", "").split(os.pathsep), str(site_packages(plain_python))])
+    paths = [*env.get("PYTHONPATH", "").split(os.pathsep), str(site_packages(plain_python))]
+    env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     python = shutil.which("python3", path=env.get("PATH"))
     probe = subprocess.run([python, "-c", "import eels_gz, numpy, lxml, rclpy, launch; import dartpy"],
                            capture_output=True, text=True, env=env, check=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import signal
 import sys
 import threading
@@ -70,23 +71,31 @@ class Recorder:
         return receive
 
 
-def _start(node, rec: Recorder, world: str, wanted: set[str], timeout: float, stop: threading.Event) -> str | None:
-    """Unpause the world once its statistics arrive and every wanted topic has a publisher; the error."""
+def _wait_for_publishers(node, wanted: set[str], timeout: float, stop: threading.Event) -> str | None:
+    """Until every wanted topic has a publisher; the error. Called before any subscription: gz-transport's
+    Python bindings hold the GIL in ``topic_list`` and ``request``, so a subscription's callback waiting
+    for it on a transport thread would deadlock them."""
     end = time.monotonic() + timeout
-    while not stop.is_set() and not (rec.stats.is_set() and wanted <= set(node.topic_list())):
+    while not stop.is_set() and not wanted <= set(node.topic_list()):
         if time.monotonic() > end:
-            missing = sorted(wanted - set(node.topic_list()))
-            return f"no publisher after {timeout:g} s on {', '.join(missing) or 'the world statistics'}"
-        time.sleep(0.05)
-    if stop.is_set():
-        return None
-    time.sleep(0.2)  # the subscriptions connect to the publishers just discovered
-    control = message_class("WorldControl")
-    request = control()
-    request.pause = False
-    ok, reply = node.request(f"/world/{world}/control", request, control, message_class("Boolean"), 5000)
-    if not (ok and reply.data):
-        return f"/world/{world}/control did not start the world"
+            return f"no publisher after {timeout:g} s on {', '.join(sorted(wanted - set(node.topic_list())))}"
+        time.sleep(0.1)
+    return None
+
+
+def _start_world(world: str) -> str | None:
+    """Unpause the world through its control service, from a ``gz service`` process (not this one's
+    Node, whose blocking request would hold the GIL against the subscriptions' callbacks); the error."""
+    import subprocess
+
+    try:
+        res = subprocess.run(["gz", "service", "-s", f"/world/{world}/control", "--reqtype", "gz.msgs.WorldControl",
+                              "--reptype", "gz.msgs.Boolean", "--timeout", "5000", "--req", "pause: false"],
+                             capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"gz service /world/{world}/control: {exc}"
+    if res.returncode != 0 or "data: true" not in res.stdout:
+        return f"/world/{world}/control did not start the world: {(res.stdout + res.stderr).strip()[-300:]}"
     return None
 
 
@@ -108,25 +117,39 @@ def main(argv: list[str] | None = None) -> int:
     topics = [(f"/world/{args.world}/stats", STATS)] + [tuple(t.split("=", 1)) for t in args.topic]
     wanted = {t for t, _ in topics}
     topics += [tuple(t.split("=", 1)) for t in args.also]
-    with open(args.out, "w") as out:
-        rec = Recorder(out)
-        node = transport.Node()
+    out = open(args.out, "w")  # noqa: SIM115 - closed by the exit below, after the last write
+    rec = Recorder(out)
+    node = transport.Node()
+    code = 0
+    error = _wait_for_publishers(node, wanted, args.timeout, stop) if args.start else None
+    if error is None:
         for topic, type_name in topics:
             if not node.subscribe(message_class(type_name), topic, rec.callback(topic, type_name)):
-                rec.write({"event": "error", "message": f"could not subscribe to {topic} ({type_name})"})
-                return 3
+                error, code = f"could not subscribe to {topic} ({type_name})", 3
+                break
+    if error is None:
         rec.write({"event": "subscribed", "topics": [t for t, _ in topics]})
         if args.start:
-            error = _start(node, rec, args.world, wanted, args.timeout, stop)
-            if error is not None:
-                rec.write({"event": "error", "message": error})
-                return 4
-            if not stop.is_set():
+            # the subscriptions connect to their publishers: the world's statistics arrive (5 Hz, paused too)
+            end = time.monotonic() + args.timeout
+            while not rec.stats.wait(0.1) and not stop.is_set() and time.monotonic() < end:
+                pass
+            time.sleep(0.3)
+            error = None if stop.is_set() else (_start_world(args.world) if rec.stats.is_set() else
+                                                 f"no world statistics after {args.timeout:g} s")
+            if error is None and not stop.is_set():
                 rec.write({"event": "started", "wall": time.time()})
+    if error is not None:
+        rec.write({"event": "error", "message": error})
+        code = code or 4
+    else:
         while not stop.is_set() and not rec.ended.is_set():
             stop.wait(0.05)
         rec.write({"event": "end", "by": "signal" if stop.is_set() else "paused"})
-    return 0
+    out.flush()
+    os.fsync(out.fileno())
+    # leave without tearing down gz-transport's threads under a callback (that aborts the process)
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -194,11 +194,13 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
         if mcap is not None:
             mcap.close()
     sim_time, ran = world_clock(records)
+    t, pos, quat = traj.arrays()
+    if len(t) and t[-1] > sim_time:  # the server stops between two of its 5 Hz statistics
+        sim_time = float(t[-1])
     files = {"summary": str(final / "summary.json"), "server_log": str(final / SERVER_LOG),
              "export": str(final / EXPORT_DIR / "export.json")}
     if mcap is not None:
         files["log"] = str(final / "log.mcap")
-    t, pos, quat = traj.arrays()
     if cfg["log"]["plot"] and len(t) > 1:
         from eels_gz.plots import trajectory
         from eels_gz.rotations import quat_yaw

@@ -21,7 +21,7 @@ JOINTS = ("drag_x", "drag_y", "drag_screw")
 
 class DragRig:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         self.entity = entity
         params = scenario_params(sdf)
         missing = [k for k in ("speed", "settle", "drag") if k not in params]
@@ -51,7 +51,6 @@ class DragRig:
             joint.set_velocity(ecm, [v])
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.ended:
             return
         t = info.sim_time.total_seconds()

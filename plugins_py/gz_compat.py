@@ -333,39 +333,52 @@ METRICS_EVERY_S = 1.0  # s simulated between two writes of a scenario system's m
 class MetricsFile:
     """A scenario system's ``metrics()`` written to ``<metrics_file>`` (the export gives it:
     ``DIR/metrics.json``) while the world runs under Gazebo, whose Python system loader (gz-sim 8)
-    calls no system when the run ends: every METRICS_EVERY_S of simulated time, and once each time
-    the world is paused (a scenario's ``request_run_end`` pauses it). Each write merges this
-    system's keys into the file (the scenario's other systems write theirs), with ``scenario``
-    and ``sim_time_s`` (the simulated time of the write), and replaces the file whole (a reader
-    never sees half of it). ``eels-gz run`` gives no ``<metrics_file>``: its runner collects the
-    metrics itself, and nothing is written here. A failure is logged once and the run goes on
-    (an exception would disable the system)."""
+    calls no system when the run ends: after the system's own ``post_update`` of every step that ends
+    a whole simulated second (METRICS_EVERY_S), and once each time the world is paused (a scenario's
+    ``request_run_end`` pauses it), so the write at second N holds exactly the steps up to N, as the
+    embedded host's metrics.json after an N-second run does. Given the ``system`` (in its
+    ``configure``), it wraps the system's ``post_update`` for that (gz-sim's loader looks the
+    callbacks up after ``configure``). Each write merges this system's keys into the file (the
+    scenario's other systems write theirs; a key this system gave before and gives no longer is
+    dropped, as the embedded host's metrics.json would not have it), with ``scenario`` and
+    ``sim_time_s`` (the simulated time of the write), and replaces the file whole (a reader never
+    sees half of it). ``eels-gz run`` gives no ``<metrics_file>``: its runner collects the metrics
+    itself, and nothing is wrapped or written. A failure is logged once and the run goes on (an
+    exception would disable the system)."""
 
-    def __init__(self, sdf, where: str):
+    def __init__(self, sdf, where: str, system=None):
         path, found = sdf.get_string("metrics_file", "")
         self.path = path if found and path else None
         scenario, found = sdf.get_string("scenario", "")
         self.scenario = scenario if found else None
         self.where, self.next, self.paused_written, self.failed = where, METRICS_EVERY_S, False, False
+        self.keys: set = set()  # the keys this system wrote last: a later write without one drops it
+        if system is not None and self.path is not None and not getattr(system, "_metrics_wrapped", False):
+            inner = system.post_update
 
-    def post_update(self, info, metrics) -> None:
-        """Call first in the system's ``post_update`` with its ``metrics`` method: what they give then
-        holds the steps before this one (the system records this one after), so ``sim_time_s`` is
-        the previous step's time (a paused world's time is its last step's)."""
+            def post_update(info, ecm):
+                inner(info, ecm)
+                system.metrics_out.after(info, system.metrics)
+
+            system.post_update = post_update
+            system._metrics_wrapped = True
+
+    def after(self, info, metrics) -> None:
+        """After the system's ``post_update`` of a step: write ``metrics()`` when the step ended a whole
+        second, or when the world is paused (once per pause)."""
         if self.path is None:
             return
+        now = info.sim_time.total_seconds()
         if info.paused:
             if self.paused_written:
                 return
             self.paused_written = True
-            at = info.sim_time.total_seconds()
         else:
             self.paused_written = False
-            at = info.sim_time.total_seconds() - info.dt.total_seconds()
-            if at + 1e-12 < self.next:
+            if now + 1e-9 < self.next:
                 return
-            self.next = at + METRICS_EVERY_S
-        self.write(metrics, at)
+            self.next = now + METRICS_EVERY_S
+        self.write(metrics, now)
 
     def write(self, metrics, now: float) -> None:
         import json
@@ -377,7 +390,11 @@ class MetricsFile:
             if os.path.exists(self.path):
                 with open(self.path) as f:
                     merged = json.load(f)
-            merged.update({"scenario": self.scenario, **(metrics() or {}), "sim_time_s": now})
+            mine = dict(metrics() or {})
+            for key in self.keys - set(mine):  # this system's, no longer given (not the other systems')
+                merged.pop(key, None)
+            self.keys = set(mine)
+            merged.update({"scenario": self.scenario, **mine, "sim_time_s": now})
             tmp = f"{self.path}.{os.getpid()}.tmp"
             with open(tmp, "w") as f:
                 json.dump(merged, f, indent=2)

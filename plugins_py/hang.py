@@ -21,7 +21,7 @@ PLUGIN = "hang"
 
 class Hang:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         params = scenario_params(sdf)
         if "settle_time" not in params:
             raise ValueError(f"{PLUGIN}: <params> has no 'settle_time' (s: the tether's force is averaged after it)")
@@ -39,7 +39,6 @@ class Hang:
         self.watch.start(info)
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if self.watch.record(info, ecm) is not None:
             base = link_world_states(ecm, self.base)
             if base is not None:

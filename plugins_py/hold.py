@@ -20,7 +20,7 @@ MOVING = ("revolute", "continuous", "prismatic")
 
 class Hold:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
@@ -45,7 +45,6 @@ class Hold:
                 self.started = True
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if not self.started or info.paused:
             return
         base = link_world_states(ecm, self.links)

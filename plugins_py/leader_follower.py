@@ -26,7 +26,7 @@ PLUGIN = "leader_follower"
 
 class LeaderFollower:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         self.cfg = lf.check_params(scenario_params(sdf), PLUGIN)
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         lf.check_chain(self.snake.chain, self.snake.robot, PLUGIN)
@@ -59,7 +59,6 @@ class LeaderFollower:
         self.sampled = True
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if not self.sampled or info.paused:  # sampled once per control period
             return
         if not self.snake.read(ecm):

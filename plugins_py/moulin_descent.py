@@ -48,7 +48,7 @@ class MoulinDescent(WallClimb):
         return stemming_params(params)
 
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, self.NAME)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, self.NAME, self)  # under Gazebo: <metrics_file>, after post_update
         self.helix = bool(scenario_params(sdf).get("helix", 0.0))
         if not self.helix:
             self._slot_configure(entity, sdf, ecm, event_mgr)
@@ -99,7 +99,6 @@ class MoulinDescent(WallClimb):
             self.snake.command(velocities={j: self.rate for j in self.snake.screw_actuators})  # held from now on
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if not self.helix:
             self._slot_post_update(info, ecm)
             return

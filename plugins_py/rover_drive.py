@@ -33,7 +33,7 @@ PLUGIN = "rover_drive"
 
 class RoverDrive:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         self.entity = entity
         params = scenario_params(sdf)
         missing = [k for k in ("path", "rate") if k not in params]
@@ -106,7 +106,6 @@ class RoverDrive:
             self.sent = cmd
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.plan is None or self.end is not None:
             return
         resteering = bool(self.steering.resteering)

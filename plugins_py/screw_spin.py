@@ -25,7 +25,7 @@ def _matrix(state) -> np.ndarray:
 
 class ScrewSpin:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
         with open(urdf_file) as f:
@@ -48,7 +48,6 @@ class ScrewSpin:
                 self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if self.first is not None:
             self.last, self.t = self._base(ecm), info.sim_time.total_seconds()
 

@@ -21,7 +21,7 @@ PLUGIN = "sidewind"
 
 class Sidewind:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         self.warmup, self.sample_period = sidewind.check_params(scenario_params(sdf), PLUGIN)
         self.snake = SnakeIO(entity, sdf, ecm, PLUGIN)
         self.gait = sidewind.gait_for(self.snake.chain, PLUGIN)
@@ -43,7 +43,6 @@ class Sidewind:
         self.snake.command(positions=self.gait.setpoints(t), velocities={**self.gait.rates(t), **self.screws})
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         now = info.sim_time.total_seconds()
         if info.paused or self.t0 is None or now + 1e-12 < self.next_sample:
             return

@@ -20,7 +20,7 @@ PLUGIN = "surface_traverse"
 
 class SurfaceTraverse:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         self.entity = entity
         model = sim.Model(entity)
         urdf_file = param(sdf, "get_string", "description_file", PLUGIN)
@@ -49,7 +49,6 @@ class SurfaceTraverse:
             self._sample(self.t0, ecm)
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if not info.paused:
             self._sample(info.sim_time.total_seconds(), ecm)
 

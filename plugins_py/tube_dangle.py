@@ -24,7 +24,7 @@ PLUGIN = "tube_dangle"
 
 class TubeDangle:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         params = scenario_params(sdf)
         if "settle_time" not in params:
             raise ValueError(f"{PLUGIN}: <params> has no 'settle_time' (s: tether forces are averaged after it)")
@@ -46,7 +46,6 @@ class TubeDangle:
         self.watch.start(info)
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         t = self.watch.record(info, ecm)
         if t is None:
             return

@@ -41,7 +41,7 @@ class WallClimb:
     NAME = "wall_climb"
 
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, self.NAME)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, self.NAME, self)  # under Gazebo: <metrics_file>, after post_update
         self.params = params = self.stemming_params(scenario_params(sdf))
         for key in ("engage_time", "release_time", "screw_lock_gain", "hold_time", "climb_speed", "slip_limit"):
             if key not in params:
@@ -155,7 +155,6 @@ class WallClimb:
 
     # --- after the step -------------------------------------------------------------------
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         if info.paused or self.placed is None or not self.snake.read(ecm):
             return
         k, lead, rec = self.k, self.n_engage + self.n_release, self.record

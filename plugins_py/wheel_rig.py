@@ -38,7 +38,7 @@ NO_SAMPLES = ("the run ended before the rig's measuring window (settle_s + measu
 
 class WheelRig:
     def configure(self, entity, sdf, ecm, event_mgr):
-        self.metrics_out = MetricsFile(sdf, PLUGIN)  # under Gazebo: <metrics_file>
+        self.metrics_out = MetricsFile(sdf, PLUGIN, self)  # under Gazebo: <metrics_file>, after post_update
         model = sim.Model(entity)
         self.slip = param(sdf, "get_double", "slip", PLUGIN)
         self.rate = param(sdf, "get_double", "wheel_rate", PLUGIN)
@@ -95,7 +95,6 @@ class WheelRig:
         set_joint_forces(ecm, self.joints, self.effort)
 
     def post_update(self, info, ecm):
-        self.metrics_out.post_update(info, self.metrics)
         t = info.sim_time.total_seconds()
         if info.paused:
             return

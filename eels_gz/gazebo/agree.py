@@ -98,8 +98,9 @@ def trajectory_difference(a_dir: Path, b_dir: Path, dt: float) -> dict:
         t, pos, yaw = ground_truth(Path(d) / "log.mcap")
         runs.append((t - placement_offset(json.loads((Path(d) / "summary.json").read_text())), pos, yaw))
     (ta, pa, ya), (tb, pb, yb) = runs
-    if len(ta) == 0 or len(tb) == 0:
-        return {"position_m": math.inf, "yaw_rad": math.inf, "samples": 0}
+    if len(ta) == 0 or len(tb) == 0:  # a description without an OdometryPublisher (a rig) in gz-sim
+        return {"position_m": math.inf, "yaw_rad": math.inf, "samples": 0,
+                "logged": [len(ta), len(tb)]}
     idx = np.clip(np.searchsorted(tb, ta), 1, len(tb) - 1) if len(tb) > 1 else np.zeros(len(ta), int)
     if len(tb) > 1:
         left = idx - 1

@@ -40,7 +40,9 @@ EXPORT_DIR = "export"
 # the gz -> ROS topics a run records, by gz type (the listener keeps these; cameras and lidars need a
 # render engine, which the headless export leaves out)
 RECORDED_TYPES = ("gz.msgs.Odometry", "gz.msgs.Model", "gz.msgs.Wrench", "gz.msgs.IMU")
-ALWAYS = ("/ground_truth/odom", "/joint_states")  # OdometryPublisher and JointStatePublisher, every robot
+# the gz systems whose topics a run records when the description loads them (every robot; a rig may not)
+STATE_PUBLISHERS = {"/ground_truth/odom": "gz-sim-odometry-publisher-system",
+                    "/joint_states": "gz-sim-joint-state-publisher-system"}
 _RUN_END = re.compile(r"scenario run end: (\w+): (.*)")  # gz_compat.request_run_end's log line
 
 
@@ -77,28 +79,31 @@ def listener_python(env: dict) -> str:
                          f"(gz.transport13, gz.msgs10): {'; '.join(errors)}")
 
 
-def _sensors(urdf: str) -> list[tuple[str, str, str, str]]:
+def _sensors(root) -> list[tuple[str, str, str, str]]:
     """(reference, name, type, <topic>) of each sensor in the description's <gazebo reference> blocks."""
-    from lxml import etree
-
-    root = etree.fromstring(urdf.encode())
     return [(g.get("reference"), s.get("name"), s.get("type"), (s.findtext("topic") or "").strip())
             for g in root.iter("gazebo") if g.get("reference") for s in g.iter("sensor")]
 
 
 def recorded_topics(urdf: str, robot: str, world: str):
     """The bridge entries (config/bridge.yaml, gz -> ROS) a run records for the description ``urdf``:
-    ground truth, joint states, each force-torque sensor and an IMU on ``/imu``; and the gz topics the
-    listener waits for (those every robot of this kind publishes)."""
+    ground truth and joint states (where its OdometryPublisher and JointStatePublisher systems publish
+    them), each force-torque sensor and an IMU on ``/imu``; and those the listener waits for (all but
+    the wheel odometry, which only a rover's drive publishes)."""
+    from lxml import etree
+
     from eels_gz.ros.bridge import load_bridge
 
-    sensors = _sensors(urdf)
+    root = etree.fromstring(urdf.encode())
+    loaded = {Path(p.get("filename") or "").name for p in root.iter("plugin")}
+    sensors = _sensors(root)
     fts = [(ref, name) for ref, name, kind, _ in sensors if kind == "force_torque"]
     imu_topics = {"/" + topic.lstrip("/") for _, _, kind, topic in sensors if kind == "imu" and topic}
     entries = [e for e in load_bridge(robot=robot, fts_sensors=fts, world=world, host=False)
                if e.direction == "GZ_TO_ROS" and e.gz_type in RECORDED_TYPES
-               and (e.gz_type != "gz.msgs.IMU" or e.gz_topic in imu_topics)]
-    wait = [e for e in entries if e.gz_topic in ALWAYS or e.gz_type == "gz.msgs.Wrench"]
+               and (e.gz_type != "gz.msgs.IMU" or e.gz_topic in imu_topics)
+               and (e.gz_topic not in STATE_PUBLISHERS or STATE_PUBLISHERS[e.gz_topic] in loaded)]
+    wait = [e for e in entries if e.gz_topic in STATE_PUBLISHERS or e.gz_type == "gz.msgs.Wrench"]
     return entries, wait
 
 

@@ -659,6 +659,11 @@ def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques)
     if hit is None:
         return False
     state, idx = hit.state, hit.idx
+    if state.vel_cmd or state.servo:
+        # velocity-commanded joints (SERVO actuators) discard the generalized forces set on their DOFs,
+        # so batched wrenches would not reach them; gz-sim applies link wrenches to the bodies, which a
+        # servo resists only up to its effort limit: the caller applies them one link at a time
+        return False
     if state.ext_tau is None:
         state.ext_tau = np.zeros(state.skel.getNumDofs())
     kin = state.kinematics()

@@ -179,6 +179,11 @@ def load_system(spec: PluginSpec, entity: int, ecm, event_mgr, plugin_errors: st
             raise PluginError(message) from exc
         log.error("%s; the system is disabled (sim.plugin_errors: disable, as in Gazebo)", message)
         loaded.disabled = message
+        return loaded
+    # gz-sim 8's loader looks the callbacks up after configure (PythonSystemLoader.cc: hasattr once
+    # configure has run), so a system may set or replace them there
+    for name in ("pre_update", "update", "post_update", "reset"):
+        setattr(loaded, name, getattr(system, name, None))
     return loaded
 
 

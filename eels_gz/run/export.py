@@ -389,9 +389,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     # the systems' lead-in (wall_climb's push and release) runs in the world's time before the scenario's
     # own duration: the embedded host steps it as setup
     lead_in = scenario_lead_in_s(r.scenario, r.scenario_file or "scenario")
-    # one step more than the run's: a system writes its metrics of the steps before in the post_update of
-    # the step after a whole second (gz_compat.MetricsFile), so the last whole second is written
-    steps = int(round((lead_in + r.duration) / r.dt)) + (1 if plugins else 0)
+    steps = int(round((lead_in + r.duration) / r.dt))
     result = {
         "status": "ok",
         "scenario": scenario,

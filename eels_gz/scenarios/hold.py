@@ -7,7 +7,9 @@ its joint velocities, step by step:
   drop through the placement clearance into contact is over by then);
 - ``roll_rad``: the base's largest rotation about its own starting x axis (the body axis);
 - ``worst_flip_share``: the largest share of steps on which one joint's velocity changed sign
-  (step-rate chatter), and ``worst_flip_joint``, that joint.
+  (step-rate chatter), and ``worst_flip_joint``, that joint. A velocity within
+  :data:`AT_REST` of zero has no sign: a joint at rest reads round-off there (gz-sim's DART gives
+  1e-31..1e-15 rad/s where the host's reads 0), and its flips are not chatter.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+# rad/s or m/s: below this a joint's velocity is round-off of a joint at rest, 10^6 below the slowest
+# chatter the metric is for (a position loop ringing at step rate moves a joint by 1e-6 rad a step or more)
+AT_REST = 1e-9
 
 METRICS = ("duration_s", "settle_s", "drift_m", "drift_settled_m", "roll_rad", "worst_flip_share",
            "worst_flip_joint")
@@ -44,6 +50,7 @@ class RestWatch:
     def add(self, t: float, pos: np.ndarray, rot: np.ndarray, dq: np.ndarray) -> None:
         """One step's end: time (s), base position (3,) and rotation (3, 3), joint velocities."""
         self.t, self.steps = t, self.steps + 1
+        dq = np.where(np.abs(dq) > AT_REST, dq, 0.0)
         if self.prev is not None:
             self.flips += np.sign(dq) * np.sign(self.prev) < 0
         self.prev = np.array(dq, float)

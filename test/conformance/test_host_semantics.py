@@ -187,6 +187,28 @@ def test_every_callback_gets_its_own_update_info(tmp_path, plugin_dir):
     sim.close()
 
 
+LATE_CALLBACKS = """
+    class Late:
+        def configure(self, entity, sdf, ecm, event_mgr):
+            self.calls = []
+            # gz-sim 8's loader looks the callbacks up after configure (PythonSystemLoader.cc)
+            self.post_update = lambda info, ecm: self.calls.append(info.iterations)
+
+
+    def get_system():
+        return Late()
+"""
+
+
+def test_callbacks_a_system_sets_in_configure_are_called(tmp_path, plugin_dir):
+    plugin_dir("late_callbacks", LATE_CALLBACKS)
+    sim = Simulation(world(tmp_path, lifecycle_plugin("late_callbacks")))
+    for _ in range(3):
+        sim.step()
+    assert sim.systems[0].system.calls == [1, 2, 3]
+    sim.close()
+
+
 def test_world_reset_calls_reset_and_returns_to_the_start(tmp_path, plugin_dir):
     plugin_dir("lifecycle", LIFECYCLE)
     sim = Simulation(world(tmp_path, lifecycle_plugin("lifecycle")))

@@ -408,7 +408,7 @@ def test_an_exported_scenario_writes_its_metrics_where_the_export_says(tmp_path)
     """Under Gazebo no system is called when the run ends (gz-sim 8's Python loader), so a scenario's
     watching systems write their metrics to the export's <metrics_file> every simulated second
     (gz_compat.MetricsFile): hang, exported and stepped by the embedded host as Gazebo would run it,
-    has the file after a second with the hang system's figures as they were then, and none before."""
+    has the file after a second with the hang system's figures of the steps up to it, and none before."""
     out = tmp_path / "export"
     res = cli("export", "--scenario", "hang", "--out", str(out))
     assert res.exit_code == 0, res.output
@@ -419,12 +419,13 @@ def test_an_exported_scenario_writes_its_metrics_where_the_export_says(tmp_path)
     metrics_file = out / "metrics.json"
     written_at = []
     for _ in range(int(round(2.5 / sim.dt))):
-        before, t = json.loads(json.dumps(hang.metrics())), sim.time  # what the system gives after a step
         sim.step()
+        now = json.loads(json.dumps(hang.metrics())), sim.time  # what the system gives after this step
         if metrics_file.exists() and not written_at:
             written = json.loads(metrics_file.read_text())
-            assert written == {"scenario": "hang", **before, "sim_time_s": written["sim_time_s"]}
-            assert written["sim_time_s"] == pytest.approx(t, abs=1e-9)
+            # written after the system's post_update of the step that ended the second: its steps up to it
+            assert written == {"scenario": "hang", **now[0], "sim_time_s": written["sim_time_s"]}
+            assert written["sim_time_s"] == pytest.approx(now[1], abs=1e-9)
             assert written["tether_force_over_weight"] > 0.9  # the tether carries the robot
         if metrics_file.exists():
             at = json.loads(metrics_file.read_text())["sim_time_s"]
@@ -455,20 +456,24 @@ def test_metrics_are_written_once_when_the_world_pauses_and_a_failure_only_warns
 
     calls = []
     out = MetricsFile(sdf, "probe")
-    out.post_update(info(0.5, False), lambda: calls.append(1) or {"a": 1})
+    out.after(info(0.5, False), lambda: calls.append(1) or {"a": 1})
     assert calls == []  # before a simulated second
-    out.post_update(info(0.75, True), lambda: calls.append(1) or {"a": 2})
-    out.post_update(info(0.75, True), lambda: calls.append(1) or {"a": 3})
+    out.after(info(0.75, True), lambda: calls.append(1) or {"a": 2})
+    out.after(info(0.75, True), lambda: calls.append(1) or {"a": 3})
     assert calls == [1] and json.loads(path.read_text()) == {"scenario": "x", "other_system_key": 1, "a": 2,
                                                               "sim_time_s": 0.75}
     with caplog.at_level(logging.WARNING, logger="gz_compat"):
         for t in (2.0, 3.0):
-            out.post_update(info(t, False), lambda: 1 / 0)
+            out.after(info(t, False), lambda: 1 / 0)
     assert [r.getMessage() for r in caplog.records] == [
         f"probe: could not write its metrics to '{path}': division by zero"]
     assert json.loads(path.read_text())["a"] == 2  # the file as it was
+    # a key this system gave before and gives no longer goes (the host's metrics.json would not have it);
+    # the other systems' keys stay
+    out.after(info(6.0, False), lambda: {"b": 1})
+    assert json.loads(path.read_text()) == {"scenario": "x", "other_system_key": 1, "b": 1, "sim_time_s": 6.0}
     nowhere = MetricsFile(types.SimpleNamespace(get_string=lambda key, default: (default, False)), "probe")
-    nowhere.post_update(info(5.0, False), lambda: 1 / 0)  # eels-gz run gives no <metrics_file>: nothing called
+    nowhere.after(info(5.0, False), lambda: 1 / 0)  # eels-gz run gives no <metrics_file>: nothing called
 
 
 def test_a_link_a_system_names_that_the_model_lacks_is_named_in_its_error(monkeypatch):

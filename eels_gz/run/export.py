@@ -224,6 +224,27 @@ def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> N
             kind.text = str(phys["solver"])
 
 
+def robot_systems_write_metrics(urdf: str, scenario: dict | None, name: str, metrics_file: str) -> str:
+    """``urdf`` with the scenario's name and ``<metrics_file>`` in the ``<plugin>`` of each scenario system
+    the description loads itself (wheel_rig's: the scenario names it for its metrics and does not load
+    it again, eels_gz.scenarios.systems), so that it writes its metrics under Gazebo as the scenario's
+    own systems do (gz_compat.MetricsFile)."""
+    from eels_gz.scenarios.systems import system_entries
+
+    if not scenario or not scenario.get("systems"):
+        return urdf
+    modules = {m for m, _ in system_entries(scenario, name)}
+    root = etree.fromstring(urdf.encode())
+    changed = False
+    for plugin in root.iter("plugin"):
+        module = (plugin.findtext("module_name") or "").strip()
+        if module in modules and plugin.find("metrics_file") is None:
+            etree.SubElement(plugin, "scenario").text = name
+            etree.SubElement(plugin, "metrics_file").text = metrics_file
+            changed = True
+    return etree.tostring(root, encoding="unicode") if changed else urdf
+
+
 def headless_world(world_file: str | Path, out_dir: str | Path) -> Path:
     """A copy of the SDF world ``world_file`` in ``out_dir`` for a server without a render engine: no
     Sensors system (and gz-sim's Physics, Imu and ForceTorque systems added if it lacks them). Its
@@ -361,7 +382,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
     etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
     etree.indent(root, space="  ")
-    gazebo_urdf = r.description.gazebo_urdf()
+    gazebo_urdf = robot_systems_write_metrics(r.description.gazebo_urdf(), r.scenario, scenario or "",
+                                              str(final_abs / METRICS_FILE))
     removed_sensors: list[str] = []
     if headless:
         gazebo_urdf, removed_sensors = without_rendering_sensors(gazebo_urdf)
@@ -382,7 +404,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
                       ("granular", "granular.yaml")):
         if (work / name).is_file():
             files[key] = str(final_abs / name)
-    if plugins:  # written by the scenario's systems when Gazebo runs the world, not by the export
+    if plugins or "<metrics_file>" in gazebo_urdf:  # written by the scenario's systems under Gazebo
         files["metrics"] = str(final_abs / METRICS_FILE)
     if time_systems:  # likewise, by timed_system
         files["timing"] = str(final_abs / TIMING_FILE)

@@ -36,18 +36,6 @@ def placement_record(p: Placement) -> dict:
             "message": p.message}
 
 
-def _already_there(sim, placed: Placement, root: str) -> bool:
-    """Whether the robot is exactly where ``placed`` says (a placement that settled it on the engine
-    reports the state it left): it then goes on from there at its settled speed (below the settling
-    threshold) instead of being put there again at rest."""
-    from eels_gz.dart.body_points import joint_positions
-
-    if not np.array_equal(sim.frame_world_pose(root), np.asarray(placed.base_pose, float)):
-        return False
-    now = joint_positions(sim, placed.joints)
-    return len(now) == len(placed.joints) and all(now[k] == v for k, v in placed.joints.items())
-
-
 def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     """Run the scenario's placement on ``sim`` (the run's simulation, before its first timed step), move
     the robot there and write ``out/placement.json``; None when the scenario places nothing.
@@ -75,7 +63,7 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
         raise ConfigError(f"{where}: eels_gz/scenarios/{name}.py place() returned {type(placed).__name__}, "
                           "not a Placement")
     root = root_link(urdf)
-    if placed.status == "ok" and not _already_there(sim, placed, root):
+    if placed.status == "ok":  # at rest, as a Gazebo world starts it (its export carries no velocities)
         sim.place_robot(placed.base_pose, placed.joints, root)
     if out is not None:
         Path(out, PLACEMENT_FILE).write_text(json.dumps(placement_record(placed), indent=2))

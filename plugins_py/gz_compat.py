@@ -328,6 +328,9 @@ def request_run_end(status: str, message: str, ecm=None) -> None:
 
 
 METRICS_EVERY_S = 1.0  # s simulated between two writes of a scenario system's metrics under Gazebo
+# gz-sim 8 runs the systems' post_update in parallel threads (each Python one takes the GIL, which a file
+# write can release): the scenario's systems merge into one metrics file under this lock
+_METRICS_LOCK = __import__("threading").Lock()
 
 
 class MetricsFile:
@@ -381,26 +384,33 @@ class MetricsFile:
         self.write(metrics, now)
 
     def write(self, metrics, now: float) -> None:
-        import json
         import logging
-        import os
 
         try:
-            merged = {}
-            if os.path.exists(self.path):
-                with open(self.path) as f:
-                    merged = json.load(f)
-            mine = dict(metrics() or {})
-            for key in self.keys - set(mine):  # this system's, no longer given (not the other systems')
-                merged.pop(key, None)
-            self.keys = set(mine)
-            merged.update({"scenario": self.scenario, **mine, "sim_time_s": now})
-            tmp = f"{self.path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                json.dump(merged, f, indent=2)
-            os.replace(tmp, self.path)
+            with _METRICS_LOCK:
+                self._merge(metrics, now)
         except Exception as exc:  # noqa: BLE001 - the metrics are a report: never disable the system for them
             if not self.failed:
                 logging.getLogger("gz_compat").warning("%s: could not write its metrics to '%s': %s", self.where,
                                                        self.path, exc)
             self.failed = True
+
+    def _merge(self, metrics, now: float) -> None:
+        """The file read, this system's keys merged in, the file replaced whole (under _METRICS_LOCK)."""
+        import json
+        import os
+        import threading
+
+        merged = {}
+        if os.path.exists(self.path):
+            with open(self.path) as f:
+                merged = json.load(f)
+        mine = dict(metrics() or {})
+        for key in self.keys - set(mine):  # this system's, no longer given (not the other systems')
+            merged.pop(key, None)
+        self.keys = set(mine)
+        merged.update({"scenario": self.scenario, **mine, "sim_time_s": now})
+        tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(merged, f, indent=2)
+        os.replace(tmp, self.path)

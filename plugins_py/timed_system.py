@@ -16,12 +16,15 @@ import importlib
 import json
 import logging
 import os
+import threading
 import time
 
 from gz_compat import param
 
 PLUGIN = "timed_system"
 CALLBACKS = ("pre_update", "update", "post_update")
+# gz-sim 8 runs post_update of the systems in parallel threads: the timed systems merge into one file
+_LOCK = threading.Lock()
 
 
 class TimedSystem:
@@ -75,15 +78,16 @@ class TimedSystem:
 
     def _write(self) -> None:
         try:
-            merged = {}
-            if os.path.exists(self.path):
-                with open(self.path) as f:
-                    merged = json.load(f)
-            merged[self.key] = dict(self.totals)
-            tmp = f"{self.path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                json.dump(merged, f, indent=1)
-            os.replace(tmp, self.path)
+            with _LOCK:
+                merged = {}
+                if os.path.exists(self.path):
+                    with open(self.path) as f:
+                        merged = json.load(f)
+                merged[self.key] = dict(self.totals)
+                tmp = f"{self.path}.{os.getpid()}.{threading.get_ident()}.tmp"
+                with open(tmp, "w") as f:
+                    json.dump(merged, f, indent=1)
+                os.replace(tmp, self.path)
         except Exception as exc:  # noqa: BLE001 - timing is a report: never disable the system for it
             if not self.failed:
                 logging.getLogger(PLUGIN).warning("cannot write '%s': %s", self.path, exc)

@@ -1,5 +1,10 @@
 """Write test/gazebo/tolerances.json: how closely each case of the real-Gazebo tier
-(test/gazebo/cases.yaml) must agree with the embedded host, derived before any comparison with gz-sim.
+(test/gazebo/cases.yaml) must agree with the embedded host. Two tolerances per case, by one rule
+with two seeds:
+
+- ``roundoff`` (committed before the first comparison with gz-sim, 2026-11-29): the seed is round-off;
+- ``engine`` (added after it): the seed is the measured difference between gz-physics' DART and the
+  host's, see ENGINE_SEED.
 
 The derivation. Both hosts run the same plugins on DART with the same step, solver and collision
 detector; gz-sim 8 links Debian's DART 6.12, the host dartpy 6.20. Where their algorithms agree the two
@@ -30,6 +35,13 @@ OUT = ROOT / "test" / "gazebo" / "tolerances.json"
 PERTURBATION = 1e-12  # relative, of physics.dt
 FACTOR = 10.0
 FLOOR_ABS, FLOOR_REL = 1e-9, 1e-9
+# The engine seed. The first comparison found every contact case apart by far more than round-off. Its
+# cause is below the plugins: a 2 kg box dropped on a plane settles 0.86 um deeper in gz-sim 8.14
+# (gz-physics 7.8 on Debian's DART 6.12, ODE collision) than on raw DART, and raw DART 6.12 (C++) and the
+# host's dartpy 6.20 give the same depth to the last digit (docs/gazebo.md). 0.86 um of the box's 50 mm
+# half-height is 1.7e-5: the step is perturbed by a relative 2e-5, with floors of the same size.
+ENGINE_SEED = 2e-5
+ENGINE_FLOOR_ABS, ENGINE_FLOOR_REL = 2e-6, 2e-5
 
 
 def run_case(case, folder: Path, dt_scale: float = 1.0) -> Path:
@@ -46,27 +58,29 @@ def run_case(case, folder: Path, dt_scale: float = 1.0) -> Path:
     return folder
 
 
-def tolerance(case) -> dict:
+def tolerance(case, seed: float = PERTURBATION, floor_abs: float = FLOOR_ABS,
+              floor_rel: float = FLOOR_REL) -> dict:
+    """The case's tolerance for a step perturbed by the relative ``seed``, with the floors."""
     from eels_gz.gazebo.agree import agreement, flat
 
     with tempfile.TemporaryDirectory(prefix="eels_gz_tol_") as tmp:
         a = run_case(case, Path(tmp) / "nominal")
-        b = run_case(case, Path(tmp) / "perturbed", 1.0 + PERTURBATION)
+        b = run_case(case, Path(tmp) / "perturbed", 1.0 + seed)
         diff = agreement(a, b)
         nominal = flat(json.loads((a / "metrics.json").read_text())) if (a / "metrics.json").exists() else {}
     metrics = {}
     for key, d in diff.get("metrics", {}).items():
         if isinstance(d, float):
             value = nominal.get(key)
-            floor = FLOOR_ABS + FLOOR_REL * (abs(value) if isinstance(value, (int, float)) and
+            floor = floor_abs + floor_rel * (abs(value) if isinstance(value, (int, float)) and
                                              math.isfinite(value) else 0.0)
             metrics[key] = max(FACTOR * d, floor) if math.isfinite(d) else d
         elif d != "equal":
             metrics[key] = d  # the perturbation changed a non-number: recorded, the tier then expects equality
     traj = diff["trajectory"]
     return {"metrics": metrics,
-            "trajectory": {"position_m": max(FACTOR * traj["position_m"], FLOOR_ABS),
-                           "yaw_rad": max(FACTOR * traj["yaw_rad"], FLOOR_ABS)},
+            "trajectory": {"position_m": max(FACTOR * traj["position_m"], floor_abs),
+                           "yaw_rad": max(FACTOR * traj["yaw_rad"], floor_abs)},
             "perturbed": {"trajectory": traj, "status": diff["status"]}}
 
 
@@ -78,14 +92,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cases = load_cases(CASES)
     table = json.loads(OUT.read_text()) if OUT.exists() else {}
-    table.setdefault("derivation", __doc__.split("\n\n")[1].replace("\n", " "))
-    table.update(perturbation=PERTURBATION, factor=FACTOR, floor=[FLOOR_ABS, FLOOR_REL])
+    table["derivation"] = " ".join(__doc__.split("\n\n")[1:3]).replace("\n", " ")
+    table.update(perturbation=PERTURBATION, factor=FACTOR, floor=[FLOOR_ABS, FLOOR_REL],
+                 engine_seed=ENGINE_SEED, engine_floor=[ENGINE_FLOOR_ABS, ENGINE_FLOOR_REL])
     table.setdefault("cases", {})
+    table.setdefault("engine", {})
     for case in cases:
         if args.cases and case.name not in args.cases:
             continue
         print(f"{case.name} ...", file=sys.stderr, flush=True)
         table["cases"][case.name] = tolerance(case)
+        table["engine"][case.name] = tolerance(case, ENGINE_SEED, ENGINE_FLOOR_ABS, ENGINE_FLOOR_REL)
         OUT.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n")
     return 0
 

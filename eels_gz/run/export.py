@@ -352,6 +352,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     ``time_systems``: every Python system is loaded through plugins_py/timed_system.py, which writes the
     wall time of its callbacks to ``DIR/timing.json`` (bench/gazebo.py)."""
     work = Path(work_dir)
+    work.mkdir(parents=True, exist_ok=True)
     final = Path(final_dir) if final_dir is not None else work
     r = resolve_run(cfg, RunFiles(work, record=True))
     check_contact_step(r, urdf_mass(r.description.urdf))

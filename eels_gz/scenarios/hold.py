@@ -7,7 +7,8 @@ its joint velocities, step by step:
   drop through the placement clearance into contact is over by then);
 - ``roll_rad``: the base's largest rotation about its own starting x axis (the body axis);
 - ``worst_flip_share``: the largest share of steps on which one joint's velocity changed sign
-  (step-rate chatter), and ``worst_flip_joint``, that joint. A velocity within
+  (step-rate chatter), and ``worst_flip_joint``, that joint when it chatters (a share above
+  :data:`CHATTER`; None otherwise: which of several quiet joints flipped most is noise). A velocity within
   :data:`AT_REST` of zero has no sign: a joint at rest reads round-off there (gz-sim's DART gives
   1e-31..1e-15 rad/s where the host's reads 0), and its flips are not chatter.
 """
@@ -21,6 +22,7 @@ import numpy as np
 # rad/s or m/s: below this a joint's velocity is round-off of a joint at rest, 10^6 below the slowest
 # chatter the metric is for (a position loop ringing at step rate moves a joint by 1e-6 rad a step or more)
 AT_REST = 1e-9
+CHATTER = 0.05  # a joint whose velocity changes sign on more than this share of steps chatters
 
 METRICS = ("duration_s", "settle_s", "drift_m", "drift_settled_m", "roll_rad", "worst_flip_share",
            "worst_flip_joint")
@@ -67,4 +69,4 @@ class RestWatch:
         return {"duration_s": self.t - self.t0, "settle_s": self.settle_s, "drift_m": self.drift,
                 "drift_settled_m": self.drift_settled if self.p_settled is not None else None,
                 "roll_rad": self.roll, "worst_flip_share": float(share[worst]) if worst is not None else 0.0,
-                "worst_flip_joint": self.names[worst] if worst is not None else None}
+                "worst_flip_joint": self.names[worst] if worst is not None and share[worst] > CHATTER else None}

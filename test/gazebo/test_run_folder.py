@@ -115,7 +115,7 @@ def test_timed_systems_report_what_the_python_systems_cost(tmp_path):
     summary = run_in_gazebo(cfg, tmp_path / "timed", time_systems=True)
     cost = summary["python_systems"]
     modules = {key.split()[0] for key in cost["systems"]}
-    assert {"hold", "joint_control", "initial_joints"} <= modules
+    assert {"hold", "joint_control"} <= modules  # on the flat ice no joint is bent: no initial_joints
     assert cost["steps"] == pytest.approx(2000, abs=2) and 0 < cost["per_step_s"] < 0.1
     for totals in cost["systems"].values():
         assert totals["configure_s"] > 0

@@ -24,6 +24,11 @@ def test_a_joint_ringing_at_step_rate_flips_every_step():
 
 def test_round_off_of_a_joint_at_rest_is_not_chatter():
     m = _watch([3e-31 * (-1) ** k for k in range(100)])
-    assert m["worst_flip_share"] == 0.0
+    assert m["worst_flip_share"] == 0.0 and m["worst_flip_joint"] is None
     just_above = _watch([2 * AT_REST * (-1) ** k for k in range(100)])
     assert just_above["worst_flip_share"] == 0.99
+
+
+def test_a_joint_is_named_only_when_it_chatters():
+    quiet = _watch([1e-4 * (-1) ** k if k < 3 else 1e-4 for k in range(100)])  # 2 flips in 100 steps
+    assert quiet["worst_flip_share"] == 0.02 and quiet["worst_flip_joint"] is None

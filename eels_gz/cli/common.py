@@ -37,7 +37,9 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
     """Print the message of a run that ended early and exit with its code (module docstring)."""
     where = f" in {out}" if out is not None else ""
     if isinstance(exc, RunInterrupted):
-        if exc.started:
+        if getattr(exc, "written", None) is not None:  # the command says what it wrote (a partial file)
+            click.echo(f"eels-gz: {exc}", err=True)
+        elif exc.started:
             click.echo(f"eels-gz: {exc}; what the {what} wrote up to then (status 'interrupted') is{where}", err=True)
         else:
             click.echo(f"eels-gz: {exc}; nothing was written", err=True)

@@ -119,7 +119,7 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
     import shutil
 
     from eels_gz.errors import OutputError
-    from eels_gz.outputs import reason
+    from eels_gz.outputs import aside, reason
     from eels_gz.terrain.writers import write_terrain
 
     name = name or terrain.kind
@@ -138,9 +138,7 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
             old = []
             for new, final in ((new_folder, folder), (new_world, world)):
                 if final.exists():
-                    aside = final.with_name(f".{final.name}.old-{os.getpid()}")
-                    os.rename(final, aside)
-                    old.append(aside)
+                    old.append(aside(final))  # a name nobody holds: never over a file of someone's
                 os.rename(new, final)
         except OSError as exc:
             raise OutputError(f"cannot write the terrain '{name}' into {models} and {worlds}: "

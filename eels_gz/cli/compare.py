@@ -97,8 +97,9 @@ def compare(cfg: dict, out_dir: str | Path,
     write) stops the comparison: compare.json is written with that status and
     the runs done so far, and the run's exception propagates.
     """
-    from eels_gz.run.runner import run
     from eels_gz.outputs import begin_result, check_writable_dir, write_result
+    from eels_gz.run.compatibility import check_config
+    from eels_gz.run.runner import run
 
     entry = registry.robot(cfg["robot"]["name"])
     if entry.family not in ("eels", "rover"):
@@ -114,7 +115,7 @@ def compare(cfg: dict, out_dir: str | Path,
     soil = _rover_soil(cfg, entry) if entry.family == "rover" else None
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
-    runs, tracks = {}, {}
+    configs = {}
     for model in models:
         mcfg = copy.deepcopy(cfg)
         if soil is not None:  # a rover: the soil set named, or none at all (the engine's rigid contact)
@@ -123,6 +124,11 @@ def compare(cfg: dict, out_dir: str | Path,
             mcfg["contact"]["model"] = model
         if model == "stock":  # contact.mu, ... are the screw model's; the engine's contact reads none
             mcfg["contact"] = {k: v for k, v in mcfg["contact"].items() if k in ("model", "params")}
+        check_config(mcfg)  # every run's robot, scenario, contact and world, before the first begins
+        configs[model] = mcfg
+    runs, tracks = {}, {}
+    for model in models:
+        mcfg = configs[model]
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
         try:
             runs[model] = run(mcfg, out / model, step, final_dir=final / model, setup_progress=setup_progress)

@@ -44,9 +44,12 @@ from eels_gz.errors import ConfigError
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
 # soil: the soil set (config/soil/) unless the run sets soil.params;
-# granular: the medium (config/granular/) of contact.model rft unless the run sets granular.params
+# granular: the medium (config/granular/) of contact.model rft unless the run sets granular.params;
+# robots: the robot families (eels, rover) or registry names the scenario is made for (any, if absent);
+# needs: what it needs of its robot, [screws] (eels_gz/run/compatibility.py checks both)
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers",
-                 "contact", "pose", "soil", "granular", "systems", "placement"}
+                 "contact", "pose", "soil", "granular", "systems", "placement", "robots", "needs"}
+NEEDS = ("screws",)
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
@@ -214,6 +217,13 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
     if granular is not None and not (isinstance(granular, str) and granular):
         raise ConfigError(f"{path}: 'granular' must name a medium of config/granular/ (e.g. mars_simulant_mms), "
                           f"got {granular!r}")
+    for key, allowed in (("robots", None), ("needs", NEEDS)):
+        value = data.get(key)
+        if value is not None and not (isinstance(value, list) and value and all(
+                isinstance(v, str) and (allowed is None or v in allowed) for v in value)):
+            raise ConfigError(f"{path}: '{key}' must be a list of "
+                              + ("robot families (eels, rover) or robot names" if allowed is None else
+                                 f"{', '.join(allowed)}") + f", got {value!r}")
     pose = data.get("pose")
     if pose is not None and not (isinstance(pose, list) and len(pose) == 6 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pose)):

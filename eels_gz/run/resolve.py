@@ -30,6 +30,7 @@ from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import ConfigError
+from eels_gz.run.compatibility import check_combination
 
 if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
@@ -109,6 +110,8 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     contact = cfg["contact"]
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+    check_combination(entry, cfg["scenario"].get("name"), scenario, contact["model"], world,
+                      cfg["soil"].get("params"))
     contact_set, contact_params = _resolve_contact(contact, files)  # the one parse of the run's set
     user_args = dict(rcfg.get("xacro_args") or {})
     check_xacro_args(entry, user_args, "robot.xacro_args")

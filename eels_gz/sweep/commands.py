@@ -155,12 +155,18 @@ class RunCommand:
             if resolved["robot"]["n_modules"] is not None:
                 registry.check_n_modules(entry, resolved["robot"]["n_modules"])
         with _about("world"):
-            registry.world_path(resolved["world"])
+            world = registry.world_path(resolved["world"])
         contact = resolved["contact"]
         with _about("contact.model"):
             if contact["model"] not in CONTACT_MODELS:
                 raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, "
                                   f"got {contact['model']!r}")
+        with _about("robot.name"):  # the combination, as a run checks it (eels_gz/run/compatibility.py)
+            from eels_gz.run.compatibility import check_combination
+            from eels_gz.run.resolve import _world_soil_default
+
+            soil = _world_soil_default(resolved, entry, world)["soil"].get("params")
+            check_combination(entry, scfg.get("name"), scenario, contact["model"], world, soil)
         with _about("contact"):
             overrides = contact_overrides(contact)
             if overrides and contact["model"] != "screw":

@@ -306,20 +306,29 @@ def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | 
     return folder, world
 
 
+def terrain_records(world) -> list[tuple[str, Path]]:
+    """(model name as the world names it, its ``terrain.json``) of the terrain models world file
+    ``world`` includes (those ``eels-gz world`` wrote)."""
+    out = []
+    for name, file, _, _ in _models_of_file(Path(world)):
+        meta = Path(file).parent / "terrain.json"
+        if Path(file).name == "model.sdf" and meta.is_file():
+            out.append((name, meta))
+    return out
+
+
 def world_soil(world) -> str | None:
     """The soil set (a name of config/soil/) the world's terrain models record in their terrain.json
     (``eels-gz world ... --soil NAME``), or None. Two terrains of one world with different soils are a
     TerrainError naming them: a run takes one soil set."""
     soils = {}
-    for name, file, _, _ in _models_of_file(Path(world)):
-        meta = Path(file).parent / "terrain.json"
-        if Path(file).name == "model.sdf" and meta.is_file():
-            try:
-                soil = json.loads(meta.read_text()).get("soil")
-            except (OSError, ValueError) as exc:
-                raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
-            if soil:
-                soils[name] = str(soil)
+    for name, meta in terrain_records(world):
+        try:
+            soil = json.loads(meta.read_text()).get("soil")
+        except (OSError, ValueError) as exc:
+            raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
+        if soil:
+            soils[name] = str(soil)
     if len(set(soils.values())) > 1:
         raise TerrainError(f"{world}: its terrains record different soils ("
                            + ", ".join(f"{k}: {v}" for k, v in sorted(soils.items())) + "); a run takes one: "

@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.cli.common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
+from eels_gz.cli import common
+from eels_gz.cli.common import NON_NEGATIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -99,7 +100,7 @@ class _RunCommand(click.Command):
 @click.option("--contact", type=click.Choice(["screw", "stock", "rft"]),
               help="Screw contact model: screw (EELS anisotropic model), stock (engine's isotropic contact) or "
                    "rft (screws in granular ground, medium granular.params).")
-@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's, else 10).")
+@click.option("--duration", type=common.DURATION, help="Simulated seconds, > 0 and <= 1e6 (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,
               help="Output folder for log.mcap, summary.json and trajectory.png (refused if it holds a run).")
@@ -111,7 +112,7 @@ class _RunCommand(click.Command):
                    "and it was not edited since.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override any key of the resolved configuration, e.g. --set physics.dt=0.002 (repeatable).")
-@click.option("--dt", type=POSITIVE, help="Step size in s (default: the world's <max_step_size>).")
+@click.option("--dt", type=common.STEP, help="Step size in s, > 0 and <= 1 (default: the world's <max_step_size>).")
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout, whatever the run's status.")
@@ -119,7 +120,7 @@ class _RunCommand(click.Command):
 @click.option("--ros-transport", type=click.Choice(["auto", "rclpy", "dds"]),
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
 @click.option("--ros-domain", type=ROS_DOMAIN, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
-@click.option("--rate", type=POSITIVE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
+@click.option("--rate", type=common.PACE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
 @click.option("--no-server", is_flag=True,
               help="Run in this process even when a run server (eels-gz serve) is running (as EELS_GZ_SERVER=off).")
 def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scenario, out_dir, overwrite, config_file,
@@ -237,7 +238,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @click.option("--n-modules", "n_modules", type=N_MODULES, help="Number of modules (default: the variant's).")
 @click.option("--world", help="World registry name or SDF world file.")
 @click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse, rover_drive.")
-@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's).")
+@click.option("--duration", type=common.DURATION, help="Simulated seconds, > 0 and <= 1e6 (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
               help="Output folder: stock/ and screw/ (rft/ with --contact rft; a rover: soil/), compare.json, "
                    "compare.png (refused if it holds a run).")
@@ -294,7 +295,7 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="Several runs: overlaid in one scene, or side by side with one camera.")
 @click.option("--label", "labels", multiple=True, help="Name shown for each run, in order (default: its folder).")
-@click.option("--fps", type=POSITIVE, default=30.0, show_default=True, help="Frames kept per simulated second.")
+@click.option("--fps", type=Number(float, 0, 1000, min_open=True), default=30.0, show_default=True, help="Frames kept per simulated second.")
 @click.option("--screenshot", "png", type=click.Path(dir_okay=False),
               help="Also save a PNG of the replay from headless Chromium (see --at).")
 @click.option("--at", "at_time", type=NON_NEGATIVE, help="Simulated time (s) of the --screenshot (default: the end).")

@@ -98,7 +98,7 @@ def compare(cfg: dict, out_dir: str | Path,
     the runs done so far, and the run's exception propagates.
     """
     from eels_gz.outputs import begin_result, check_writable_dir, write_result
-    from eels_gz.run.compatibility import check_config
+    from eels_gz.run.resolve import check_combination_of
     from eels_gz.run.runner import run
 
     entry = registry.robot(cfg["robot"]["name"])
@@ -124,7 +124,7 @@ def compare(cfg: dict, out_dir: str | Path,
             mcfg["contact"]["model"] = model
         if model == "stock":  # contact.mu, ... are the screw model's; the engine's contact reads none
             mcfg["contact"] = {k: v for k, v in mcfg["contact"].items() if k in ("model", "params")}
-        check_config(mcfg)  # every run's robot, scenario, contact and world, before the first begins
+        check_combination_of(mcfg)  # every run's robot, scenario, contact and world, before the first begins
         configs[model] = mcfg
     runs, tracks = {}, {}
     for model in models:

@@ -55,8 +55,20 @@ def _scan_budget(name: str) -> Number:
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
+    _remove_made_folders()
     click.echo(f"eels-gz: error: {exc}", err=True)
     sys.exit(code)
+
+
+def _remove_made_folders() -> None:
+    """Remove the output folders this command created (``_writable``) while they are still empty: a
+    refused or failed command leaves nothing behind, not even an empty ``OUT/models``."""
+    ctx = click.get_current_context(silent=True)
+    for folder in reversed((ctx.meta.get("eels_gz.world.made") or []) if ctx is not None else []):
+        try:
+            folder.rmdir()  # only an empty folder: never what someone put there meanwhile
+        except OSError:
+            pass
 
 
 def _dirs(out: str | None, shipped: bool) -> tuple[Path, Path]:
@@ -75,7 +87,11 @@ def _writable(out: str | None, shipped: bool, name: str | None = None, overwrite
     meshing the input (OutputError: exit 2)."""
     from eels_gz.outputs import check_writable_dir
 
+    ctx = click.get_current_context(silent=True)
+    made = ctx.meta.setdefault("eels_gz.world.made", []) if ctx is not None else []
     for folder in _dirs(out, shipped):
+        missing = [p for p in [*reversed(folder.absolute().parents), folder.absolute()] if not p.exists()]
+        made += missing  # outermost first; _fail removes them again, innermost first
         check_writable_dir(folder)
     if name is not None:
         _check_existing(name, out, shipped, overwrite)

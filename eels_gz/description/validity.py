@@ -29,28 +29,12 @@ kept here, in a module of their own, so that they can move with it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from lxml import etree
 
 from eels_gz.errors import DescriptionError
-
-
-@dataclass(frozen=True)
-class Range:
-    """A valid range (an error outside it) and an optional plausible one (a warning outside it)."""
-
-    low: float  # the smallest valid value (exclusive when low_open)
-    high: float
-    unit: str
-    low_open: bool = False
-    plausible: tuple[float, float] | None = None
-
-    def expected(self) -> str:
-        lo = f"> {self.low:g}" if self.low_open else f">= {self.low:g}"
-        return f"a finite number {lo} and <= {self.high:g}{' ' + self.unit if self.unit else ''}"
-
+from eels_gz.ranges import InvalidValue, Range, check_value
 
 ROBOT_LENGTH = Range(0.0, 1e6, "m", low_open=True, plausible=(1e-4, 100.0))
 WORLD_LENGTH = Range(0.0, 1e6, "m", low_open=True)
@@ -58,22 +42,6 @@ MASS = Range(0.0, 1e9, "kg", low_open=True, plausible=(1e-4, 1e4))
 NON_NEGATIVE = Range(0.0, math.inf, "")
 GRAVITY = Range(0.0, 1e4, "m/s^2", plausible=(0.0, 30.0))  # of the vector's magnitude
 SCALE_MAX = 1e6
-
-
-class InvalidValue(ValueError):
-    """A value outside its valid range; the reader adds where it was (file, element, line)."""
-
-
-def check_value(value: float, rng: Range, name: str) -> str | None:
-    """InvalidValue unless ``value`` is in ``rng``'s valid range; a warning (text) when it is outside
-    the plausible range, else None. ``name`` says what the value is ('radius')."""
-    ok = math.isfinite(value) and (value > rng.low if rng.low_open else value >= rng.low) and value <= rng.high
-    if not ok:
-        raise InvalidValue(f"{name} must be {rng.expected()}, got {value:g}")
-    if rng.plausible is not None and not rng.plausible[0] <= value <= rng.plausible[1]:
-        return (f"{name} {value:g} {rng.unit} is outside the plausible range {rng.plausible[0]:g} to "
-                f"{rng.plausible[1]:g} {rng.unit}; check it (a unit slip?)")
-    return None
 
 
 def check_finite(values, name: str) -> None:

@@ -92,20 +92,3 @@ def check_combination(entry, scenario_name: str | None, scenario: dict | None, c
                           f"soil.params=NAME (--set soil.params=NAME; config/soil/: {', '.join(soil_names())}), "
                           "or --set \"soil.params=''\" (an empty name) for the engine's rigid contact on purpose")
 
-
-def check_config(cfg: dict) -> None:
-    """:func:`check_combination` of a whole configuration (as ``eels_gz.config.resolve`` returns it), its
-    scenario's defaults applied, without building anything: ``compare`` checks each of its runs so before
-    the first begins."""
-    from eels_gz.control.setpoints import load_scenario
-    from eels_gz.run.resolve import _world_soil_default, scenario_defaults
-
-    scfg = cfg["scenario"]
-    scenario = None
-    if scfg.get("name"):
-        scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items() if k != "name"})
-    resolved = scenario_defaults(cfg, scenario)
-    entry = registry.robot(resolved["robot"]["name"])
-    world = registry.world_path(resolved["world"])
-    soil = _world_soil_default(resolved, entry, world)["soil"].get("params")
-    check_combination(entry, scfg.get("name"), scenario, resolved["contact"]["model"], world, soil)

@@ -29,6 +29,7 @@ from eels_gz.interrupt import interrupts
 from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, command_line, reason, write_result
 from eels_gz.own_files import stamp_config
 from eels_gz.process_start import process_info
+from eels_gz.ranges import say_estimate
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
@@ -63,6 +64,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     phys = cfg["physics"]
     host = cfg["sim"]
     plugins = _scenario_system_plugins(r, work_dir)
+    say_estimate(f"a run of {duration:g} s simulated at a {dt:g} s step", duration / dt)  # before the build
     from eels_gz.contact.params import resolved_contact_sets
 
     # the screw contact system reads <contact_params> in configure: it gets the set resolved above

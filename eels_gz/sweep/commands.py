@@ -205,6 +205,23 @@ class RunCommand:
                                   + (f"scenario '{name}' ({writes})" if name else
                                      "the campaign, which runs no scenario (set scenario.name for a metrics.json)"))
 
+    @staticmethod
+    def steps(cfg: dict) -> float | None:
+        """The steps a sample of settings ``cfg`` takes (its duration over its step), for the campaign's
+        estimate (eels_gz.ranges.say_estimate); None when they cannot be known before it runs."""
+        from eels_gz import registry
+        from eels_gz.control.setpoints import load_scenario
+        from eels_gz.dart.sdf_world import load_world
+        from eels_gz.run.resolve import DEFAULT_DURATION, scenario_defaults
+
+        scfg = cfg["scenario"]
+        scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items()
+                                                                           if k != "name"}) if scfg.get("name") else None
+        resolved = scenario_defaults(cfg, scenario)
+        duration = resolved["duration"] or (scenario or {}).get("duration") or DEFAULT_DURATION
+        dt = resolved["physics"]["dt"] or load_world(registry.world_path(resolved["world"])).dt
+        return float(duration) / float(dt)
+
     def run(self, cfg: dict, folder: Path) -> tuple[str, str | None]:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the
         run was refused before it began (nothing written)."""

@@ -430,6 +430,7 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         raise OutputError(f"--workers must be 1 or more, got {workers}")
     out = Path(out)
     samples = spec.expand()
+    _say_estimate(spec, samples, workers)
     t0 = time.perf_counter()
     with interrupts() as stop, SweepFolder(out, spec, resume=resume, overwrite=overwrite, what=what) as folder:
         rows = folder.finished(samples) if resume else {}
@@ -469,6 +470,23 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         exc.result = {"what": what, **state}  # what --json prints (sweep.json)
         raise exc
     return {"what": what, **state}
+
+
+def _say_estimate(spec: SweepSpec, samples: list, workers: int | None) -> None:
+    """Say, before the campaign starts, how long it may take when that is over a minute
+    (eels_gz.ranges.say_estimate): its samples' steps, the first sample's standing for each."""
+    from eels_gz.ranges import say_estimate
+
+    cmd = command(spec.command, spec.source)
+    if not samples or not hasattr(cmd, "steps"):
+        return
+    try:
+        steps = cmd.steps(cmd.settings(jobs(spec, samples[:1], Path("."))[0].items))
+    except EelsError:
+        return  # check_spec has said what is wrong with the settings
+    if steps:
+        say_estimate(f"the {len(samples)} samples of {spec.source}", steps * len(samples),
+                     workers or os.cpu_count() or 1)
 
 
 def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int,

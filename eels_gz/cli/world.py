@@ -55,7 +55,13 @@ def _scan_budget(name: str) -> Number:
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
+    from eels_gz.errors import RunInterrupted
+
     _remove_made_folders()
+    if isinstance(exc, RunInterrupted):
+        click.echo(f"eels-gz: interrupted by {exc.signal_name}: no terrain was written (its temporary files are "
+                   "removed; a terrain of that name already there is as it was)", err=True)
+        sys.exit(exc.exit_code)
     click.echo(f"eels-gz: error: {exc}", err=True)
     sys.exit(code)
 
@@ -203,7 +209,19 @@ def _common(f):
     return f
 
 
-@click.group()
+class _WorldGroup(click.Group):
+    """The ``world`` commands, each run with SIGINT and SIGTERM stopping it at once (there is no step to
+    finish): the terrain's temporary files are removed, nothing is left half-written, and the command
+    says so and exits 130 or 143 (``_fail``), as ``run`` does."""
+
+    def invoke(self, ctx: click.Context):
+        from eels_gz.interrupt import interrupts
+
+        with interrupts() as stop, stop.immediately():
+            return super().invoke(ctx)
+
+
+@click.group(cls=_WorldGroup)
 def world() -> None:
     """Terrain model folders and worlds from DEMs, meshes, point clouds and primitives."""
     # the long steps' progress lines (eels_gz.terrain.progress) reach stderr through the root handler

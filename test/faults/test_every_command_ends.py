@@ -37,7 +37,7 @@ def test_a_sweep_to_an_unreachable_cluster_neither_hangs_nor_ignores_sigterm(tmp
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGTERM)
-        out, err = proc.communicate(timeout=60)  # Ray's own wait for a head is minutes
+        _, err = proc.communicate(timeout=60)  # Ray's own wait for a head is minutes
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -389,6 +389,21 @@ def list_files(folder: Path) -> list[str]:
                   for p in folder.rglob("*") if p.name != MARKER)
 
 
+def check_not_a_link_or_file(target: Path) -> None:
+    """OutputError naming what output folder ``target`` is when it is a symbolic link (an output folder
+    is renamed into place: a link would be replaced, never written through) or a file."""
+    if target.is_symlink():
+        try:
+            to = os.readlink(target)
+        except OSError:
+            to = "?"
+        raise OutputError(f"output folder '{target}' is a symbolic link (to '{to}'); eels-gz writes an output "
+                          "folder of its own and never replaces a link: give the folder it points to, or another "
+                          "--out")
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"output folder '{target}' is a file, not a folder")
+
+
 def _started(folder: Path) -> bool:
     return any(True for name in RESULT_FILES for _ in folder.rglob(name))
 
@@ -444,8 +459,7 @@ class RunFolder:
 
     def _check_target(self) -> None:
         target = self.target
-        if target.is_symlink() or (target.exists() and not target.is_dir()):
-            raise OutputError(f"output folder '{target}' is a file, not a folder")
+        check_not_a_link_or_file(target)
         if not target.exists():
             return
         if not os.access(target, os.W_OK | os.X_OK):

@@ -33,7 +33,8 @@ import numpy as np
 from mcap.reader import make_reader
 
 from eels_gz import registry
-from eels_gz.errors import ConfigError, RobotLost, RunInterrupted, SimulationDiverged, WriteFailed
+from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
+                            WriteFailed)
 from eels_gz.plots import comparison
 from eels_gz.ros.messages import typestore
 
@@ -132,8 +133,11 @@ def compare(cfg: dict, out_dir: str | Path,
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
         try:
             runs[model] = run(mcfg, out / model, step, final_dir=final / model, setup_progress=setup_progress)
-        except (SimulationDiverged, RobotLost, RunInterrupted, WriteFailed) as exc:
-            log.error("the %s contact run ended early (%s); its log and summary are in %s", model, exc, final / model)
+        except Exception as exc:  # whatever ended a run that began, compare.json says so
+            if not (out / model / "summary.json").exists():
+                raise  # refused before it began: nothing to say in compare.json
+            # the command prints the error once (exit_for); here only where the run's files are
+            log.info("the %s contact run ended early; its log and summary are in %s", model, final / model)
             stopped = {"status": _status(exc), "message": f"the {model} contact run: {exc}",
                        **_reached(out, final, models),
                        "runs": {m: str(final / m) for m in models if (out / m / "summary.json").exists()}}
@@ -225,6 +229,11 @@ def _header(cfg: dict) -> dict:
 
 
 def _status(exc: Exception) -> str:
+    """compare.json's status for a run that ended on ``exc``: the run's own (summary.json's)."""
     if isinstance(exc, RobotLost):
         return exc.status
-    return {SimulationDiverged: "diverged", RunInterrupted: "interrupted", WriteFailed: "output_error"}[type(exc)]
+    for kind, status in ((SimulationDiverged, "diverged"), (RunInterrupted, "interrupted"),
+                         (WriteFailed, "output_error"), (PluginCallbackError, "plugin_error")):
+        if isinstance(exc, kind):
+            return status
+    return "error"

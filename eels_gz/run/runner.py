@@ -390,9 +390,9 @@ class _RunLoop:
                 finally:
                     gc.unfreeze()
         except SimulationDiverged as exc:
-            self.status, self.error = "diverged", exc
+            self.status, self.error, self.message = "diverged", exc, str(exc)
         except PluginCallbackError as exc:
-            self.status, self.error = "plugin_error", exc
+            self.status, self.error, self.message = "plugin_error", exc, str(exc)
         except OSError as exc:
             self._output_failed(exc)
         except Exception as exc:  # a bug or a plugin's error: still leave the log and a summary

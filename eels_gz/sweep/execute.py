@@ -289,13 +289,13 @@ class SweepFolder:
         self.old: Path | None = None  # the campaign --overwrite replaces, moved aside
 
     def __enter__(self) -> SweepFolder:
+        from eels_gz import outputs
         from eels_gz.outputs import MARKER, command_line, holds_run, lock_output_folder, make_dir, probe
 
         target = self.target
         self.lock = lock_output_folder(target, "results/sweep")
         try:
-            if target.is_symlink() or (target.exists() and not target.is_dir()):
-                raise OutputError(f"output folder '{target}' is a file, not a folder")
+            outputs.check_not_a_link_or_file(target)
             if target.exists() and any(target.iterdir()):
                 self._existing(holds_run(target))
             make_dir(target)

@@ -62,7 +62,8 @@ CONFIG_RANGES: dict[str, Range] = {
     "ros.domain": Range(0.0, 232.0, ""),
     "sensors.seed": Range(0.0, 2.0**32 - 1, ""),
 }
-POSE_POSITION = Range(-1e7, 1e7, "m")  # robot.pose x, y, z: within 10 000 km of the world's origin
+COORDINATE_MAX = 1e7  # m: a position (a pose, a terrain's vertex or point) within 10 000 km of the origin
+POSE_POSITION = Range(-COORDINATE_MAX, COORDINATE_MAX, "m")  # robot.pose x, y, z
 POSE_ANGLE = Range(-1e3, 1e3, "rad")  # roll, pitch, yaw
 # a scenario parameter without a range of its own (``ranges:`` in its YAML): at most this in size
 SCENARIO_PARAM_MAX = 1e6

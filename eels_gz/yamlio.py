@@ -108,16 +108,10 @@ def _check_depth(data: Any, source: str) -> Any:
 def load(path: str | Path, what: str = "config file") -> Any:
     """Read and parse the YAML file ``path`` (a ``what``, named in errors): ConfigError naming it for an
     unreadable or binary file, a syntax error (with its line) or a duplicate key."""
+    from eels_gz.paths import read_text
+
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {what} '{path}': {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a YAML text file (byte {exc.start} is not UTF-8 text); is it the file "
-                          "you meant?") from None
+    text = read_text(path, what, "YAML", ConfigError)
     if text in _parsed:  # a run reads the same files several times (defaults, scenario, contact set)
         return copy.deepcopy(_parsed[text])
     try:

@@ -265,8 +265,9 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="compare") as folder, \
-                    Progress("stock + model") as progress:
+                    Progress("compare") as progress:
                 def step(model: str, delta: int, total: int) -> None:
+                    progress.note = f"the {model} run"  # which of the two runs the count is in
                     progress.update(delta, 2 * total)  # both runs have the same number of steps
 
                 result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,

@@ -451,8 +451,11 @@ def shipped() -> None:
     for entry in WORLDS.values():
         if not entry.recipe:
             continue
-        args = [*entry.recipe, "--name", entry.name, "--shipped", "--overwrite"]
-        command = "eels-gz world " + " ".join(shlex.quote(a) for a in args)
+        what = [*entry.recipe, "--name", entry.name, "--shipped"]
+        args = [*what, "--overwrite"]
+        # terrain.json records what the terrain is made of, not how it was written over the last one: the
+        # same command every time, so `make worlds` reproduces the tracked files byte for byte
+        command = "eels-gz world " + " ".join(shlex.quote(a) for a in what)
         click.echo(command)
         try:
             world.main(args=args, prog_name="eels-gz world", standalone_mode=False, obj={"command": command})

@@ -234,8 +234,9 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
     _sub(config, "description", terrain.description)
     _write_xml(folder / "model.config", config)
     meta = {"kind": terrain.kind, "description": terrain.description, "parameters": terrain.parameters,
-            "source": source, "command": command, "distance_field": FIELD_FILE,
-            "local_origin": [float(v) for v in origin]}
+            "source": source, "command": command, "distance_field": FIELD_FILE}
+    if np.any(origin):  # as model.sdf's <pose>: only a terrain away from the origin has one
+        meta["local_origin"] = [float(v) + 0.0 for v in origin]  # + 0.0: never -0.0
     if soil:
         meta["soil"] = soil  # the soil set a wheeled robot's soil contact takes on it (world_soil)
     (folder / "terrain.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=float) + "\n")
@@ -302,7 +303,8 @@ def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | 
     folder = write_model(terrain, name, models_dir, source=source, command=command, reference=reference, soil=soil)
     world = write_world(terrain, name, worlds_dir, command=command, reference=reference)
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    log.info("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
+    # debug: a command writes into a staging folder and says itself where the terrain ends up
+    log.debug("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
     return folder, world
 
 

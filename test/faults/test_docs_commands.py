@@ -275,7 +275,7 @@ def test_make_worlds_reproduces_the_tracked_worlds_byte_for_byte(tmp_path):
             (share / entry.name).symlink_to(entry)
     env = dict(os.environ, EELS_GZ_SHARE=str(share), GZ_SIM_RESOURCE_PATH="")
     done = subprocess.run([sys.executable, "-m", "eels_gz.cli", "world", "shipped"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     changed = []
     for folder in ("models", "worlds"):

@@ -94,13 +94,17 @@ def _floats(node, attr: str, default: str | None = None) -> tuple[float, ...] | 
         raise InvalidValue(f"{attr} expects numbers, got '{text}'") from None
 
 
-def _origin(node, name: str) -> None:
-    origin = node.find("origin")
-    if origin is not None:
-        for attr in ("xyz", "rpy"):
-            values = _floats(origin, attr)
+def _finite_attrs(node, attrs: tuple[str, ...]) -> None:
+    """Each of ``attrs`` of ``node`` (when given) finite numbers."""
+    if node is not None:
+        for attr in attrs:
+            values = _floats(node, attr)
             if values is not None:
-                check_finite(values, f"<origin {attr}>")
+                check_finite(values, f"<{node.tag} {attr}>")
+
+
+def _origin(node, name: str) -> None:
+    _finite_attrs(node.find("origin"), ("xyz", "rpy"))
 
 
 def _geometry(node, warnings: list[str]) -> None:
@@ -191,12 +195,7 @@ def _joint(joint) -> None:
             got = _floats(dynamics, attr)
             if got is not None:
                 check_value(got[0], NON_NEGATIVE, f"<dynamics {attr}>")
-    mimic = joint.find("mimic")
-    if mimic is not None:
-        for attr in ("multiplier", "offset"):
-            got = _floats(mimic, attr)
-            if got is not None:
-                check_finite(got, f"<mimic {attr}>")
+    _finite_attrs(joint.find("mimic"), ("multiplier", "offset"))
 
 
 def check_urdf(urdf: str, source: str) -> list[str]:

@@ -195,11 +195,9 @@ def output_key(path: tuple[str, ...], params: dict) -> tuple | None:
     return ("folder", str(out))
 
 
-def test_every_docs_command_writes_to_its_own_folder():
-    """Followed in order (README, then docs/ page by page), no command writes where an earlier one did
-    (its run would be refused, or replace the other's), except ``--resume``, which finishes it (issue 31:
-    robots.md and sweeps.md both wrote results/screw_contact)."""
-    seen: dict[tuple, str] = {}
+def parsed_commands():
+    """(page, line number, words, command path, parameters) of every eels-gz command of the docs that
+    parses to a command (not --help), in the docs' order."""
     for page, number, words, _ in COMMANDS:
         if words[0] != "eels-gz":
             continue
@@ -207,6 +205,15 @@ def test_every_docs_command_writes_to_its_own_folder():
             path, params = parse(words[1:])
         except click.exceptions.Exit:
             continue
+        yield page, number, words, path, params
+
+
+def test_every_docs_command_writes_to_its_own_folder():
+    """Followed in order (README, then docs/ page by page), no command writes where an earlier one did
+    (its run would be refused, or replace the other's), except ``--resume``, which finishes it (issue 31:
+    robots.md and sweeps.md both wrote results/screw_contact)."""
+    seen: dict[tuple, str] = {}
+    for page, number, words, path, params in parsed_commands():
         key = output_key(path, params)
         if key is None or params.get("resume"):
             continue
@@ -244,13 +251,7 @@ def test_the_docs_commands_write_only_under_results():
     """Followed from a clone, no command of the docs writes into the repository's root or its tracked
     folders (issue 45: `export --out hold_gz`, `world --out my_terrain` wrote beside the sources): every
     relative output path is under results/ (an absolute one, a cluster's shared folder, is the user's)."""
-    for page, number, words, _ in COMMANDS:
-        if words[0] != "eels-gz":
-            continue
-        try:
-            path, params = parse(words[1:])
-        except click.exceptions.Exit:
-            continue
+    for page, number, words, path, params in parsed_commands():
         assert not params.get("shipped"), f"{page.name}:{number}: --shipped rewrites the tracked worlds (make worlds)"
         for written in written_paths(path, params):
             p = Path(written)

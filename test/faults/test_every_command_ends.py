@@ -1,5 +1,6 @@
 """Every command ends as ``run`` does on SIGINT and SIGTERM, and never hangs deaf to them (issue 45,
-class 6): a status and a message, the exit code 128 + N, nothing half-written left behind."""
+class 6): a status and a message, the exit code 128 + N, nothing half-written left behind. (calibrate
+simulate naming its partial CSV: test_signals.py.)"""
 
 from __future__ import annotations
 
@@ -113,23 +114,3 @@ def test_world_dem_stopped_by_a_signal_leaves_nothing_and_says_so(tmp_path, big_
     assert signal.Signals(signum).name in res.output and "no terrain was written" in res.output, res.output
     left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
     assert left == ["big.npy"], left  # no hidden .partial, no model, no world, no empty folder
-
-
-def test_calibrate_simulate_stopped_says_where_its_partial_csv_is(tmp_path, monkeypatch):
-    from eels_gz.cli import calibrate_sim
-
-    calls = []
-    original = calibrate_sim._drag_once
-
-    def drag_once(*a, **k):
-        calls.append(a)
-        return original(*a, **k)
-
-    monkeypatch.setattr(calibrate_sim, "_drag_once", drag_once)
-    out = tmp_path / "drags.csv"
-    with SignalWhen(lambda: len(calls) >= 2, signal.SIGINT, delay=0.0) as sig:
-        res = cli("calibrate", "simulate", "--loads", "2,5", "--out", out)
-    assert sig.sent and res.exit_code == 130, res.output
-    partial = tmp_path / "drags.partial.csv"
-    assert partial.is_file() and not out.exists()
-    assert "nothing was written" not in res.output and str(partial) in res.output, res.output

@@ -7,7 +7,8 @@ Each kind of single-file output carries a mark a user's file does not:
   text below it, so a file a user has edited since (a comment added, a value changed) is theirs;
 - ``replay`` (``view``, ``compare``'s ``replay.html``): the page's ``<meta name="generator"
   content="eels_gz ...">``;
-- ``recovered log`` (``recover``): an MCAP file whose header's library names ``eels_gz recover``;
+- ``recovered log`` (``recover -o``): an MCAP file whose header's library names ``eels_gz recover``
+  (a run folder's own ``log.recovered.mcap``: any MCAP log eels_gz wrote, ``run log``);
 - ``drag csv`` (``calibrate simulate``): a CSV whose header ends in the column ``source`` and whose
   rows say ``eels-gz calibrate simulate`` there;
 - ``png`` (``calibrate friction --plot``, ``view --screenshot``): a PNG with a ``tEXt`` chunk of
@@ -66,11 +67,12 @@ def _is_replay(path: Path) -> bool:
     return HTML_MARK in _head(path)
 
 
-def _is_recovered_log(path: Path) -> bool:
+def _mcap_library(path: Path) -> str | None:
+    """The library an MCAP file's header names (None for a file that is not MCAP)."""
     head = _head(path)
     # MCAP: magic (8 bytes), then the Header record: opcode 0x01, u64 length, profile and library strings
     if len(head) < 17 or not head.startswith(b"\x89MCAP0\r\n") or head[8] != 0x01:
-        return False
+        return None
     try:
         at = 17
         n = struct.unpack_from("<I", head, at)[0]
@@ -78,8 +80,18 @@ def _is_recovered_log(path: Path) -> bool:
         n = struct.unpack_from("<I", head, at)[0]
         library = head[at + 4:at + 4 + n].decode()
     except (struct.error, UnicodeDecodeError):
-        return False
-    return library.startswith(RECOVER_LIBRARY)
+        return None
+    return library
+
+
+def _is_recovered_log(path: Path) -> bool:
+    return (_mcap_library(path) or "").startswith(RECOVER_LIBRARY)
+
+
+def _is_run_log(path: Path) -> bool:
+    """An MCAP log eels_gz wrote: a run's, or one recover made of it (before recover named itself, it
+    copied the run's library, eels_gz)."""
+    return (_mcap_library(path) or "").startswith("eels_gz")
 
 
 def _is_drag_csv(path: Path) -> bool:
@@ -137,12 +149,13 @@ KINDS: dict[str, tuple[Callable[[Path], bool], str]] = {
     "config": (_is_config, "a configuration --save-config wrote (and nobody edited since)"),
     "replay": (_is_replay, "a replay page eels-gz view wrote"),
     "recovered log": (_is_recovered_log, "a log eels-gz recover wrote"),
+    "run log": (_is_run_log, "an MCAP log eels-gz wrote"),
     "drag csv": (_is_drag_csv, "a drag CSV eels-gz calibrate simulate wrote"),
     "png": (_is_png, "an image eels-gz wrote"),
     "rover run file": (_is_drive_record, "a run file eels-gz rover drive wrote"),
 }
 # files a command may add to another command's output folder later (view, recover): the folder's own
-LATER_FILES = {"replay.html": "replay", "log.recovered.mcap": "recovered log"}
+LATER_FILES = {"replay.html": "replay", "log.recovered.mcap": "run log"}
 
 
 def is_ours(path: str | Path, kind: str) -> bool:

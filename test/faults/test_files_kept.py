@@ -122,6 +122,9 @@ def test_overwrite_takes_a_run_folder_after_view_wrote_its_replay(tmp_path):
     assert cli("view", out).exit_code == 0  # its own replay, written again
     res = cli("run", *SMALL, *SHORT, "--out", out, "--overwrite")
     assert res.exit_code == 0, res.output
+    assert cli("recover", out / "log.mcap").exit_code == 0  # recover's log.recovered.mcap beside it: ours too
+    res = cli("run", *SMALL, *SHORT, "--out", out, "--overwrite")
+    assert res.exit_code == 0, res.output
     # a replay.html that is not ours is still a user's file
     (out / "replay.html").write_text("<html>mine</html>")
     res = cli("run", *SMALL, *SHORT, "--out", out, "--overwrite")

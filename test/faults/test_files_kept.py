@@ -142,12 +142,12 @@ def test_serve_never_removes_a_file_at_its_socket_path(tmp_path):
     env = dict(os.environ, EELS_GZ_SERVER_SOCKET=str(mine), PYTHONUNBUFFERED="1")
     env.pop("EELS_GZ_SERVER", None)
     try:
-        done = subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--detach"], env=env,
+        done = subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--detach"], env=env, check=False,
                               capture_output=True, text=True, timeout=300)
         assert done.returncode != 0, done.stdout + done.stderr
         assert "not a socket" in done.stderr and "Traceback" not in done.stderr, done.stderr
     finally:
-        subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--stop"], env=env, capture_output=True,
+        subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--stop"], env=env, capture_output=True, check=False,
                        timeout=120)
     assert mine.read_text() == "my notes"
 

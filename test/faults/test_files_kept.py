@@ -147,8 +147,8 @@ def test_serve_never_removes_a_file_at_its_socket_path(tmp_path):
         assert done.returncode != 0, done.stdout + done.stderr
         assert "not a socket" in done.stderr and "Traceback" not in done.stderr, done.stderr
     finally:
-        subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--stop"], env=env, capture_output=True, check=False,
-                       timeout=120)
+        subprocess.run([sys.executable, "-m", "eels_gz.cli", "serve", "--stop"], env=env, capture_output=True,
+                       check=False, timeout=120)
     assert mine.read_text() == "my notes"
 
 

@@ -15,6 +15,7 @@ import yaml
 from eels_gz import yamlio
 from eels_gz.errors import ConfigError
 from eels_gz.paths import asset
+from eels_gz.ranges import check_config_number, check_pose
 
 # Keys whose values are free-form mappings (their sub-keys are not checked).
 FREE_FORM = {"robot.xacro_args", "scenario"}
@@ -84,6 +85,8 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(PLUGIN_ERRORS)}, got {value!r}")
     if key == "sim.reset_at" and (isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0):
         raise ConfigError(f"{source}: '{key}' must be a positive time in seconds, got {value!r}")
+    if key == "sim.reset_at":
+        check_config_number(key, value, source)
     if default is None:
         default = NULLABLE[key]()
     if key == "robot.pose":
@@ -96,6 +99,8 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
             raise ConfigError(f"{source}: robot.pose must be 'auto' or a list of 6 numbers, got {value!r}")
         if value != "auto" and not all(math.isfinite(v) for v in value):
             raise ConfigError(f"{source}: robot.pose must hold finite numbers, got {value!r}")
+        if value != "auto":
+            check_pose(value, source)
         return
     if isinstance(default, bool):
         ok = isinstance(value, bool)
@@ -109,6 +114,7 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         raise ConfigError(f"{source}: '{key}' must be a finite number, got {value!r}")
     if isinstance(default, float) and key in POSITIVE and not value > 0:
         raise ConfigError(f"{source}: '{key}' must be positive, got {value!r}")
+    check_config_number(key, value, source)  # its documented range (eels_gz/ranges.py)
 
 
 def _check_scenario(value: Any, source: str) -> None:

@@ -28,9 +28,15 @@ finish it: :class:`eels_gz.sweep.execute.SweepFolder`):
   :class:`~eels_gz.errors.OutputError` naming the path and the reason.
 
 An **output file** (``rover drive``'s JSON, ``calibrate simulate``'s CSV,
-``--save-config``, ``--plot``) is checked the same way before the work and
-written to a temporary sibling that is renamed into place, so a reader never
-sees half a file.
+``--save-config``, ``--plot``, ``view --out``, ``recover -o``) is checked the same way before the
+work and written to a temporary sibling that is renamed into place, so a reader never sees half a
+file. An existing one is refused unless ``overwrite``, and even then replaced only if it is
+recognisably a file of that kind eels-gz wrote (:mod:`eels_gz.own_files`); the later files a
+command adds to an output folder (``view``'s ``replay.html``) count as the folder's own on the
+same terms.
+
+Nothing here removes a path it did not create: a lock file, an old output moved aside or a
+temporary file takes a name nobody holds, or the command stops and names what is in the way.
 """
 
 from __future__ import annotations
@@ -105,17 +111,24 @@ def probe(folder: Path, size: int = PROBE_BYTES) -> None:
     """Write ``size`` bytes into ``folder`` (to the disk) and remove them; OutputError if that fails."""
     path = folder / f".probe-{os.getpid()}"
     try:
-        with open(path, "wb") as f:
+        # O_EXCL: a file of that name is not ours to fill or to remove
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644), "wb") as f:
             f.write(b"\0" * size)
             f.flush()
             os.fsync(f.fileno())
+    except FileExistsError:
+        return  # a file of ours from another run, or someone else's: left alone (a rare name)
     except OSError as exc:
+        _unlink_quietly(path)
         raise _fail("write in", folder, exc) from None
-    finally:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+    _unlink_quietly(path)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def check_writable_dir(path: str | Path) -> Path:
@@ -171,6 +184,29 @@ def _holder(lock: Path) -> str:
             f"({info.get('command')})")
 
 
+def _lock_file_is_ours(path: Path) -> bool:
+    """Whether ``path`` is absent, or a lock file of ours: a regular file, empty (just created by
+    another run) or holding the JSON :class:`Lock` writes."""
+    try:
+        if path.is_symlink():
+            return False
+        if not path.exists():
+            return True
+        if not path.is_file():
+            return False
+        with open(path, "rb") as f:
+            text = f.read(4096)
+    except OSError:
+        return True  # unreadable: the open below says why
+    if not text.strip():
+        return True
+    try:
+        info = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(info, dict) and "pid" in info
+
+
 class Lock:
     """An exclusive, non-blocking ``flock`` on ``path`` (created), holding who took it."""
 
@@ -178,6 +214,9 @@ class Lock:
         self.path, self.what, self.fd = path, what, None
 
     def acquire(self) -> "Lock":
+        if not _lock_file_is_ours(self.path):
+            raise OutputError(f"'{self.path}' (where {self.what} gets its lock) is not a lock eels-gz wrote; "
+                              "eels-gz never replaces it: move it away, or choose another output")
         for _ in range(5):
             try:
                 fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -238,9 +277,9 @@ def holds_run(folder: Path) -> bool:
 # written in place; a run folder written before the marker listed them). A run folder's marker lists
 # every file the run wrote (RunFolder.commit), and those are its own files.
 OWN_ENTRIES = {
-    "run": ("summary.json", "log.mcap", "log.recovered.mcap", "trajectory.png", "scenario.yaml", "contact.yaml",
-            "metrics.json", "replay.html", "robot.urdf", "placement.json"),
-    "compare": ("compare.json", "compare.png", "replay.html", "stock", "screw"),
+    "run": ("summary.json", "log.mcap", "trajectory.png", "scenario.yaml", "contact.yaml", "soil.yaml",
+            "metrics.json", "robot.urdf", "placement.json"),
+    "compare": ("compare.json", "compare.png", "stock", "screw", "rft", "soil"),
     "sweep": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md", "plots",
               "samples", "node_server.log"),
     "rover campaign": ("sweep.json", ".sweep.json.tmp", "spec.yaml", "results.parquet", "results.csv", "summary.md",
@@ -285,7 +324,7 @@ def foreign_entries(folder: Path) -> list[str]:
             if path.is_dir() and not path.is_symlink():
                 if not any(f.startswith(rel + "/") for f in own):
                     found.append(rel + "/")
-            elif rel not in own:
+            elif rel not in own and not _later_own_file(path):
                 found.append(rel)
         return found
     kind = kind_of(folder) or "run"
@@ -296,7 +335,17 @@ def foreign_entries(folder: Path) -> list[str]:
             names |= {Path(str(p)).name for p in (summary.get("files") or {}).values()}
         except (OSError, ValueError, AttributeError):
             pass
-    return sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir() if p.name not in names)
+    return sorted(p.name + ("/" if p.is_dir() else "") for p in folder.iterdir()
+                  if p.name not in names and not _later_own_file(p))
+
+
+def _later_own_file(path: Path) -> bool:
+    """Whether ``path`` is a file a later command added to an output folder (``view``'s replay.html,
+    ``recover``'s log.recovered.mcap) and recognisably wrote: the folder's own, as its first files are."""
+    from eels_gz.own_files import LATER_FILES, is_ours
+
+    kind = LATER_FILES.get(path.name)
+    return kind is not None and is_ours(path, kind)
 
 
 def check_replaceable(folder: Path, what: str) -> None:
@@ -323,8 +372,10 @@ def aside(target: Path) -> Path:
     """Move output folder ``target`` out of the way (``.NAME.old-PID`` beside it) and return where it went;
     the caller removes it once the new output is in place."""
     old = target.with_name(f".{target.name}.old-{os.getpid()}")
-    if old.exists():
-        shutil.rmtree(old)
+    n = 0
+    while old.exists() or old.is_symlink():  # never ours to remove: take another name
+        n += 1
+        old = target.with_name(f".{target.name}.old-{os.getpid()}-{n}")
     try:
         os.rename(target, old)
     except OSError as exc:
@@ -336,6 +387,21 @@ def list_files(folder: Path) -> list[str]:
     """Every file under ``folder`` (relative paths; the marker's own list, see :func:`foreign_entries`)."""
     return sorted(p.relative_to(folder).as_posix() + ("/" if p.is_dir() and not p.is_symlink() else "")
                   for p in folder.rglob("*") if p.name != MARKER)
+
+
+def check_not_a_link_or_file(target: Path) -> None:
+    """OutputError naming what output folder ``target`` is when it is a symbolic link (an output folder
+    is renamed into place: a link would be replaced, never written through) or a file."""
+    if target.is_symlink():
+        try:
+            to = os.readlink(target)
+        except OSError:
+            to = "?"
+        raise OutputError(f"output folder '{target}' is a symbolic link (to '{to}'); eels-gz writes an output "
+                          "folder of its own and never replaces a link: give the folder it points to, or another "
+                          "--out")
+    if target.exists() and not target.is_dir():
+        raise OutputError(f"output folder '{target}' is a file, not a folder")
 
 
 def _started(folder: Path) -> bool:
@@ -393,8 +459,7 @@ class RunFolder:
 
     def _check_target(self) -> None:
         target = self.target
-        if target.is_symlink() or (target.exists() and not target.is_dir()):
-            raise OutputError(f"output folder '{target}' is a file, not a folder")
+        check_not_a_link_or_file(target)
         if not target.exists():
             return
         if not os.access(target, os.W_OK | os.X_OK):
@@ -419,6 +484,10 @@ class RunFolder:
                     f"'{staging}' holds the files of a run into '{self.target}' that was killed before it "
                     "finished (its summary.json says incomplete; its log.mcap is readable up to its last complete "
                     "chunk, see `eels-gz recover`); move it away, or pass --overwrite to discard it")
+            if staging.is_symlink() or not staging.is_dir() or kind_of(staging) is None:
+                raise OutputError(f"'{staging}' is in the way of the run into '{self.target}' and holds no "
+                                  "eels-gz run; --overwrite discards only a killed run's folder: move it away")
+            check_replaceable(staging, self.what)
             shutil.rmtree(staging)
         make_dir(staging)
         try:
@@ -480,15 +549,56 @@ class RunFolder:
                 self.lock.release()
 
 
+def check_replaceable_file(path: Path, what: str, overwrite: bool, own: str | None,
+                           flag: str = "--overwrite") -> None:
+    """OutputError unless single-file output ``path`` may be written: it does not exist, or
+    ``overwrite`` is given and it is a file of kind ``own`` that eels-gz wrote (:mod:`eels_gz.own_files`)."""
+    from eels_gz.own_files import describe, is_ours
+
+    if path.is_symlink():
+        raise OutputError(f"{what} '{path}' is a symbolic link; eels-gz never replaces one: choose another path")
+    if path.is_dir():
+        raise OutputError(f"{what} '{path}' is a folder, not a file")
+    if not path.exists():
+        return
+    ours = own is not None and is_ours(path, own)
+    if not overwrite:
+        hint = f"pass {flag} to replace it" if ours else "choose another path or move it away"
+        raise OutputError(f"{what} '{path}' already exists; {hint}")
+    if not ours:
+        kind = describe(own) if own is not None else "a file this command wrote"
+        raise OutputError(f"{what} '{path}' already exists and is not {kind}; {flag} replaces only such a file, "
+                          "never one of yours: choose another path or move it away")
+
+
+def _new_temporary(path: Path) -> Path:
+    """A new, empty file beside ``path`` to write into (created here, so that it is ours to remove)."""
+    for n in range(100):
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}" + (f"-{n}" if n else ""))
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise _fail("write", path, exc) from None
+        return tmp
+    raise OutputError(f"cannot create a temporary file beside '{path}': too many left there")
+
+
 class OutputFile:
     """One output file (module docstring): checked before the work, written through a temporary
-    sibling renamed into place. ``overwrite=False`` refuses an existing file; ``lock`` makes a
-    second writer of the same file fail at once."""
+    sibling renamed into place. An existing file is refused unless ``overwrite``, and even then
+    it is replaced only if it is recognisably one of ``own``'s kind that eels-gz wrote
+    (:mod:`eels_gz.own_files`): never a user's file, a folder or a symbolic link. ``lock`` makes a
+    second writer of the same file fail at once. ``flag`` names the option that allows replacing."""
 
-    def __init__(self, path: str | Path, *, overwrite: bool = True, lock: bool = False, what: str = "output file"):
+    def __init__(self, path: str | Path, *, overwrite: bool = False, lock: bool = False,
+                 what: str = "output file", own: str | None = None, flag: str = "--overwrite"):
         self.path = Path(path)
         self.overwrite = overwrite
         self.what = what
+        self.own = own
+        self.flag = flag
         self.lock = lock
         self._lock: Lock | None = None
         self.tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
@@ -501,10 +611,8 @@ class OutputFile:
         if self.lock:
             self._lock = Lock(path.with_name(f".{path.name}.lock"), f"{self.what} '{path}'").acquire()
         try:
-            if path.is_dir():
-                raise OutputError(f"{self.what} '{path}' is a folder, not a file")
-            if path.exists() and not self.overwrite:
-                raise OutputError(f"{self.what} '{path}' already exists; pass --overwrite to replace it")
+            check_replaceable_file(path, self.what, self.overwrite, self.own, self.flag)
+            self.tmp = _new_temporary(path)
             try:
                 with open(self.tmp, "wb") as f:
                     f.write(b"\0" * PROBE_BYTES)

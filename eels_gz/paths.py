@@ -87,3 +87,22 @@ def resource_paths() -> list[Path]:
 def system_plugin_paths() -> list[Path]:
     """Python system search path: ``GZ_SIM_SYSTEM_PLUGIN_PATH`` first, then plugins_py/."""
     return _env_paths("GZ_SIM_SYSTEM_PLUGIN_PATH") + [asset("plugins_py")]
+
+
+def read_text(path: str | Path, what: str, kind: str, error: type[Exception]) -> str:
+    """The text of a user's file ``path`` (UTF-8), or ``error`` naming it: unreadable (``cannot read
+    WHAT 'PATH': reason``) or not text (``PATH: not a KIND text file (byte N is not UTF-8 text)``), never
+    a UnicodeDecodeError. ``what`` names the file's role ('config file'), ``kind`` its format ('YAML')."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise error(f"cannot read {what} '{path}': {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not a {kind} text file (byte {exc.start} is not UTF-8 text); is it the file "
+                    "you meant?") from None
+    if "\0" in text:
+        raise error(f"{path}: not a {kind} text file (it holds NUL bytes); is it the file you meant?")
+    return text

@@ -205,6 +205,10 @@ def world_path(name_or_path: str) -> Path:
         return WORLDS[name_or_path].path
     path = Path(name_or_path)
     if path.suffix in (".sdf", ".world") or path.exists():
+        if path.is_dir():
+            worlds = sorted(p.name for p in path.glob("*.sdf"))[:5]
+            raise RegistryError(f"world '{path}' is a folder, not an SDF world file"
+                                + (f"; it holds {', '.join(worlds)}" if worlds else ""))
         if not path.is_file():
             raise RegistryError(f"world file '{path}' does not exist")
         return path

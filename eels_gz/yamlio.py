@@ -10,6 +10,7 @@ never a ``UnicodeDecodeError``.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +57,21 @@ _FastUniqueKeyLoader = (type("_FastUniqueKeyLoader", (_UniqueKeys, yaml.CSafeLoa
                         if getattr(yaml, "__with_libyaml__", False) else _UniqueKeyLoader)
 
 
+# YAML 1.1 reads a number in exponent form without a decimal point (1e6, -2E-3) as a string; in every
+# file eels_gz reads such a number is meant as a number (YAML 1.2 reads it so), never as text
+_EXPONENT_FLOAT = re.compile(r"^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$")
+for _loader in {_UniqueKeyLoader, _FastUniqueKeyLoader}:
+    _loader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT_FLOAT, list("-+.0123456789"))
+
+
 def _load(loader_class, text: str, source: str) -> Any:
     loader = loader_class(text)
     loader.source = source
     try:
         return loader.get_single_data()
+    except RecursionError:  # a document nested thousands deep: no setting is
+        raise ConfigError(f"{source}: nested too deeply (Python's recursion limit); eels_gz's files are "
+                          "mappings and lists a few levels deep") from None
     finally:
         loader.dispose()
 
@@ -70,26 +81,37 @@ def loads(text: str, source: str = "<yaml>") -> Any:
     keys. Syntax errors stay yaml.YAMLError for the caller to word: PyYAML's own parser's (libyaml's
     words and lines differ), so a text libyaml refuses is parsed again by it."""
     try:
-        return _load(_FastUniqueKeyLoader, text, source)
+        return _check_depth(_load(_FastUniqueKeyLoader, text, source), source)
     except yaml.YAMLError:
         if _FastUniqueKeyLoader is _UniqueKeyLoader:
             raise
-    return _load(_UniqueKeyLoader, text, source)
+    return _check_depth(_load(_UniqueKeyLoader, text, source), source)
+
+
+MAX_DEPTH = 64  # levels of nested mappings and lists; eels_gz's own files use a few
+
+
+def _check_depth(data: Any, source: str) -> Any:
+    """``data``, or ConfigError when it nests deeper than MAX_DEPTH (measured without recursion: a
+    document nested thousands deep would otherwise end in a RecursionError wherever it is copied)."""
+    todo = [(data, 1)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise ConfigError(f"{source}: nested more than {MAX_DEPTH} levels deep; eels_gz's files are "
+                                  "mappings and lists a few levels deep")
+            todo.extend((v, depth + 1) for v in (node.values() if isinstance(node, dict) else node))
+    return data
 
 
 def load(path: str | Path, what: str = "config file") -> Any:
     """Read and parse the YAML file ``path`` (a ``what``, named in errors): ConfigError naming it for an
     unreadable or binary file, a syntax error (with its line) or a duplicate key."""
+    from eels_gz.paths import read_text
+
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read {what} '{path}': {exc.strerror}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not a YAML text file (byte {exc.start} is not UTF-8 text); is it the file "
-                          "you meant?") from None
+    text = read_text(path, what, "YAML", ConfigError)
     if text in _parsed:  # a run reads the same files several times (defaults, scenario, contact set)
         return copy.deepcopy(_parsed[text])
     try:

@@ -10,7 +10,8 @@ from pathlib import Path
 import click
 
 from eels_gz import config as configuration
-from eels_gz.cli.common import NON_NEGATIVE, POSITIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
+from eels_gz.cli import common
+from eels_gz.cli.common import NON_NEGATIVE, Number, Progress, echo_result, exit_for, fail, overwrite_option
 from eels_gz.errors import EelsError
 
 
@@ -99,17 +100,19 @@ class _RunCommand(click.Command):
 @click.option("--contact", type=click.Choice(["screw", "stock", "rft"]),
               help="Screw contact model: screw (EELS anisotropic model), stock (engine's isotropic contact) or "
                    "rft (screws in granular ground, medium granular.params).")
-@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's, else 10).")
+@click.option("--duration", type=common.DURATION, help="Simulated seconds, > 0 and <= 1e6 (default: the scenario's, else 10).")
 @click.option("--scenario", help="Scenario name from config/scenarios/.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/run", show_default=True,
               help="Output folder for log.mcap, summary.json and trajectory.png (refused if it holds a run).")
 @overwrite_option
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), help="YAML settings file.")
 @click.option("--save-config", type=click.Path(dir_okay=False),
-              help="Write the resolved configuration here (every default filled in: step, contact, module count).")
+              help="Write the resolved configuration here (every default filled in: step, contact, module count); "
+                   "an existing file is refused, and with --overwrite replaced only if --save-config wrote it "
+                   "and it was not edited since.")
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="Override any key of the resolved configuration, e.g. --set physics.dt=0.002 (repeatable).")
-@click.option("--dt", type=POSITIVE, help="Step size in s (default: the world's <max_step_size>).")
+@click.option("--dt", type=common.STEP, help="Step size in s, > 0 and <= 1 (default: the world's <max_step_size>).")
 @click.option("--collision-detector", type=click.Choice(["ode", "bullet", "fcl", "dart"]),
               help="DART collision detector (default: the world's, else ode).")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json to stdout, whatever the run's status.")
@@ -117,7 +120,7 @@ class _RunCommand(click.Command):
 @click.option("--ros-transport", type=click.Choice(["auto", "rclpy", "dds"]),
               help="ROS 2 transport: rclpy when ROS 2 is sourced (auto), else DDS with ROS 2 wire names.")
 @click.option("--ros-domain", type=ROS_DOMAIN, help="ROS_DOMAIN_ID for the ROS 2 interface (default 0).")
-@click.option("--rate", type=POSITIVE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
+@click.option("--rate", type=common.PACE, help="Pace the simulation at R x wall clock (default: as fast as possible).")
 @click.option("--no-server", is_flag=True,
               help="Run in this process even when a run server (eels-gz serve) is running (as EELS_GZ_SERVER=off).")
 @click.option("--host", type=click.Choice(["embedded", "gazebo"]),
@@ -164,7 +167,7 @@ def run(robot, n_modules, urdf_file, no_optimize, world, contact, duration, scen
             with RunFolder(out_dir, overwrite=overwrite) as folder, Progress("simulating") as progress:
                 summary = run_simulation(cfg, folder.path, progress.update, final_dir=out_dir,
                                          save_config=folder.inside(save_config) if save_config else None,
-                                         setup_progress=progress.setup)
+                                         setup_progress=progress.setup, overwrite_config=overwrite)
     except EelsError as exc:
         if folder is not None and folder.committed:  # the run began: its summary says how it ended
             echo_result(Path(out_dir) / "summary.json", as_json)
@@ -242,7 +245,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
 @click.option("--n-modules", "n_modules", type=N_MODULES, help="Number of modules (default: the variant's).")
 @click.option("--world", help="World registry name or SDF world file.")
 @click.option("--scenario", help="Scenario name from config/scenarios/, e.g. surface_traverse, rover_drive.")
-@click.option("--duration", type=POSITIVE, help="Simulated seconds (default: the scenario's).")
+@click.option("--duration", type=common.DURATION, help="Simulated seconds, > 0 and <= 1e6 (default: the scenario's).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/compare", show_default=True,
               help="Output folder: stock/ and screw/ (rft/ with --contact rft; a rover: soil/), compare.json, "
                    "compare.png (refused if it holds a run).")
@@ -274,8 +277,9 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
         with interrupts():
             cfg = configuration.resolve(config_file, overrides, sets)
             with RunFolder(out_dir, overwrite=overwrite, what="compare") as folder, \
-                    Progress("stock + model") as progress:
+                    Progress("compare") as progress:
                 def step(model: str, delta: int, total: int) -> None:
+                    progress.note = f"the {model} run"  # which of the two runs the count is in
                     progress.update(delta, 2 * total)  # both runs have the same number of steps
 
                 result = run_compare(cfg, folder.path, step, final_dir=out_dir, setup_progress=progress.setup,
@@ -304,30 +308,44 @@ def compare(robot, n_modules, world, scenario, duration, out_dir, overwrite, con
 @click.option("--layout", type=click.Choice(["overlay", "side"]), default="overlay", show_default=True,
               help="Several runs: overlaid in one scene, or side by side with one camera.")
 @click.option("--label", "labels", multiple=True, help="Name shown for each run, in order (default: its folder).")
-@click.option("--fps", type=POSITIVE, default=30.0, show_default=True, help="Frames kept per simulated second.")
+@click.option("--fps", type=Number(float, 0, 1000, min_open=True), default=30.0, show_default=True, help="Frames kept per simulated second.")
 @click.option("--screenshot", "png", type=click.Path(dir_okay=False),
               help="Also save a PNG of the replay from headless Chromium (see --at).")
 @click.option("--at", "at_time", type=NON_NEGATIVE, help="Simulated time (s) of the --screenshot (default: the end).")
-def view(run_dirs, out_file, layout, labels, fps, png, at_time):
+@click.option("--overwrite", is_flag=True,
+              help="Replace an existing --out or --screenshot file, only if eels-gz view wrote it (the default "
+                   "RUN_DIR/replay.html is replaced when view wrote it, without this flag).")
+def view(run_dirs, out_file, layout, labels, fps, png, at_time, overwrite):
     """Write a self-contained 3D replay (one HTML file, no server or network needed) of one or more runs."""
-    from eels_gz.viewer import load_run, write_replay
+    import contextlib
+
+    from eels_gz.outputs import OutputFile
+    from eels_gz.own_files import stamp_png
+    from eels_gz.viewer import load_run
+    from eels_gz.viewer.html import replay_html
 
     try:
         if labels and len(labels) != len(run_dirs):
             raise configuration.ConfigError(f"--label given {len(labels)} times for {len(run_dirs)} runs")
-        runs = [load_run(d, labels[i] if labels else None, max_fps=fps) for i, d in enumerate(run_dirs)]
-        if out_file is None:
+        default = out_file is None
+        if default:  # the run's own replay, which view writes again whenever it is asked
             out_file = Path(run_dirs[0]) / "replay.html" if len(run_dirs) == 1 else \
                 Path(run_dirs[0]).parent / "replay.html"
-        out = write_replay(runs, out_file, layout=layout)
-        click.echo(f"replay: {out}")
-        if png:
-            from eels_gz.viewer.browser import screenshot
+        with contextlib.ExitStack() as stack:  # both outputs checked before the runs are read
+            page = stack.enter_context(OutputFile(out_file, overwrite=overwrite or default, own="replay",
+                                                  what="replay page"))
+            image = stack.enter_context(OutputFile(png, overwrite=overwrite, own="png", what="--screenshot file")) \
+                if png else None
+            runs = [load_run(d, labels[i] if labels else None, max_fps=fps) for i, d in enumerate(run_dirs)]
+            out = page.write_text(replay_html(runs, layout=layout))
+            click.echo(f"replay: {out}")
+            if image is not None:
+                from eels_gz.viewer.browser import screenshot
 
-            t = at_time if at_time is not None else max(float(r.times[-1]) for r in runs)
-            shot = screenshot(out, f"t={t}")
-            Path(png).write_bytes(shot.png)
-            click.echo(f"screenshot: {png}")
+                t = at_time if at_time is not None else max(float(r.times[-1]) for r in runs)
+                shot = screenshot(out, f"t={t}")
+                image.write_bytes(stamp_png(shot.png, "eels-gz view --screenshot"))
+                click.echo(f"screenshot: {png}")
     except EelsError as exc:
         fail(exc)
 
@@ -340,6 +358,7 @@ def view(run_dirs, out_file, layout, labels, fps, png, at_time):
 def recover(log_file, out_file, overwrite):
     """Rewrite the readable part of a log cut short (a run killed by SIGKILL or a power loss) as a
     complete MCAP file that every reader opens."""
+    from eels_gz.errors import LogError
     from eels_gz.outputs import OutputFile, reason
     from eels_gz.ros.mcap_log import TargetWriteError, check_mcap
     from eels_gz.ros.mcap_log import recover as recover_log
@@ -348,7 +367,10 @@ def recover(log_file, out_file, overwrite):
     target = Path(out_file) if out_file else source.with_name(source.stem + ".recovered.mcap")
     try:
         check_mcap(source)  # before anything is written
-        with OutputFile(target, overwrite=overwrite, what="recovered log") as out:
+        if target.absolute() == source.absolute() or (target.exists() and target.samefile(source)):
+            raise LogError(f"the recovered log '{target}' would replace the log it reads, '{source}': choose "
+                           "another -o")
+        with OutputFile(target, overwrite=overwrite, what="recovered log", own="recovered log") as out:
             report = recover_log(source, out.tmp)
             out.commit()
     except EelsError as exc:

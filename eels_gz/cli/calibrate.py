@@ -22,8 +22,9 @@ def calibrate() -> None:
 @click.argument("csv_file", metavar="DRAGS.csv", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False), metavar="FILE.png",
-              help="Write the Fig. 6-style figure here.")
-def friction(csv_file, as_json, plot_file):
+              help="Write the Fig. 6-style figure here (an existing file is refused: see --overwrite).")
+@overwrite_option
+def friction(csv_file, as_json, plot_file, overwrite):
     """Fit mu, ev_a and ev_b to DRAGS.csv (columns direction, normal_force_N, drag_force_N)."""
     import contextlib
 
@@ -32,7 +33,8 @@ def friction(csv_file, as_json, plot_file):
 
     try:
         with contextlib.ExitStack() as stack:
-            plot = stack.enter_context(OutputFile(plot_file, what="--plot file")) if plot_file else None
+            plot = stack.enter_context(OutputFile(plot_file, overwrite=overwrite, own="png", what="--plot file")) \
+                if plot_file else None
             samples = read_drag_csv(csv_file)
             fit = fit_friction(samples)
             if plot is not None:
@@ -138,7 +140,8 @@ def _floats(text: str) -> list[float]:
 
 @calibrate.command()
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), default="results/drags.csv", show_default=True,
-              help="CSV to write (the format `calibrate friction` reads).")
+              help="CSV to write (the format `calibrate friction` reads, with a last column `source`); an existing "
+                   "file is refused, and with --overwrite replaced only if calibrate simulate wrote it.")
 @overwrite_option
 @click.option("--variant", default="eels_1_0_front_only", show_default=True,
               help="EELS variant whose screw is dragged.")
@@ -159,21 +162,26 @@ def simulate(out_file, overwrite, variant, params, loads, speed_factor, also_fit
     from eels_gz.errors import RunInterrupted
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import OutputFile
+    from eels_gz.own_files import CSV_SOURCE
 
     out = Path(out_file)
     partial = out.with_name(out.stem + ".partial" + out.suffix)
+    source = CSV_SOURCE[1]  # the column that marks the CSV as ours (eels_gz.own_files)
     try:
-        with interrupts(), OutputFile(out, overwrite=overwrite, lock=True, what="drag CSV") as target:
+        # both files checked before any drag: an existing one is replaced only with --overwrite, only if ours
+        with interrupts(), \
+                OutputFile(out, overwrite=overwrite, lock=True, what="drag CSV", own="drag csv") as target, \
+                OutputFile(partial, overwrite=overwrite, what="partial drag CSV", own="drag csv") as part:
             try:
                 samples = simulate_drags(variant, params, loads, speed_factor)
             except RunInterrupted as exc:
                 if getattr(exc, "partial", None) is not None:
-                    with OutputFile(partial, what="partial drag CSV") as part:
-                        write_drag_csv(exc.partial, part.tmp)
-                        part.commit()
+                    write_drag_csv(exc.partial, part.tmp, source)
+                    part.commit()
+                    exc.written = partial  # said by exit_for instead of "nothing was written"
                     exc.args = (f"{exc}; the completed drags are in {partial}, {out} is not written",)
                 raise
-            write_drag_csv(samples, target.tmp)
+            write_drag_csv(samples, target.tmp, source)
             target.commit()
         click.echo(f"drags: {out_file} ({len(samples.direction)} rows)", err=also_fit)
         if also_fit:

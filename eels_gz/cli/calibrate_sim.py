@@ -113,7 +113,8 @@ def simulate_drags(variant: str = "eels_1_0_front_only", params: str = "ice",
                     fn, fd = _drag_once(variant, params, float(m), direction, speed, stop)
                 except RunInterrupted as exc:
                     exc.partial = _samples(rows, where) if rows else None
-                    exc.args = (f"{exc} ({len(rows)} of {2 * len(masses)} drags done)",)
+                    # the drag under way had not begun its run, or had: either way, the drags done are what counts
+                    exc.args = (f"interrupted by {exc.signal_name} ({len(rows)} of {2 * len(masses)} drags done)",)
                     raise
                 log.info("load %.2f kg %s: normal %.3f N, drag %.4f N", m, direction, fn, fd)
                 rows.append((direction, fn, fd))

@@ -40,7 +40,9 @@ def exit_for(exc: EelsError, out: str | Path | None = None, what: str = "run") -
     """Print the message of a run that ended early and exit with its code (module docstring)."""
     where = f" in {out}" if out is not None else ""
     if isinstance(exc, RunInterrupted):
-        if exc.started:
+        if getattr(exc, "written", None) is not None:  # the command says what it wrote (a partial file)
+            click.echo(f"eels-gz: {exc}", err=True)
+        elif exc.started:
             click.echo(f"eels-gz: {exc}; what the {what} wrote up to then (status 'interrupted') is{where}", err=True)
         else:
             click.echo(f"eels-gz: {exc}; nothing was written", err=True)
@@ -134,11 +136,32 @@ class Number(click.ParamType):
     def __repr__(self) -> str:
         return f"Number({self.describe()})"
 
+    @classmethod
+    def of(cls, key: str, kind: type = float) -> Number:
+        """The option type of a configuration key's documented range (eels_gz.ranges.CONFIG_RANGES),
+        so that a flag and the key it sets share one range."""
+        from eels_gz.ranges import CONFIG_RANGES
+
+        rng = CONFIG_RANGES[key]
+        return cls(kind, rng.low, rng.high, min_open=rng.low_open)
+
 
 POSITIVE = Number(float, 0, min_open=True)  # a length, a duration, a rate, a scale
+DURATION = Number.of("duration")  # simulated seconds (eels_gz.ranges: > 0 and <= 1e6)
+STEP = Number.of("physics.dt")
+PACE = Number.of("ros.rate")
+PATH_SCALE = Number(float, 0, 10, min_open=True)  # a rover path's scale: its lengths and turns (1 = the paper's)
+WHEEL_RATE = Number(float, 0, 100, min_open=True)  # rad/s, a rover's mean wheel rate
 NON_NEGATIVE = Number(float, 0)
 FINITE = Number(float)  # a coordinate
 SEED = Number(int, 0, 2**32 - 1)  # numpy's seeds are non-negative; 32 bits stay portable
+
+
+def _clock(seconds: float) -> str:
+    """'0:42', '1:05:09': a time left, as click's progress bar writes it."""
+    seconds = round(seconds)
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
 class Progress:
@@ -192,4 +215,7 @@ class Progress:
         if fraction - self.last_fraction >= PROGRESS_FRACTION or now - self.last_line >= PROGRESS_PERIOD \
                 or (fraction >= 1.0 > self.last_fraction):
             self.last_fraction = fraction
-            self._line(f"{100 * fraction:3.0f} % ({self.done}/{total})" + (f", {self.note}" if self.note else ""))
+            eta = ""
+            if 0.0 < fraction < 1.0:  # as the terminal's bar shows it: the pace so far, carried on
+                eta = f", ETA {_clock((now - self.t0) * (1.0 - fraction) / fraction)}"
+            self._line(f"{100 * fraction:3.0f} % ({self.done}/{total}){eta}" + (f", {self.note}" if self.note else ""))

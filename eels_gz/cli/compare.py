@@ -33,7 +33,8 @@ import numpy as np
 from mcap.reader import make_reader
 
 from eels_gz import registry
-from eels_gz.errors import ConfigError, RobotLost, RunInterrupted, SimulationDiverged, WriteFailed
+from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
+                            WriteFailed)
 from eels_gz.plots import comparison
 from eels_gz.ros.messages import typestore
 
@@ -97,8 +98,9 @@ def compare(cfg: dict, out_dir: str | Path,
     write) stops the comparison: compare.json is written with that status and
     the runs done so far, and the run's exception propagates.
     """
-    from eels_gz.run.hosts import run
     from eels_gz.outputs import begin_result, check_writable_dir, write_result
+    from eels_gz.run.hosts import run
+    from eels_gz.run.resolve import check_combination_of
 
     entry = registry.robot(cfg["robot"]["name"])
     if entry.family not in ("eels", "rover"):
@@ -114,7 +116,7 @@ def compare(cfg: dict, out_dir: str | Path,
     soil = _rover_soil(cfg, entry) if entry.family == "rover" else None
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
-    runs, tracks = {}, {}
+    configs = {}
     for model in models:
         mcfg = copy.deepcopy(cfg)
         if soil is not None:  # a rover: the soil set named, or none at all (the engine's rigid contact)
@@ -123,11 +125,19 @@ def compare(cfg: dict, out_dir: str | Path,
             mcfg["contact"]["model"] = model
         if model == "stock":  # contact.mu, ... are the screw model's; the engine's contact reads none
             mcfg["contact"] = {k: v for k, v in mcfg["contact"].items() if k in ("model", "params")}
+        check_combination_of(mcfg)  # every run's robot, scenario, contact and world, before the first begins
+        configs[model] = mcfg
+    runs, tracks = {}, {}
+    for model in models:
+        mcfg = configs[model]
         step = (lambda d, n, m=model: progress(m, d, n)) if progress else None
         try:
             runs[model] = run(mcfg, out / model, step, final_dir=final / model, setup_progress=setup_progress)
-        except (SimulationDiverged, RobotLost, RunInterrupted, WriteFailed) as exc:
-            log.error("the %s contact run ended early (%s); its log and summary are in %s", model, exc, final / model)
+        except Exception as exc:  # whatever ended a run that began, compare.json says so
+            if not (out / model / "summary.json").exists():
+                raise  # refused before it began: nothing to say in compare.json
+            # the command prints the error once (exit_for); here only where the run's files are
+            log.info("the %s contact run ended early; its log and summary are in %s", model, final / model)
             stopped = {"status": _status(exc), "message": f"the {model} contact run: {exc}",
                        **_reached(out, final, models),
                        "runs": {m: str(final / m) for m in models if (out / m / "summary.json").exists()}}
@@ -219,6 +229,11 @@ def _header(cfg: dict) -> dict:
 
 
 def _status(exc: Exception) -> str:
+    """compare.json's status for a run that ended on ``exc``: the run's own (summary.json's)."""
     if isinstance(exc, RobotLost):
         return exc.status
-    return {SimulationDiverged: "diverged", RunInterrupted: "interrupted", WriteFailed: "output_error"}[type(exc)]
+    for kind, status in ((SimulationDiverged, "diverged"), (RunInterrupted, "interrupted"),
+                         (WriteFailed, "output_error"), (PluginCallbackError, "plugin_error")):
+        if isinstance(exc, kind):
+            return status
+    return "error"

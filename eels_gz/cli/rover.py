@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from eels_gz.cli.common import POSITIVE, Progress, exit_for, overwrite_option
+from eels_gz.cli.common import PATH_SCALE, WHEEL_RATE, Progress, exit_for, overwrite_option
 from eels_gz.cli.sweep import campaign_progress, ray_options
 from eels_gz.errors import EelsError
 
@@ -22,14 +22,15 @@ def rover() -> None:
 @click.option("--robot", default="archimede", show_default=True, help="Rover registry name (archimede, rocky7).")
 @click.option("--path", "path_name", required=True,
               help="straight, lateral, diagonal_20, quarter_circle, s_path, square (or parallel).")
-@click.option("--speed", "rate", type=POSITIVE, required=True, help="Mean wheel rate, rad/s (paper: 1.2 2.4 3.6 4.8).")
+@click.option("--speed", "rate", type=WHEEL_RATE, required=True, help="Mean wheel rate, rad/s (paper: 1.2 2.4 3.6 4.8).")
 @click.option("--world", default="ice_plane", show_default=True,
               help="World registry name or SDF file, or slope:DEG for a generated slope rising along +x.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="results/rover", show_default=True,
               help="Output folder for the run's JSON (nominal path, ground truth, odometry, errors, slip).")
 @overwrite_option
 @click.option("--mode", default="general_ackermann", show_default=True, help="Drive mode of icr_steering.")
-@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Shorten path lengths and turn angles.")
+@click.option("--scale", type=PATH_SCALE, default=1.0, show_default=True,
+              help="Scale path lengths and turn angles, > 0 and <= 10.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_json):
     """Drive one path at one wheel rate and write DIR/<robot>_<path>_<rate>_<world>.json."""
@@ -77,7 +78,8 @@ def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_jso
               show_default=True, help="Output folder: runs/*.json, campaign.json, campaign.md, and the sweep's "
               "results.parquet, results.csv, summary.md, plots/ and samples/ (refused if it holds a campaign).")
 @overwrite_option
-@click.option("--scale", type=POSITIVE, default=1.0, show_default=True, help="Shorten every path (for quick looks).")
+@click.option("--scale", type=PATH_SCALE, default=1.0, show_default=True,
+              help="Shorten every path (for quick looks), > 0 and <= 10.")
 @ray_options
 @click.option("--resume", is_flag=True, help="Finish the campaign in --out: run only the drives not done yet.")
 @click.option("--json", "as_json", is_flag=True, help="Print campaign.json.")

@@ -30,7 +30,7 @@ def serve(detach, status, stop, as_json):
     The socket: $EELS_GZ_SERVER_SOCKET, else $XDG_RUNTIME_DIR/eels_gz/server.sock, else the user
     cache's server/. A run whose code differs from the server's (an edited file) runs cold and says
     why; EELS_GZ_SERVER=off or `run --no-server` always runs cold."""
-    from eels_gz.server.common import ServerError, private_folder, socket_path, supported
+    from eels_gz.server.common import ServerError, check_socket_path, private_folder, socket_path, supported
 
     chosen = [name for name, on in (("--detach", detach), ("--status", status), ("--stop", stop)) if on]
     if len(chosen) > 1:
@@ -42,6 +42,8 @@ def serve(detach, status, stop, as_json):
     try:
         path = socket_path()
         private_folder(path, create=not (status or stop))
+        if not (status or stop) and not _answers(path):  # before the warm-up: a file there is never removed
+            check_socket_path(path)
     except ServerError as exc:
         fail(exc)
     if status:
@@ -52,6 +54,13 @@ def serve(detach, status, stop, as_json):
         _detach(path)
     else:
         _foreground(path)
+
+
+def _answers(path: Path) -> bool:
+    """Whether a run server answers on ``path`` (then the start says so, as before)."""
+    from eels_gz.server.common import ask
+
+    return ask(path, {"op": "status"}, timeout=2.0) is not None
 
 
 def _status(path: Path, as_json: bool) -> None:

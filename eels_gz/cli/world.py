@@ -55,8 +55,26 @@ def _scan_budget(name: str) -> Number:
 
 
 def _fail(exc: Exception, code: int = 2) -> None:
+    from eels_gz.errors import RunInterrupted
+
+    _remove_made_folders()
+    if isinstance(exc, RunInterrupted):
+        click.echo(f"eels-gz: interrupted by {exc.signal_name}: no terrain was written (its temporary files are "
+                   "removed; a terrain of that name already there is as it was)", err=True)
+        sys.exit(exc.exit_code)
     click.echo(f"eels-gz: error: {exc}", err=True)
     sys.exit(code)
+
+
+def _remove_made_folders() -> None:
+    """Remove the output folders this command created (``_writable``) while they are still empty: a
+    refused or failed command leaves nothing behind, not even an empty ``OUT/models``."""
+    ctx = click.get_current_context(silent=True)
+    for folder in reversed((ctx.meta.get("eels_gz.world.made") or []) if ctx is not None else []):
+        try:
+            folder.rmdir()  # only an empty folder: never what someone put there meanwhile
+        except OSError:
+            pass
 
 
 def _dirs(out: str | None, shipped: bool) -> tuple[Path, Path]:
@@ -75,7 +93,11 @@ def _writable(out: str | None, shipped: bool, name: str | None = None, overwrite
     meshing the input (OutputError: exit 2)."""
     from eels_gz.outputs import check_writable_dir
 
+    ctx = click.get_current_context(silent=True)
+    made = ctx.meta.setdefault("eels_gz.world.made", []) if ctx is not None else []
     for folder in _dirs(out, shipped):
+        missing = [p for p in [*reversed(folder.absolute().parents), folder.absolute()] if not p.exists()]
+        made += missing  # outermost first; _fail removes them again, innermost first
         check_writable_dir(folder)
     if name is not None:
         _check_existing(name, out, shipped, overwrite)
@@ -119,7 +141,7 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
     import shutil
 
     from eels_gz.errors import OutputError
-    from eels_gz.outputs import reason
+    from eels_gz.outputs import aside, reason
     from eels_gz.terrain.writers import write_terrain
 
     name = name or terrain.kind
@@ -138,9 +160,7 @@ def _write(terrain, name: str | None, out: str | None, shipped: bool, source: st
             old = []
             for new, final in ((new_folder, folder), (new_world, world)):
                 if final.exists():
-                    aside = final.with_name(f".{final.name}.old-{os.getpid()}")
-                    os.rename(final, aside)
-                    old.append(aside)
+                    old.append(aside(final))  # a name nobody holds: never over a file of someone's
                 os.rename(new, final)
         except OSError as exc:
             raise OutputError(f"cannot write the terrain '{name}' into {models} and {worlds}: "
@@ -189,7 +209,19 @@ def _common(f):
     return f
 
 
-@click.group()
+class _WorldGroup(click.Group):
+    """The ``world`` commands, each run with SIGINT and SIGTERM stopping it at once (there is no step to
+    finish): the terrain's temporary files are removed, nothing is left half-written, and the command
+    says so and exits 130 or 143 (``_fail``), as ``run`` does."""
+
+    def invoke(self, ctx: click.Context):
+        from eels_gz.interrupt import interrupts
+
+        with interrupts() as stop, stop.immediately():
+            return super().invoke(ctx)
+
+
+@click.group(cls=_WorldGroup)
 def world() -> None:
     """Terrain model folders and worlds from DEMs, meshes, point clouds and primitives."""
     # the long steps' progress lines (eels_gz.terrain.progress) reach stderr through the root handler
@@ -419,8 +451,11 @@ def shipped() -> None:
     for entry in WORLDS.values():
         if not entry.recipe:
             continue
-        args = [*entry.recipe, "--name", entry.name, "--shipped", "--overwrite"]
-        command = "eels-gz world " + " ".join(shlex.quote(a) for a in args)
+        what = [*entry.recipe, "--name", entry.name, "--shipped"]
+        args = [*what, "--overwrite"]
+        # terrain.json records what the terrain is made of, not how it was written over the last one: the
+        # same command every time, so `make worlds` reproduces the tracked files byte for byte
+        command = "eels-gz world " + " ".join(shlex.quote(a) for a in what)
         click.echo(command)
         try:
             world.main(args=args, prog_name="eels-gz world", standalone_mode=False, obj={"command": command})

@@ -34,6 +34,7 @@ import numpy as np
 
 from eels_gz.contact.params import ContactParams
 from eels_gz.errors import CalibrationError
+from eels_gz.own_files import PNG_KEYWORD
 
 log = logging.getLogger(__name__)
 
@@ -255,14 +256,15 @@ def synthetic_drags(params: ContactParams, loads: Sequence[float], n: int, noise
                        f"<synthetic seed={seed}>")
 
 
-def write_drag_csv(samples: DragSamples, path: str | Path) -> Path:
-    """Write samples in the CSV format ``read_drag_csv`` reads."""
+def write_drag_csv(samples: DragSamples, path: str | Path, source: str | None = None) -> Path:
+    """Write samples in the CSV format ``read_drag_csv`` reads; ``source``, when given, fills a last
+    column ``source`` on every row (what wrote them: ``calibrate simulate`` marks its CSV so)."""
     path = Path(path)
     with path.open("w", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(COLUMNS)
+        writer.writerow(COLUMNS + (("source",) if source is not None else ()))
         for d, fn, fd in zip(samples.direction, samples.normal_force, samples.drag_force):
-            writer.writerow([d, repr(float(fn)), repr(float(fd))])
+            writer.writerow([d, repr(float(fn)), repr(float(fd))] + ([source] if source is not None else []))
     return path
 
 
@@ -288,6 +290,9 @@ def plot_fit(fit: FrictionFit, samples: DragSamples, png: str | Path) -> Path:
     for ax in (axes[0], axes[2]):
         ax.legend(loc="best", fontsize=8)
     png = Path(png)
-    fig.savefig(png, dpi=110)
+    # a PNG is marked as eels-gz's (eels_gz.own_files), so that --overwrite knows it may replace it
+    marked = {"metadata": {PNG_KEYWORD.decode(): "calibrate friction --plot"}} \
+        if Path(png).suffix.lower() == ".png" else {}
+    fig.savefig(png, dpi=110, **marked)
     plt.close(fig)
     return png

@@ -44,9 +44,13 @@ from eels_gz.errors import ConfigError
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
 # soil: the soil set (config/soil/) unless the run sets soil.params;
-# granular: the medium (config/granular/) of contact.model rft unless the run sets granular.params
+# granular: the medium (config/granular/) of contact.model rft unless the run sets granular.params;
+# robots: the robot families (eels, rover) or registry names the scenario is made for (any, if absent);
+# needs: what it needs of its robot, [screws] (eels_gz/run/compatibility.py checks both);
+# ranges: {param: [low, high]}, the valid range of a parameter a run may set (else |value| <= 1e6)
 SCENARIO_KEYS = {"description", "robot", "world", "duration", "setpoints", "params", "tethers",
-                 "contact", "pose", "soil", "granular", "systems", "placement"}
+                 "contact", "pose", "soil", "granular", "systems", "placement", "robots", "needs", "ranges"}
+NEEDS = ("screws",)
 CONTACT_KEYS = {"model", "params"}
 KEYFRAME_KEYS = {"t", "position", "velocity", "ramp"}
 _PARAM_EXPR = re.compile(r"\s*(?:([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*\*\s*|([+-]))?([A-Za-z_]\w*)\s*")
@@ -149,7 +153,20 @@ def _number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
 
 
-def _resolve_params(declared, overrides: dict, path: Path) -> dict[str, float]:
+def _param_ranges(ranges, declared: dict, path: Path) -> dict[str, tuple[float, float]]:
+    """A scenario's ``ranges:`` ({param: [low, high]}), checked against its parameters."""
+    if ranges is None:
+        return {}
+    if not isinstance(ranges, dict) or not all(
+            k in declared and isinstance(v, list) and len(v) == 2 and all(_number(x) for x in v) and v[0] <= v[1]
+            for k, v in ranges.items()):
+        raise ConfigError(f"{path}: 'ranges' must map parameters of 'params' to [low, high], got {ranges!r}")
+    return {str(k): (float(v[0]), float(v[1])) for k, v in ranges.items()}
+
+
+def _resolve_params(declared, overrides: dict, path: Path, ranges=None) -> dict[str, float]:
+    from eels_gz.ranges import SCENARIO_PARAM_MAX
+
     declared = {} if declared is None else declared
     if not isinstance(declared, dict):
         raise ConfigError(f"{path}: 'params' must map parameter names to default numbers")
@@ -162,6 +179,7 @@ def _resolve_params(declared, overrides: dict, path: Path) -> dict[str, float]:
     # a switch (a parameter declared true or false) takes true or false and resolves to 1.0 or 0.0
     switches = {str(k) for k, v in declared.items() if isinstance(v, bool)}
     params = {str(k): float(v) for k, v in declared.items()}
+    limits = _param_ranges(ranges, params, path)
     for name, value in overrides.items():
         if name not in params:
             valid = ", ".join(sorted(params)) or "none"
@@ -170,6 +188,11 @@ def _resolve_params(declared, overrides: dict, path: Path) -> dict[str, float]:
             raise ConfigError(f"{path}: parameter '{name}' is a switch: it must be true or false, got {value!r}")
         if name not in switches and not _number(value):
             raise ConfigError(f"{path}: parameter '{name}' must be a finite number, got {value!r}")
+        low, high = limits.get(name, (-SCENARIO_PARAM_MAX, SCENARIO_PARAM_MAX))
+        if not low <= float(value) <= high:
+            raise ConfigError(f"{path}: parameter '{name}' must be from {low:g} to {high:g}"
+                              + ("" if name in limits else " (a parameter's range unless its scenario gives one)")
+                              + f", got {float(value):g}")
         params[name] = float(value)
     return params
 
@@ -214,12 +237,19 @@ def load_scenario(path: str | Path, params: dict | None = None) -> dict:
     if granular is not None and not (isinstance(granular, str) and granular):
         raise ConfigError(f"{path}: 'granular' must name a medium of config/granular/ (e.g. mars_simulant_mms), "
                           f"got {granular!r}")
+    for key, allowed in (("robots", None), ("needs", NEEDS)):
+        value = data.get(key)
+        if value is not None and not (isinstance(value, list) and value and all(
+                isinstance(v, str) and (allowed is None or v in allowed) for v in value)):
+            raise ConfigError(f"{path}: '{key}' must be a list of "
+                              + ("robot families (eels, rover) or robot names" if allowed is None else
+                                 f"{', '.join(allowed)}") + f", got {value!r}")
     pose = data.get("pose")
     if pose is not None and not (isinstance(pose, list) and len(pose) == 6 and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pose)):
         raise ConfigError(f"{path}: 'pose' must be the robot's start [x, y, z, roll, pitch, yaw] (m, rad), "
                           f"got {pose!r}")
-    values = _resolve_params(data.get("params"), dict(params or {}), path)
+    values = _resolve_params(data.get("params"), dict(params or {}), path, data.get("ranges"))
     data["params"] = values
     frames = []
     for i, frame in enumerate(data.get("setpoints") or []):

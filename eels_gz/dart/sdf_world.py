@@ -20,12 +20,15 @@ host has no renderer. Their content is not interpreted.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
+from eels_gz.description.validity import (MASS, WORLD_LENGTH, InvalidValue, check_gravity, check_inertia,
+                                         check_scale, check_value)
 from eels_gz.errors import SdfError
 from eels_gz.gzapi.element import Element
 from eels_gz.gzapi.systems import PluginSpec  # noqa: F401  (re-exported: the plugins a world or model names)
@@ -33,6 +36,7 @@ from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.paths import resource_paths
 from eels_gz.terrain.heightmaps import heightmap_mismatch  # the rule `world dem` applies too
 
+log = logging.getLogger(__name__)
 RENDER_ONLY = {"visual", "light", "scene", "gui", "magnetic_field", "atmosphere"}
 PYTHON_LOADER = "gz-sim-python-system-loader-system"
 
@@ -143,7 +147,25 @@ class _Reader:
             raise self.err(node, f"<{self.name(node)}> expects numbers, got '{(node.text or '').strip()}'") from None
         if n is not None and len(values) != n:
             raise self.err(node, f"<{self.name(node)}> expects {n} numbers, got {len(values)}")
+        if not all(np.isfinite(values)):  # NaN or infinite: no physical value (description/validity.py)
+            raise self.err(node, f"<{self.name(node)}> expects finite numbers, got '{(node.text or '').strip()}'")
         return values
+
+    def valid(self, node, check, *args) -> None:
+        """Apply a check of eels_gz.description.validity to a value of ``node``: an error naming the
+        file, line and element; its warning (an implausible value) logged with them."""
+        try:
+            note = check(*args)
+        except InvalidValue as exc:
+            raise self.err(node, f"<{self.name(node)}>: {exc}") from None
+        if note:
+            log.warning("%s:%s: <%s>: %s", self.file, getattr(node, "sourceline", "?"), self.name(node), note)
+
+    def length(self, node) -> float:
+        """A shape's size (m): finite, positive, within validity.WORLD_LENGTH."""
+        v = self.number(node, positive=True)
+        self.valid(node, check_value, v, WORLD_LENGTH, self.name(node))
+        return v
 
     def number(self, node, positive: bool = False) -> float:
         (v,) = self.floats(node, 1)
@@ -186,20 +208,26 @@ class _Reader:
             size = self.floats(self.required(shape, fields, "size"), 3)
             if min(size) <= 0:
                 raise self.err(fields["size"], f"box <size> must be positive, got {size}")
+            for v in size:
+                self.valid(fields["size"], check_value, v, WORLD_LENGTH, "box size")
             return Geometry("box", size=size)
         if kind == "plane":
             normal = self.floats(fields["normal"], 3) if "normal" in fields else (0.0, 0.0, 1.0)
             if np.linalg.norm(normal) == 0:
                 raise self.err(fields["normal"], "plane <normal> must not be zero")
             size = self.floats(fields["size"], 2) if "size" in fields else (1000.0, 1000.0)
+            for v in size if "size" in fields else ():
+                self.valid(fields["size"], check_value, v, WORLD_LENGTH, "plane size")
             return Geometry("plane", size=size, normal=tuple(np.asarray(normal) / np.linalg.norm(normal)))
         if kind == "cylinder":
-            return Geometry("cylinder", radius=self.number(self.required(shape, fields, "radius"), True),
-                            length=self.number(self.required(shape, fields, "length"), True))
+            return Geometry("cylinder", radius=self.length(self.required(shape, fields, "radius")),
+                            length=self.length(self.required(shape, fields, "length")))
         if kind == "sphere":
-            return Geometry("sphere", radius=self.number(self.required(shape, fields, "radius"), True))
+            return Geometry("sphere", radius=self.length(self.required(shape, fields, "radius")))
         uri_node = self.required(shape, fields, "uri")
         scale = self.floats(fields["scale"], 3) if "scale" in fields else (1.0, 1.0, 1.0)
+        if "scale" in fields:
+            self.valid(fields["scale"], check_scale, scale)
         return Geometry("mesh", mesh_file=str(self.resolve_uri(uri_node)), scale=scale)
 
     def heightmap(self, node, fields: dict) -> Geometry:
@@ -298,6 +326,7 @@ class _Reader:
     def inertial(self, node) -> Inertial:
         f = dict(self.children(node, {"mass", "pose", "inertia"}))
         mass = self.number(self.required(node, f, "mass"), positive=True)
+        self.valid(f["mass"], check_value, mass, MASS, "mass")
         I = np.eye(3)
         if "inertia" in f:
             v = {t: self.number(c) for t, c in self.children(f["inertia"], {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"})}
@@ -306,6 +335,7 @@ class _Reader:
                           [v.get("ixz", 0.0), v.get("iyz", 0.0), v.get("izz", 1.0)]])
             if np.any(np.linalg.eigvalsh(I) <= 0):
                 raise self.err(f["inertia"], "inertia matrix must be positive definite")
+            self.valid(f["inertia"], check_inertia, I)
         return Inertial(mass, self.pose(f["pose"]) if "pose" in f else np.eye(4), I)
 
     def attr(self, node, key: str) -> str:
@@ -390,6 +420,7 @@ class _Reader:
                 self.physics(child, spec)
             elif tag == "gravity":
                 spec.gravity = self.floats(child, 3)
+                self.valid(child, check_gravity, spec.gravity)
             elif tag == "model":
                 spec.models.append(self.model(child))
             elif tag == "include":

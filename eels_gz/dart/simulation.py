@@ -58,6 +58,7 @@ class RobotSpec:
 
 
 PHASES = ("pre_update", "update", "post_update")
+FINITE_MAX = float(np.finfo(float).max)  # first_bad's bound that only NaN and infinity pass
 
 
 def _new_pgs_solver():
@@ -427,7 +428,11 @@ class Simulation:
                 callbacks[:] = [cb for cb in saved[phase] if cb in callbacks or id(cb) in out] + added
 
     def set_gravity(self, g) -> None:
-        """The world's gravity (3,) m/s^2 from now on, for the engine and the gz API."""
+        """The world's gravity (3,) m/s^2 from now on, for the engine and the gz API; a NaN or
+        infinite component is a divergence of the world (SimulationDiverged), never simulated."""
+        if not np.all(np.isfinite(np.asarray(g, float))):
+            raise SimulationDiverged(self.iterations, self.time, "world",
+                                     f"gravity set to {np.asarray(g, float).tolist()} is not finite")
         self.world.setGravity(np.asarray(g, float))
         self.ecm.gravity = np.asarray(g, float).copy()
 
@@ -506,13 +511,18 @@ class Simulation:
             st.q, st.dq, st.kin_fresh, st.acc_fresh = q, dq, False, False
             if dq.size and first_bad(dq, bound) >= 0:
                 self._diverged(st, int(first_bad(dq, bound)))
+            if q.size and first_bad(q, FINITE_MAX) >= 0:  # NaN or infinite in the state: a divergence too
+                self._diverged(st, int(first_bad(q, FINITE_MAX)), "position")
             if st.wrenches is not None:
                 st.wrenches.step_taken()
 
-    def _diverged(self, st: gzsim.SkeletonState, bad: int) -> None:
+    def _diverged(self, st: gzsim.SkeletonState, bad: int, what: str = "velocity") -> None:
         joint, k = st.dof_owner[bad]
         body = joint.getChildBodyNode().getName()
-        value = st.dq[bad]
+        value = (st.dq if what == "velocity" else st.q)[bad]
+        if what != "velocity":
+            raise SimulationDiverged(self.iterations, self.time, body,
+                                     f"{what} of DOF '{joint.getDofName(k)}' is not finite ({value})")
         detail = (f"velocity of DOF '{joint.getDofName(k)}' is {value:.6g}" if np.isfinite(value) else
                   f"velocity of DOF '{joint.getDofName(k)}' is not finite")
         raise SimulationDiverged(self.iterations, self.time, body,

@@ -5,9 +5,11 @@ structurally similar to the baseline (EELS-DARTS §2.1.5)."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 from pathlib import Path
 
 from eels_gz.description.similarity import check_similar
+from eels_gz.description.validity import check_urdf
 from eels_gz.description.xacro_loader import Description, load_description
 from eels_gz.errors import ConfigError, DescriptionError
 
@@ -27,6 +29,7 @@ SET_BY_EELS_GZ = {
     "state_rate": "ros.state_rate",
 }
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"
+log = logging.getLogger(__name__)
 
 
 def xacro_arg_names(path: str | Path) -> set[str]:
@@ -64,6 +67,13 @@ def check_xacro_args(entry, args: dict, where: str, reserved: dict[str, str] | N
                               f"a user may set for '{entry.name}' are: {', '.join(free) or 'none'}")
 
 
+def _check_values(desc: Description) -> None:
+    """Every geometry, inertia, limit and origin physically valid (eels_gz.description.validity):
+    DescriptionError naming the file and element; a warning for each implausible value."""
+    for warning in check_urdf(desc.urdf, desc.source):
+        log.warning("%s", warning)
+
+
 def robot_description(entry, *, n_modules=None, xacro_args: dict | None = None, urdf_file: str | Path | None = None,
                       gazebo: bool = True, scenario: str = "") -> Description:
     """Process ``entry``'s xacro (a registry ``RobotEntry``) and apply a user URDF if given.
@@ -79,12 +89,14 @@ def robot_description(entry, *, n_modules=None, xacro_args: dict | None = None, 
     args["scenario"] = scenario
     baseline = load_description(entry.path, args)
     if urdf_file is None:
+        _check_values(baseline)
         return baseline
     path = Path(urdf_file)
     if not path.is_file():
         raise DescriptionError(f"user description '{path}' does not exist")
     user = load_description(path, args)
     check_similar(baseline.urdf, user.urdf, str(path))
+    _check_values(user)
     return dataclasses.replace(
         user,
         gazebo=user.gazebo or baseline.gazebo,

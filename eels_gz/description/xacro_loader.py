@@ -109,12 +109,11 @@ def _cached(path: Path, mappings: dict[str, str]) -> str:
 
 def load_description(path: str | Path, args: dict[str, str] | None = None) -> Description:
     """xacro -> URDF, with the ``<gazebo>`` blocks split off; plain .urdf files skip xacro."""
+    from eels_gz.paths import read_text
+
     path = Path(path)
-    if path.suffix == ".urdf":
-        try:
-            text = path.read_text()
-        except OSError as exc:
-            raise DescriptionError(f"cannot read '{path}': {exc.strerror}") from None
-    else:
+    if path.is_file() or path.suffix == ".urdf":  # a binary file picked by mistake is named as such
+        text = read_text(path, "robot description", "URDF/xacro XML", DescriptionError)
+    if path.suffix != ".urdf":
         text = _cached(path, {str(k): str(v) for k, v in (args or {}).items()})
     return split_gazebo(text, str(path))

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from mcap.writer import CompressionType, Writer
 
+from eels_gz.own_files import RECOVER_LIBRARY
 from eels_gz.ros.mcap_chunks import ChunkWriter
 from eels_gz.ros.messages import encode, msgdef
 from eels_gz.ros.qos import qos_for
@@ -193,7 +194,8 @@ def recover(source: str | Path, target: str | Path) -> dict:
         try:
             for record in StreamReader(src, skip_magic=False, validate_crcs=True).records:
                 if isinstance(record, Header):
-                    writer.start(profile=record.profile, library=record.library)
+                    # the library names recover (and what wrote the source): how --overwrite knows it ours
+                    writer.start(profile=record.profile, library=f"{RECOVER_LIBRARY} (from {record.library})")
                     started = True
                 elif isinstance(record, Schema) and record.id not in schemas:
                     schemas[record.id] = writer.register_schema(record.name, record.encoding, record.data)
@@ -213,6 +215,6 @@ def recover(source: str | Path, target: str | Path) -> dict:
         except Exception as exc:  # the torn end of the file: a truncated record or a bad CRC
             stopped = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         if not started:
-            writer.start(profile="ros2", library="eels_gz recover")
+            writer.start(profile="ros2", library=RECOVER_LIBRARY)
         writer.finish()
     return {**counts, "complete": complete, "stopped": "complete" if complete else stopped}

@@ -30,6 +30,8 @@ from eels_gz import registry
 from eels_gz.control.setpoints import load_scenario
 from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import ConfigError
+from eels_gz.ranges import CONFIG_RANGES, check_number, check_steps
+from eels_gz.run.compatibility import check_combination
 
 if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
@@ -98,6 +100,8 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     duration = DEFAULT_DURATION if duration is None else float(duration)
     if not (duration > 0 and math.isfinite(duration)):
         raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
+    check_number("duration", duration, CONFIG_RANGES["duration"], "the run" if scenario is None or cfg["duration"]
+                 is not None else f"scenario '{cfg['scenario']['name']}'")
     world = registry.world_path(cfg["world"])
     spec = load_world(world)
     cfg = _world_soil_default(cfg, entry, world)
@@ -106,9 +110,12 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     if dt > duration:
         raise ConfigError(f"the step physics.dt = {dt:g} s is longer than the duration {duration:g} s: "
                           "the run would take no step; shorten the step or lengthen the duration")
+    check_steps(duration, dt)
     contact = cfg["contact"]
     if contact["model"] not in CONTACT_MODELS:
         raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, got {contact['model']!r}")
+    check_combination(entry, cfg["scenario"].get("name"), scenario, contact["model"], world,
+                      cfg["soil"].get("params"))
     contact_set, contact_params = _resolve_contact(contact, files)  # the one parse of the run's set
     user_args = dict(rcfg.get("xacro_args") or {})
     check_xacro_args(entry, user_args, "robot.xacro_args")
@@ -396,3 +403,18 @@ def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:
     if scenario.get("pose") is not None and cfg["robot"]["pose"] == base["robot"]["pose"]:
         out["robot"] = {**out["robot"], "pose": list(scenario["pose"])}
     return out
+
+
+def check_combination_of(cfg: dict) -> None:
+    """The combination (:func:`eels_gz.run.compatibility.check_combination`) of a whole configuration
+    (as ``eels_gz.config.resolve`` returns it), its scenario's defaults applied, without building
+    anything: ``compare`` checks each of its runs so before the first begins."""
+    scfg = cfg["scenario"]
+    scenario = None
+    if scfg.get("name"):
+        scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items() if k != "name"})
+    resolved = scenario_defaults(cfg, scenario)
+    entry = registry.robot(resolved["robot"]["name"])
+    world = registry.world_path(resolved["world"])
+    soil = _world_soil_default(resolved, entry, world)["soil"].get("params")
+    check_combination(entry, scfg.get("name"), scenario, resolved["contact"]["model"], world, soil)

@@ -165,6 +165,7 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
     import tempfile
 
     from eels_gz.outputs import OutputFile
+    from eels_gz.own_files import DRIVE_MARK
     from eels_gz.run.runner import run
 
     if not (math.isfinite(rate) and rate > 0):
@@ -175,7 +176,7 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
         target = None
         if out is not None:
             target = stack.enter_context(OutputFile(out / f"{stem}.json", overwrite=overwrite, lock=True,
-                                                    what="rover run file"))
+                                                    what="rover run file", own="rover run file"))
             folder = Path(out) / stem
         else:
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="eels_gz_drive_"))) / stem
@@ -191,6 +192,7 @@ def run_drive(robot: str, path: str, rate: float, world: str | Path, out: Path |
             record["run"] = str(_moved(folder, out, final))
         if target is not None:
             record["file"] = str(_moved(target.path, out, final))
+            record[DRIVE_MARK[0]] = DRIVE_MARK[1]  # how a later --overwrite knows the file is ours
             target.write_text(json.dumps(record))
     log.info("%s %s at %g rad/s on %s: %.3f m, end error %.2f %%, slip median %s", robot, path, rate, world,
              record["distance"], 100 * (record["end_error_relative"] or 0), record["slip"]["median"])

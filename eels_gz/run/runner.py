@@ -26,8 +26,10 @@ from eels_gz.dart.simulation import AUTO_CLEARANCE, RobotSpec, Simulation
 from eels_gz.dart.step_kernels import base_odometry
 from eels_gz.dart.terrain_start import WorldBounds, check_start_pose, place_on_terrain, terrain_field
 from eels_gz.interrupt import interrupts
-from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, reason, write_result
+from eels_gz.outputs import OutputFile, begin_result, check_writable_dir, command_line, reason, write_result
+from eels_gz.own_files import stamp_config
 from eels_gz.process_start import process_info
+from eels_gz.ranges import say_estimate
 from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
@@ -62,6 +64,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     phys = cfg["physics"]
     host = cfg["sim"]
     plugins = _scenario_system_plugins(r, work_dir)
+    say_estimate(f"a run of {duration:g} s simulated at a {dt:g} s step", duration / dt)  # before the build
     from eels_gz.contact.params import resolved_contact_sets
 
     # the screw contact system reads <contact_params> in configure: it gets the set resolved above
@@ -228,14 +231,16 @@ def start_ros(sim: Simulation, rcfg: dict) -> HostRos | None:
 
 def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
         final_dir: str | Path | None = None, save_config: str | Path | None = None,
-        setup_progress: Callable[[float], None] | None = None) -> dict:
+        setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False) -> dict:
     """Run a resolved configuration; write log.mcap, summary.json and trajectory.png into out_dir.
 
     ``out_dir`` is checked writable before the model is built (OutputError).
     ``final_dir``: where the files will be when the run is over (the paths in
     the summary), when out_dir is a temporary folder renamed into place
     (:class:`eels_gz.outputs.RunFolder`). ``save_config``: a file to write the
-    fully resolved configuration to (checked before the model is built).
+    fully resolved configuration to (checked before the model is built; an existing file is
+    replaced only with ``overwrite_config`` and only if --save-config wrote it and nobody edited it
+    since, :mod:`eels_gz.own_files`).
     ``setup_progress(sim_time)`` is called every SETUP_TICK steps of a
     scenario's setup (placement).
 
@@ -253,12 +258,13 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     out = check_writable_dir(out_dir)
     final = Path(final_dir) if final_dir is not None else out
     with interrupts() as stop, contextlib.ExitStack() as stack, CompileWatch() as compiling:
-        saved = (stack.enter_context(OutputFile(save_config, what="--save-config file"))
+        saved = (stack.enter_context(OutputFile(save_config, overwrite=overwrite_config, own="config",
+                                                what="--save-config file"))
                  if save_config is not None else None)
         with stop.immediately():
             prep = prepare(cfg, out)
         if saved is not None:
-            saved.write_text(yaml.safe_dump(prep.settings["config"], sort_keys=False))
+            saved.write_text(stamp_config(yaml.safe_dump(prep.settings["config"], sort_keys=False), command_line()))
         begin_result(out / "summary.json")
         return _RunLoop(prep, out, final, stop, progress, setup_progress, compiling, called, had).run()
 
@@ -385,9 +391,9 @@ class _RunLoop:
                 finally:
                     gc.unfreeze()
         except SimulationDiverged as exc:
-            self.status, self.error = "diverged", exc
+            self.status, self.error, self.message = "diverged", exc, str(exc)
         except PluginCallbackError as exc:
-            self.status, self.error = "plugin_error", exc
+            self.status, self.error, self.message = "plugin_error", exc, str(exc)
         except OSError as exc:
             self._output_failed(exc)
         except Exception as exc:  # a bug or a plugin's error: still leave the log and a summary

@@ -64,6 +64,49 @@ def socket_path() -> Path:
     return path
 
 
+def check_socket_path(path: Path) -> None:
+    """ServerError unless the server may bind ``path``: nothing is there, or a socket a killed server
+    left (no one listens on it). A file, a folder or a link there is never removed; nor are the
+    lock beside it (``SOCKET.lock``) unless it is one a server wrote (its pid), or a log
+    (``SOCKET.log``, appended to) that is not a regular file."""
+    import stat
+
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    if st is not None:
+        if not stat.S_ISSOCK(st.st_mode):
+            raise ServerError(f"'{path}' (the run server's socket, ${ENV_SOCKET} or the default) is not a socket: "
+                              f"eels-gz serve never removes it; set {ENV_SOCKET} to a new path")
+        sock = connect(path, timeout=1.0)
+        if sock is not None:
+            sock.close()
+            raise ServerError(f"something is listening on '{path}' already; eels-gz serve --status says if it is "
+                              f"a run server, else set {ENV_SOCKET} to a new path")
+    check_server_files(path)
+
+
+def check_server_files(path: Path) -> None:
+    """ServerError unless the lock and log beside socket ``path`` are a server's (check_socket_path)."""
+    lock = path.with_name(path.name + ".lock")
+    if lock.is_symlink() or (lock.exists() and not (lock.is_file() and _pid_file(lock))):
+        raise ServerError(f"'{lock}' (the run server's lock beside its socket) is not one a server wrote: eels-gz "
+                          f"serve never replaces it; move it away or set {ENV_SOCKET} to a new path")
+    log = path.with_name(path.name + ".log")
+    if log.is_symlink() or (log.exists() and not log.is_file()):
+        raise ServerError(f"'{log}' (the detached run server's log) is not a regular file; move it away or set "
+                          f"{ENV_SOCKET} to a new path")
+
+
+def _pid_file(path: Path) -> bool:
+    try:
+        text = path.read_bytes()[:64].decode().strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return text == "" or text.isdigit()
+
+
 def private_folder(path: Path, create: bool) -> None:
     """Check (and with ``create``, make with mode 0700) the socket's folder: it must be this user's
     and writable by no one else, or another user could put a server of theirs there."""

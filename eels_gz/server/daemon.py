@@ -38,6 +38,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 
+from eels_gz.server import common
 from eels_gz.server.common import ServerError, difference, fingerprint, private_folder, receive, send, supported
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,7 @@ class Server:
     # -- start and stop ------------------------------------------------------------------------------------
     def _lock(self) -> int:
         private_folder(self.path, create=True)
+        common.check_server_files(self.path)  # the lock and log beside the socket are a server's, never a user's
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -116,6 +118,7 @@ class Server:
             t0 = time.time()
             self.fingerprint = fingerprint()  # before the warm-up: the code the server imported
             warmed = warm(warm_up=self.warm_up)
+            common.check_socket_path(self.path)  # again, now that the lock is held: never a user's file
             with contextlib.suppress(FileNotFoundError):
                 self.path.unlink()  # a socket a killed server left (the lock says none runs)
             self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -155,12 +155,18 @@ class RunCommand:
             if resolved["robot"]["n_modules"] is not None:
                 registry.check_n_modules(entry, resolved["robot"]["n_modules"])
         with _about("world"):
-            registry.world_path(resolved["world"])
+            world = registry.world_path(resolved["world"])
         contact = resolved["contact"]
         with _about("contact.model"):
             if contact["model"] not in CONTACT_MODELS:
                 raise ConfigError(f"contact.model must be one of {', '.join(CONTACT_MODELS)}, "
                                   f"got {contact['model']!r}")
+        with _about("robot.name"):  # the combination, as a run checks it (eels_gz/run/compatibility.py)
+            from eels_gz.run.compatibility import check_combination
+            from eels_gz.run.resolve import _world_soil_default
+
+            soil = _world_soil_default(resolved, entry, world)["soil"].get("params")
+            check_combination(entry, scfg.get("name"), scenario, contact["model"], world, soil)
         with _about("contact"):
             overrides = contact_overrides(contact)
             if overrides and contact["model"] != "screw":
@@ -198,6 +204,23 @@ class RunCommand:
                                   f"{', '.join(RUN_SUMMARY_KEYS)}) nor of metrics.json in the runs of "
                                   + (f"scenario '{name}' ({writes})" if name else
                                      "the campaign, which runs no scenario (set scenario.name for a metrics.json)"))
+
+    @staticmethod
+    def steps(cfg: dict) -> float | None:
+        """The steps a sample of settings ``cfg`` takes (its duration over its step), for the campaign's
+        estimate (eels_gz.ranges.say_estimate); None when they cannot be known before it runs."""
+        from eels_gz import registry
+        from eels_gz.control.setpoints import load_scenario
+        from eels_gz.dart.sdf_world import load_world
+        from eels_gz.run.resolve import DEFAULT_DURATION, scenario_defaults
+
+        scfg = cfg["scenario"]
+        scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items()
+                                                                           if k != "name"}) if scfg.get("name") else None
+        resolved = scenario_defaults(cfg, scenario)
+        duration = resolved["duration"] or (scenario or {}).get("duration") or DEFAULT_DURATION
+        dt = resolved["physics"]["dt"] or load_world(registry.world_path(resolved["world"])).dt
+        return float(duration) / float(dt)
 
     def run(self, cfg: dict, folder: Path) -> tuple[str, str | None]:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the

@@ -44,7 +44,8 @@ from typing import Any
 
 import yaml
 
-from eels_gz.errors import EelsError, OutputError, RunInterrupted
+from eels_gz.errors import ConfigError, EelsError, OutputError, RunInterrupted
+from eels_gz.process_start import process_info
 from eels_gz.sweep.commands import command, read_json
 from eels_gz.sweep.spec import Sample, SweepSpec, flatten
 
@@ -288,13 +289,13 @@ class SweepFolder:
         self.old: Path | None = None  # the campaign --overwrite replaces, moved aside
 
     def __enter__(self) -> SweepFolder:
+        from eels_gz import outputs
         from eels_gz.outputs import MARKER, command_line, holds_run, lock_output_folder, make_dir, probe
 
         target = self.target
         self.lock = lock_output_folder(target, "results/sweep")
         try:
-            if target.is_symlink() or (target.exists() and not target.is_dir()):
-                raise OutputError(f"output folder '{target}' is a file, not a folder")
+            outputs.check_not_a_link_or_file(target)
             if target.exists() and any(target.iterdir()):
                 self._existing(holds_run(target))
             make_dir(target)
@@ -383,9 +384,10 @@ def _quiet_token_notice() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def ray_session(workers: int | None = None, address: str | None = None) -> Iterator[dict]:
+def ray_session(workers: int | None = None, address: str | None = None, stop=None) -> Iterator[dict]:
     """Ray for a campaign: the session already open in this process, a cluster at ``address`` (or
-    RAY_ADDRESS), or a local one with ``workers`` CPUs (default: every core). Yields what it joined."""
+    RAY_ADDRESS), or a local one with ``workers`` CPUs (default: every core). Yields what it joined.
+    ``stop`` (an eels_gz.interrupt.Interrupt): a signal while Ray starts stops the campaign at once."""
     import ray
 
     if ray.is_initialized():
@@ -396,12 +398,16 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
     main = threading.current_thread() is threading.main_thread()
     sigterm = signal.getsignal(signal.SIGTERM) if main else None
     t0 = time.perf_counter()
+    sigint = signal.getsignal(signal.SIGINT) if main else None
+    at_once = stop.immediately() if stop is not None else contextlib.nullcontext()
     try:
-        if address:
-            ray.init(address=address, **options)
-        else:
-            with _quiet_token_notice():
-                ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES, **options)
+        with at_once:  # Ray's start waits in Python: a signal there raises RunInterrupted at once
+            if address:
+                ray.init(address=address, **options)
+            else:
+                with _quiet_token_notice():
+                    ray.init(num_cpus=workers or os.cpu_count() or 1, object_store_memory=OBJECT_STORE_BYTES,
+                             **options)
     finally:
         if main:  # ray.init makes SIGTERM exit the driver at once; the campaign stops cleanly instead
             signal.signal(signal.SIGTERM, sigterm)
@@ -410,6 +416,9 @@ def ray_session(workers: int | None = None, address: str | None = None) -> Itera
                "start_s": time.perf_counter() - t0}
     finally:
         ray.shutdown()
+        if main:  # and its shutdown must not leave a signal that kills the campaign before it says how it ended
+            signal.signal(signal.SIGTERM, sigterm)
+            signal.signal(signal.SIGINT, sigint)
 
 
 Progress = Callable[[int, int, Counter], None]  # (samples done, samples planned, statuses so far)
@@ -430,45 +439,131 @@ def run_sweep(spec: SweepSpec, out: str | Path, *, workers: int | None = None, a
         raise OutputError(f"--workers must be 1 or more, got {workers}")
     out = Path(out)
     samples = spec.expand()
+    check_ray_address(address or os.environ.get("RAY_ADDRESS") or None)  # before the folder: a cluster not there
+    _say_estimate(spec, samples, workers)
     t0 = time.perf_counter()
     with interrupts() as stop, SweepFolder(out, spec, resume=resume, overwrite=overwrite, what=what) as folder:
         rows = folder.finished(samples) if resume else {}
-        state = {"status": "running", "fingerprint": spec.fingerprint(), "spec": spec.to_dict(),
+        # until it ends, sweep.json says what a campaign killed without warning left, and which process ran it
+        state = {"status": "running", "message": RUNNING_MESSAGE.format(what=what), "process": process_info(),
+                 "fingerprint": spec.fingerprint(), "spec": spec.to_dict(),
                  "samples_planned": len(samples), "samples_done": len(rows), "resumed": len(rows),
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         folder.write_state(state)
         todo = [s for s in samples if s.index not in rows]
         statuses = Counter(r["status"] for r in rows.values())
-        if progress is not None:
-            progress(len(rows), len(samples), statuses)
         ray_info: dict = {}
         results: list[dict] = []
-        if todo and not stop.requested:
-            # the node's warm process starts first: it warms while Ray starts
-            first = jobs(spec, todo[:1], out)[0] if node_server else None
-            with node.node_server(first, run_job, out / NODE_SERVER_LOG) as server, \
-                    ray_session(workers, address) as ray_info:
-                where = server.where(node.this_node()) if server is not None else None
-                t, dispatched = time.perf_counter(), time.time()
-                at_once = _dispatch(jobs(spec, todo, out, where), workers, rows, statuses, stop, progress,
-                                    len(samples), local=ray_info["address"] == "local", results=results)
-                ray_info["dispatch_s"] = time.perf_counter() - t
-                state["overhead"] = overhead(results, ray_info["dispatch_s"], min(at_once, len(todo)),
-                                             server.status() if server is not None else None, dispatched)
-        interrupted = stop.requested  # a sample interrupted on its own (its node stopped) is a row; --resume reruns it
-        ordered = [rows[s.index] for s in samples if s.index in rows]
-        state.update(status="interrupted" if interrupted else "ok", samples_done=len(ordered),
-                     statuses=dict(Counter(r["status"] for r in ordered)), wall_time=time.perf_counter() - t0,
-                     ray={"workers": workers, **ray_info})
-        state["files"] = write_results(out, spec, ordered, state)
+        try:
+            if progress is not None:
+                progress(len(rows), len(samples), statuses)
+            if todo and not stop.requested:
+                # the node's warm process starts first: it warms while Ray starts
+                first = jobs(spec, todo[:1], out)[0] if node_server else None
+                with node.node_server(first, run_job, out / NODE_SERVER_LOG) as server, \
+                        ray_session(workers, address, stop) as ray_info:
+                    where = server.where(node.this_node()) if server is not None else None
+                    t, dispatched = time.perf_counter(), time.time()
+                    at_once = _dispatch(jobs(spec, todo, out, where), workers, rows, statuses, stop, progress,
+                                        len(samples), local=ray_info["address"] == "local", results=results)
+                    ray_info["dispatch_s"] = time.perf_counter() - t
+                    state["overhead"] = overhead(results, ray_info["dispatch_s"], min(at_once, len(todo)),
+                                                 server.status() if server is not None else None, dispatched)
+            ordered = [rows[s.index] for s in samples if s.index in rows]
+            state.update(samples_done=len(ordered), statuses=dict(Counter(r["status"] for r in ordered)),
+                         wall_time=time.perf_counter() - t0, ray={"workers": workers, **ray_info})
+            state["files"] = write_results(out, spec, ordered, state)
+        except BaseException as exc:  # whatever stopped it (a signal while Ray started, an error): sweep.json says so
+            _ended_early(folder, state, exc, stop, spec, samples, rows, out, t0, what)
+            raise
+        # a sample interrupted on its own (its node stopped) is a row; --resume reruns it. A signal that came
+        # while the results were written (every sample done) still ends the command as an interruption.
+        interrupted = stop.requested
+        state.update(status="interrupted" if interrupted else "ok",
+                     message=_interrupted_message(stop, what, len(ordered), len(samples)) if interrupted else None)
+        state.pop("process", None)
         folder.write_state(state)
     if interrupted:
-        signum = stop.signum or 2
-        exc = RunInterrupted(signum, f"the {what} was interrupted after {len(ordered)} of {len(samples)} samples; "
-                                     "--resume finishes it")
+        exc = RunInterrupted(stop.signum or 2, state["message"])
         exc.result = {"what": what, **state}  # what --json prints (sweep.json)
         raise exc
     return {"what": what, **state}
+
+
+RUNNING_MESSAGE = ("the {what} has not finished: it is still running, or it was killed (SIGKILL, power loss) before "
+                   "it could say how it ended; the samples done are in samples/, and --resume finishes it")
+RAY_CONNECT_S = 10.0  # s to reach a cluster's head (a TCP connection) before Ray is asked to join it
+
+
+def check_ray_address(address: str | None) -> None:
+    """ConfigError unless the Ray head at ``address`` (HOST:PORT or ray://HOST:PORT; ``auto`` and None are
+    Ray's own to find) accepts a connection within RAY_CONNECT_S: ray.init would wait minutes for an
+    unreachable one, deaf to SIGTERM."""
+    import socket
+
+    if not address or address in ("auto", "local"):
+        return
+    where = address.split("://", 1)[-1]
+    host, sep, port = where.rpartition(":")
+    if not sep or not port.isdigit():
+        raise ConfigError(f"--address '{address}': expected HOST:PORT of a Ray head (e.g. 10.0.0.5:6379), "
+                          "ray://HOST:PORT, or auto")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=RAY_CONNECT_S).close()
+    except OSError as exc:
+        why = "no answer" if isinstance(exc, TimeoutError) else (exc.strerror or type(exc).__name__)
+        raise ConfigError(f"--address '{address}': cannot reach a Ray head there ({why} within "
+                          f"{RAY_CONNECT_S:g} s); is the cluster up (`ray status` on it)?") from None
+
+
+def _interrupted_message(stop, what: str, done: int, planned: int) -> str:
+    name = signal.Signals(stop.signum or signal.SIGINT).name
+    rest = "--resume finishes it" if done < planned else "every sample had run and the results are written"
+    return f"the {what} was interrupted by {name} after {done} of {planned} samples; {rest}"
+
+
+def _ended_early(folder, state: dict, exc: BaseException, stop, spec: SweepSpec, samples: list, rows: dict,
+                 out: Path, t0: float, what: str) -> None:
+    """sweep.json when a campaign ends on an exception: ``interrupted`` (a signal) or ``error``, with a
+    message, what was done, and the results of the samples done (exc.result for --json)."""
+    from eels_gz.sweep.report import write_results
+
+    ordered = [rows[s.index] for s in samples if s.index in rows]
+    signalled = isinstance(exc, (RunInterrupted, KeyboardInterrupt)) or stop.requested
+    if signalled and stop.signum is None:
+        stop.signum = getattr(exc, "signum", signal.SIGINT)
+    state.update(status="interrupted" if signalled else "error",
+                 message=(_interrupted_message(stop, what, len(ordered), len(samples)) if signalled else
+                          f"the {what} stopped after {len(ordered)} of {len(samples)} samples: "
+                          f"{type(exc).__name__}: {exc}; --resume finishes it"),
+                 samples_done=len(ordered), statuses=dict(Counter(r["status"] for r in ordered)),
+                 wall_time=time.perf_counter() - t0)
+    state.pop("process", None)
+    with contextlib.suppress(Exception):
+        state["files"] = write_results(out, spec, ordered, state)
+    with contextlib.suppress(OSError):
+        folder.write_state(state)
+    if isinstance(exc, RunInterrupted):
+        exc.args = (state["message"],)
+        exc.started = True  # sweep.json says how it ended: not "nothing was written"
+        exc.result = {"what": what, **state}
+
+
+def _say_estimate(spec: SweepSpec, samples: list, workers: int | None) -> None:
+    """Say, before the campaign starts, how long it may take when that is over a minute
+    (eels_gz.ranges.say_estimate): its samples' steps, the first sample's standing for each."""
+    from eels_gz.ranges import say_estimate
+
+    cmd = command(spec.command, spec.source)
+    if not samples or not hasattr(cmd, "steps"):
+        return
+    try:
+        steps = cmd.steps(cmd.settings(jobs(spec, samples[:1], Path("."))[0].items))
+    except EelsError:
+        return  # check_spec has said what is wrong with the settings
+    if steps:
+        say_estimate(f"the {len(samples)} samples of {spec.source}", steps * len(samples),
+                     workers or os.cpu_count() or 1)
 
 
 def _dispatch(todo: list[Job], workers: int | None, rows: dict, statuses: Counter, stop, progress, total: int,

@@ -54,6 +54,7 @@ import yaml
 
 from eels_gz.config import load_yaml
 from eels_gz.errors import ConfigError
+from eels_gz.ranges import MAX_SAMPLES_TOTAL, SAMPLES
 from eels_gz.sweep.figures import check_figures
 
 SPEC_KEYS = ("base", "samples", "seed", "dispersions", "metrics", "command", "cases", "figures", "draws")
@@ -149,6 +150,15 @@ class SweepSpec:
 
     def case_dispersions(self) -> list[tuple[Dispersion, ...]]:
         return [self.dispersions + case for case in self.cases] if self.cases else [self.dispersions]
+
+    def count(self) -> int:
+        """How many samples :meth:`expand` gives, without making them."""
+        total = 0
+        for dispersions in self.case_dispersions():
+            grid = [d for d in dispersions if not d.random]
+            n = (self.samples or 1) if any(d.random for d in dispersions) else 1
+            total += math.prod(len(d.values) for d in grid) * n
+        return total
 
     def expand(self) -> list[Sample]:
         """Every sample of the campaign, in index order (module docstring)."""
@@ -252,12 +262,14 @@ def _labels(case: Any, source: str, where: str) -> dict:
     return dict(labels)
 
 
-def _integer(data: dict, key: str, source: str, low: int, default: int | None) -> int | None:
+def _integer(data: dict, key: str, source: str, low: int, default: int | None,
+             high: float | None = None) -> int | None:
     value = data.get(key, default)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise _fail(source, key, f"expected a whole number >= {low}, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        raise _fail(source, key, f"expected a whole number >= {low}" + (f" and <= {high:g}" if high is not None
+                                                                           else "") + f", got {value!r}")
     return value
 
 
@@ -292,7 +304,7 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
         both = [d.key for d in case if d.key in common]
         if both:
             raise _fail(source, f"cases[{i}].{both[0]}", "is dispersed in `dispersions` too; give it in one place")
-    samples = _integer(data, "samples", source, 1, None)
+    samples = _integer(data, "samples", source, 1, None, SAMPLES.high)
     seed = _integer(data, "seed", source, 0, 0)
     metrics = data.get("metrics") or []
     if not isinstance(metrics, list) or not all(isinstance(m, str) and m and all(m.split(".")) for m in metrics):
@@ -317,6 +329,10 @@ def parse_spec(data: Any, source: str = "<spec>") -> SweepSpec:
     if random and samples is None:
         raise _fail(source, "samples", "needed: the number of draws of the random dispersions "
                                        "(uniform, normal, choice)")
+    total = spec.count()
+    if total > MAX_SAMPLES_TOTAL:
+        raise _fail(source, "samples", f"the campaign would run {total:.3g} samples (grid points x samples, over "
+                                       f"its cases), more than {MAX_SAMPLES_TOTAL:.0e}: split it, or draw fewer")
     return spec
 
 

@@ -153,6 +153,38 @@ def limit_cells(dem: Dem, max_cells: int = MAX_CELLS) -> Dem:
     return out
 
 
+# a post that stands this far from every neighbour (m, or this many post spacings if more) is no terrain:
+# Earth's tallest sheer cliff is 1.3 km over kilometres; -9999 or 1e30 in a DEM is an untagged nodata value
+CLIFF_M, CLIFF_SPACINGS = 1000.0, 10.0
+
+
+def check_spikes(heights: np.ndarray, spacing: tuple[float, float], source: str) -> None:
+    """TerrainError naming the posts that stand more than max(CLIFF_M, CLIFF_SPACINGS x spacing) from every
+    neighbour (above or below): an untagged nodata value (-9999, -32768, 1e30), which would otherwise
+    stretch the terrain over kilometres without a word."""
+    h = heights
+    step = max(CLIFF_M, CLIFF_SPACINGS * max(spacing))
+    nearest = np.full(h.shape, np.inf)
+    for axis in (0, 1):
+        d = np.abs(np.diff(h, axis=axis))
+        lead = [slice(None)] * 2
+        lead[axis] = slice(1, None)
+        trail = [slice(None)] * 2
+        trail[axis] = slice(None, -1)
+        nearest[tuple(lead)] = np.minimum(nearest[tuple(lead)], d)
+        nearest[tuple(trail)] = np.minimum(nearest[tuple(trail)], d)
+    spikes = nearest > step
+    if not spikes.any():
+        return
+    rows, cols = np.nonzero(spikes)
+    rest = h[~spikes]
+    shown = ", ".join(f"{h[r, c]:.6g} m at row {r}, column {c}" for r, c in list(zip(rows, cols))[:3])
+    raise TerrainError(f"{source}: {rows.size} post(s) stand more than {step:g} m from every neighbour ({shown}"
+                       + (", ..." if rows.size > 3 else "") + f"; the other posts span {rest.min():.6g} to "
+                       f"{rest.max():.6g} m): an untagged nodata value? Tag it as nodata (a GeoTIFF's nodata "
+                       "tag; NaN in a .npy, filled from its neighbours) or remove it")
+
+
 def _place(heights: np.ndarray, origin: tuple[float, float], spacing: tuple[float, float], source: str,
            reference: tuple[float, float, float] | None, invalid: np.ndarray | None = None) -> Dem:
     heights = _validate(heights, source)
@@ -161,6 +193,7 @@ def _place(heights: np.ndarray, origin: tuple[float, float], spacing: tuple[floa
     dem = Dem(heights, (float(origin[0]), float(origin[1])), (float(spacing[0]), float(spacing[1])), source)
     if min(dem.spacing_xy) <= 0 or not all(map(math.isfinite, dem.spacing_xy)):
         raise TerrainError(f"{source}: post spacing must be positive and finite, got {dem.spacing_xy} m")
+    check_spikes(heights, dem.spacing_xy, source)
     if reference is None:
         reference = (*dem.center_xy, float(heights.min()))
     return Dem(heights - reference[2], (dem.origin_xy[0] - reference[0], dem.origin_xy[1] - reference[1]),

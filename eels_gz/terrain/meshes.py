@@ -58,8 +58,30 @@ def load_mesh(path: str | Path, scale: float = 1.0, units: str = "m") -> trimesh
         raise TerrainError(f"{path}: cannot read the mesh ({type(exc).__name__}: {exc})") from None
     if not isinstance(mesh, trimesh.Trimesh) or len(mesh.faces) == 0 or len(mesh.vertices) == 0:
         raise TerrainError(f"{path}: the mesh is empty (no triangles)")
+    check_points(np.asarray(mesh.vertices), str(path), "vertex")
     mesh.apply_scale(scale * UNITS[units])
+    check_points(np.asarray(mesh.vertices), str(path), "vertex")  # and in metres
     return mesh
+
+
+def check_points(points: np.ndarray, source: str, what: str = "point") -> None:
+    """TerrainError naming the first of ``points`` (n, 3) that is not finite (NaN, inf) or lies more than
+    eels_gz.ranges.COORDINATE_MAX from the origin: a broken file, never a terrain (and not "an open mesh"
+    or "a tube" as the checks that come later would call it)."""
+    from eels_gz.ranges import COORDINATE_MAX
+
+    plural = {"vertex": "vertices"}.get(what, what + "s")
+    bad = ~np.all(np.isfinite(points), axis=1)
+    if bad.any():
+        k = int(np.argmax(bad))
+        raise TerrainError(f"{source}: {int(bad.sum())} {plural} are not finite (the first, {what} {k}: "
+                           f"{points[k].tolist()}); a terrain's coordinates are numbers: fix or remove them")
+    far = np.abs(points).max(axis=1) > COORDINATE_MAX
+    if far.any():
+        k = int(np.argmax(far))
+        raise TerrainError(f"{source}: {int(far.sum())} {plural} lie more than {COORDINATE_MAX:g} m from the origin "
+                           f"(the first, {what} {k}: {points[k].tolist()}); an outlier or a nodata value? remove "
+                           "them (or check the scale and units)")
 
 
 def _where(mesh: trimesh.Trimesh, edges: np.ndarray) -> str:

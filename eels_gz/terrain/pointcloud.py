@@ -135,6 +135,32 @@ def scan_noise(points: np.ndarray, tree: cKDTree, sample: int = 4000, k: int = 2
     return float(np.sqrt(np.median(eig[:, 0])))
 
 
+STRAY_SPACINGS = 50.0  # a point whose STRAY_K-th neighbour is this many typical such distances away is no surface
+STRAY_K = 4
+
+
+def drop_strays(points: np.ndarray, source: str) -> tuple[np.ndarray, int]:
+    """``points`` without the strays far from the scan (a reflection, a bird, a bad return): those whose
+    STRAY_K-th nearest neighbour lies more than STRAY_SPACINGS times the scan's median such distance away.
+    Dropped with a warning, and counted (terrain.json's ``strays_removed``), before the scan's extent
+    and grid are derived: one stray a kilometre off would otherwise coarsen the grid to nothing."""
+    k = min(STRAY_K + 1, len(points))
+    reach = cKDTree(points).query(points, k=k, workers=-1)[0][:, -1]
+    typical = float(np.median(reach))
+    stray = reach > STRAY_SPACINGS * max(typical, 1e-12)
+    n = int(stray.sum())
+    if n == 0 or n > len(points) // 2:  # not strays: the scan itself is that sparse
+        return points, 0
+    log.warning("%s: dropped %d stray point(s) far from the scan (their %s nearest neighbour over %.3g m away, "
+                "%g x the scan's typical %.3g m)", source, n, _ordinal(STRAY_K), STRAY_SPACINGS * typical,
+                STRAY_SPACINGS, typical)
+    return points[~stray], n
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
 def derive(points: np.ndarray, opts: ScanOptions, source: str, tree: cKDTree | None = None) -> dict:
     """The reconstruction's values from the scan (spacing, extent) and ``opts``; refuses values
     that cannot work with a message naming one that would."""
@@ -315,6 +341,8 @@ def scan_surface(points: np.ndarray, opts: ScanOptions = ScanOptions(), source: 
             points, normals = points[keep], normals[keep]
         if opts.orient == "winding" and normals is None:
             raise TerrainError(f"{source}: orientation 'winding' is for meshes; a point cloud has no winding")
+        if normals is None:  # before the extent is taken from them: one stray point would set the grid
+            points, derived["strays_removed"] = drop_strays(points, source)
         derived.update(derive(points, opts, source))
         h = derived["voxel"]
     with steps.step("clustering"):

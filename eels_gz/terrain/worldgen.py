@@ -30,6 +30,7 @@ from eels_gz.terrain.meshes import repair
 
 
 MAX_SLOPE_DEG = 35.0  # the steepest slope primitive
+MAX_RASTER_POSTS = 1 << 25  # a primitive's heightfield at most as large as a DEM's default budget (dem.MAX_CELLS)
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,13 @@ class RockFieldParams:
     def __post_init__(self):
         k = "rock_field"
         _check(self.size > 0, k, "size", self.size, "> 0 m")
-        _check(self.density >= 0, k, "density", self.density, ">= 0 rocks/m^2")
+        # more rocks than fit side by side at their smallest is no rock field (and a raster of them no memory holds)
+        packed = 1.0 / (math.pi * self.r_min ** 2)
+        _check(0 <= self.density <= packed, k, "density", self.density,
+               f"0 to {packed:.3g} rocks/m^2 (1 / (pi r_min^2): rocks of the smallest radius side by side)")
+        _check((self.size / max(self.spacing, 1e-12)) ** 2 <= MAX_RASTER_POSTS, k, "size", self.size,
+               f"at most {math.sqrt(MAX_RASTER_POSTS) * self.spacing:g} m at a {self.spacing:g} m raster "
+               f"({MAX_RASTER_POSTS} posts)")
         _check(0 < self.r_min < self.r_mean < self.r_max, k, "r_min/r_mean/r_max",
                (self.r_min, self.r_mean, self.r_max), "0 < r_min < r_mean < r_max")
         _check(0 < self.spacing < self.r_min, k, "spacing", self.spacing, "0 < spacing < r_min")

@@ -234,8 +234,9 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
     _sub(config, "description", terrain.description)
     _write_xml(folder / "model.config", config)
     meta = {"kind": terrain.kind, "description": terrain.description, "parameters": terrain.parameters,
-            "source": source, "command": command, "distance_field": FIELD_FILE,
-            "local_origin": [float(v) for v in origin]}
+            "source": source, "command": command, "distance_field": FIELD_FILE}
+    if np.any(origin):  # as model.sdf's <pose>: only a terrain away from the origin has one
+        meta["local_origin"] = [float(v) + 0.0 for v in origin]  # + 0.0: never -0.0
     if soil:
         meta["soil"] = soil  # the soil set a wheeled robot's soil contact takes on it (world_soil)
     (folder / "terrain.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=float) + "\n")
@@ -302,8 +303,20 @@ def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | 
     folder = write_model(terrain, name, models_dir, source=source, command=command, reference=reference, soil=soil)
     world = write_world(terrain, name, worlds_dir, command=command, reference=reference)
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    log.info("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
+    # debug: a command writes into a staging folder and says itself where the terrain ends up
+    log.debug("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
     return folder, world
+
+
+def terrain_records(world) -> list[tuple[str, Path]]:
+    """(model name as the world names it, its ``terrain.json``) of the terrain models world file
+    ``world`` includes (those ``eels-gz world`` wrote)."""
+    out = []
+    for name, file, _, _ in _models_of_file(Path(world)):
+        meta = Path(file).parent / "terrain.json"
+        if Path(file).name == "model.sdf" and meta.is_file():
+            out.append((name, meta))
+    return out
 
 
 def world_soil(world) -> str | None:
@@ -311,15 +324,13 @@ def world_soil(world) -> str | None:
     (``eels-gz world ... --soil NAME``), or None. Two terrains of one world with different soils are a
     TerrainError naming them: a run takes one soil set."""
     soils = {}
-    for name, file, _, _ in _models_of_file(Path(world)):
-        meta = Path(file).parent / "terrain.json"
-        if Path(file).name == "model.sdf" and meta.is_file():
-            try:
-                soil = json.loads(meta.read_text()).get("soil")
-            except (OSError, ValueError) as exc:
-                raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
-            if soil:
-                soils[name] = str(soil)
+    for name, meta in terrain_records(world):
+        try:
+            soil = json.loads(meta.read_text()).get("soil")
+        except (OSError, ValueError) as exc:
+            raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
+        if soil:
+            soils[name] = str(soil)
     if len(set(soils.values())) > 1:
         raise TerrainError(f"{world}: its terrains record different soils ("
                            + ", ".join(f"{k}: {v}" for k, v in sorted(soils.items())) + "); a run takes one: "

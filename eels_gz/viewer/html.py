@@ -142,8 +142,11 @@ def _three_revision(bundle: str) -> str:
     return m.group(1) if m else "?"
 
 
-def write_replay(runs: list[Run], out: str | Path, title: str = "", layout: str = "overlay") -> Path:
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(replay_html(runs, title, layout), encoding="utf-8")
-    return out
+def write_replay(runs: list[Run], out: str | Path, title: str = "", layout: str = "overlay",
+                 overwrite: bool = False) -> Path:
+    """Write the replay page of ``runs`` to ``out``; an existing file is replaced only with ``overwrite``
+    and only if it is a replay page eels-gz wrote (:class:`eels_gz.outputs.OutputFile`)."""
+    from eels_gz.outputs import OutputFile
+
+    with OutputFile(out, overwrite=overwrite, own="replay", what="replay page") as target:
+        return target.write_text(replay_html(runs, title, layout))

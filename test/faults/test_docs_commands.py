@@ -28,13 +28,15 @@ ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 QUICK = (("world",), ("describe",), ("calibrate", "friction"), ("calibrate", "simulate"), ("run", "--help"))
 # how many quick commands each page has: a check that the loop below did run them
 QUICK_COUNT = {"worlds.md": 8, "robots.md": 3, "contact.md": 2, "running.md": 1}
+GAZEBO_SIDE = ("rosdep", "colcon", "ros2", "gz")  # the README's Gazebo steps: only parsed as text here
 
 
 def page_commands(page: Path) -> list[tuple[int, list[str], dict[str, str]]]:
-    """(line number, argv, environment assignments) of every command in the page's bash blocks."""
+    """(line number, argv, environment assignments) of every command in the page's bash blocks, those
+    indented in a list item too (the README's Gazebo steps)."""
     out, in_block = [], False
     for number, line in enumerate(page.read_text().splitlines(), start=1):
-        if line.startswith("```"):
+        if line.lstrip().startswith("```"):
             in_block = line.strip() == "```bash"
             continue
         if not in_block:
@@ -108,20 +110,23 @@ def test_doc_command_parses_and_its_inputs_exist(page, number, words, env):
     if words[0] == "make":
         assert words[1] in makefile_targets(), f"{where}: no such Makefile target"
         return
-    if words[0] == "source":  # the quickstart's way to put eels-gz on PATH: the venv `make venv` creates
+    if words[0] == "source" and words[1:] != ["install/setup.bash"]:  # the venv `make venv` creates
         venv = re.search(r"^VENV\s*:=\s*(\S+)", (REPO / "Makefile").read_text(), re.M).group(1)
         assert words[1:] == [f"{venv}/bin/activate"], f"{where}: only the venv's activate script may be sourced"
         return
     if words[0] == "ray":  # Ray's own CLI (installed with eels_gz): `ray start`, `ray stop`, `ray status`
         assert words[1] in ("start", "stop", "status"), f"{where}: an unexpected ray command"
         return
+    if words[0] in GAZEBO_SIDE or words == ["source", "install/setup.bash"]:
+        return  # the ROS 2 + Gazebo user's steps (README, Running in Gazebo): not run here
     if words[0] == "python":  # a bench script (make docs-figures reruns them): it exists and takes these options
         script = REPO / words[1]
         assert words[1].startswith("bench/") and script.is_file(), f"{where}: not a script of bench/"
         for option in (w for w in words[2:] if w.startswith("--")):
             assert f'"{option}"' in script.read_text(), f"{where}: {words[1]} has no option {option}"
         return
-    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz, make, ray or python bench/"
+    assert words[0] == "eels-gz", f"{where}: a command in a bash block must be eels-gz, make, ray, python bench/ " \
+                                  f"or a Gazebo user's ({', '.join(GAZEBO_SIDE)})"
     try:
         path, params = parse(words[1:])
     except click.exceptions.Exit as exc:  # --help
@@ -155,6 +160,9 @@ def test_quick_doc_commands_run_as_written(page, tmp_path, monkeypatch):
         assert res.exit_code == 0, f"{page.name}:{number}: {' '.join(words)}\n{res.output}"
         ran += 1
     assert ran == QUICK_COUNT.get(page.name, 0)
+    # a clone's root is left as it was: every file the commands wrote is under results/
+    assert sorted(p.name for p in tmp_path.iterdir()) in (["examples"], ["examples", "results"]), \
+        sorted(p.name for p in tmp_path.iterdir())
 
 
 def test_the_sample_inputs_are_what_make_examples_writes(tmp_path):
@@ -187,11 +195,9 @@ def output_key(path: tuple[str, ...], params: dict) -> tuple | None:
     return ("folder", str(out))
 
 
-def test_every_docs_command_writes_to_its_own_folder():
-    """Followed in order (README, then docs/ page by page), no command writes where an earlier one did
-    (its run would be refused, or replace the other's), except ``--resume``, which finishes it (issue 31:
-    robots.md and sweeps.md both wrote results/screw_contact)."""
-    seen: dict[tuple, str] = {}
+def parsed_commands():
+    """(page, line number, words, command path, parameters) of every eels-gz command of the docs that
+    parses to a command (not --help), in the docs' order."""
     for page, number, words, _ in COMMANDS:
         if words[0] != "eels-gz":
             continue
@@ -199,6 +205,15 @@ def test_every_docs_command_writes_to_its_own_folder():
             path, params = parse(words[1:])
         except click.exceptions.Exit:
             continue
+        yield page, number, words, path, params
+
+
+def test_every_docs_command_writes_to_its_own_folder():
+    """Followed in order (README, then docs/ page by page), no command writes where an earlier one did
+    (its run would be refused, or replace the other's), except ``--resume``, which finishes it (issue 31:
+    robots.md and sweeps.md both wrote results/screw_contact)."""
+    seen: dict[tuple, str] = {}
+    for page, number, words, path, params in parsed_commands():
         key = output_key(path, params)
         if key is None or params.get("resume"):
             continue
@@ -221,3 +236,65 @@ def test_the_readme_says_how_to_put_eels_gz_on_path(tmp_path):
     assert done.returncode == 0, done.stderr
     link = tmp_path / "eels-gz"
     assert link.is_symlink() and Path(os.readlink(link)) == REPO / ".venv" / "bin" / "eels-gz"
+
+
+def written_paths(path: tuple[str, ...], params: dict) -> list[str]:
+    """Every path a docs command writes (its output folder or files), as given on its command line or
+    by default."""
+    out = [params.get(k) for k in ("out_dir", "save_config", "out_file", "plot_file", "png") if params.get(k)]
+    if path[:1] == ("world",):
+        out.append(params.get("out") or "results/worlds")
+    return [str(p) for p in out]
+
+
+def test_the_docs_commands_write_only_under_results():
+    """Followed from a clone, no command of the docs writes into the repository's root or its tracked
+    folders (issue 45: `export --out hold_gz`, `world --out my_terrain` wrote beside the sources): every
+    relative output path is under results/ (an absolute one, a cluster's shared folder, is the user's)."""
+    for page, number, words, path, params in parsed_commands():
+        assert not params.get("shipped"), f"{page.name}:{number}: --shipped rewrites the tracked worlds (make worlds)"
+        for written in written_paths(path, params):
+            p = Path(written)
+            assert p.is_absolute() or p.parts[0] == "results", \
+                f"{page.relative_to(REPO)}:{number}: {' '.join(words)} writes '{written}', outside results/"
+
+
+def test_make_worlds_reproduces_the_tracked_worlds_byte_for_byte(tmp_path):
+    """`make worlds` (eels-gz world shipped) rewrites models/ and worlds/: into a copy of the share folder
+    (EELS_GZ_SHARE), every file it writes must equal the tracked one, byte for byte (issue 45: it modified
+    13 tracked terrain.json files)."""
+    import shutil
+    import subprocess
+    import sys
+
+    share = tmp_path / "share"
+    share.mkdir()
+    for entry in REPO.iterdir():
+        if entry.name in ("models", "worlds"):
+            shutil.copytree(entry, share / entry.name)
+        elif not entry.name.startswith("."):
+            (share / entry.name).symlink_to(entry)
+    env = dict(os.environ, EELS_GZ_SHARE=str(share), GZ_SIM_RESOURCE_PATH="")
+    done = subprocess.run([sys.executable, "-m", "eels_gz.cli", "world", "shipped"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=1800, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    changed = []
+    for folder in ("models", "worlds"):
+        for made in sorted((share / folder).rglob("*")):
+            if made.is_file():
+                tracked = REPO / folder / made.relative_to(share / folder)
+                if not tracked.is_file() or tracked.read_bytes() != made.read_bytes():
+                    changed.append(str(tracked.relative_to(REPO)))
+    assert not changed, f"make worlds would change or add: {changed}"
+    assert ".partial" not in done.stdout + done.stderr  # no INFO line names a temporary folder
+
+
+def test_progress_off_a_terminal_gives_its_eta_and_compare_names_its_run(tmp_path):
+    """docs/sweeps.md promises an ETA on the progress line; off a terminal (make, CI) it was not printed.
+    compare's line named 'stock + model'; it names the run the count is in."""
+    res = cli("compare", "--robot", "eels_1_0_front_only", "--n-modules", "2", "--duration", "0.3",
+              "--out", tmp_path / "c")
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.stderr.splitlines() if line.startswith("compare:")]
+    assert lines and "stock + model" not in res.stderr, res.stderr
+    assert any("ETA" in line for line in lines) and any("the screw run" in line for line in lines), lines

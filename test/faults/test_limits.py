@@ -22,8 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_step_longer_than_the_duration_is_refused(tmp_path):
-    res = cli("run", *SMALL, "--dt", "10", "--duration", "1", "--out", tmp_path / "r")
-    assert res.exit_code == 2 and "physics.dt = 10 s is longer than the duration 1 s" in res.output
+    res = cli("run", *SMALL, "--dt", "0.5", "--duration", "0.1", "--out", tmp_path / "r")
+    assert res.exit_code == 2 and "physics.dt = 0.5 s is longer than the duration 0.1 s" in res.output
     assert not (tmp_path / "r").exists()
 
 

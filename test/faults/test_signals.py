@@ -165,6 +165,9 @@ def test_calibrate_simulate_interrupted_writes_the_drags_done_apart(tmp_path, mo
     done = len(calls) - 1  # every drag started but the one interrupted
     assert rows[0].startswith("direction") and len(rows) - 1 == done >= 2
     assert f"{done} of 6 drags done" in res.output
+    # issue 45: it said "nothing was written" (and "before the run began") with the partial CSV there
+    assert "nothing was written" not in res.output and "before the run began" not in res.output
+    assert str(tmp_path / "drags.partial.csv") in res.output
 
 
 def test_a_signal_a_library_wraps_is_still_an_interruption():

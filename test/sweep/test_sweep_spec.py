@@ -178,7 +178,7 @@ def test_pure_grids_ignore_samples_and_cases_add_up():
     ({"dispersions": {"robot.n_modules": {"grid": [2, 500]}}}, "dispersions.robot.n_modules = 500: n_modules = 500"),
     ({"base": {**BASE, "worlds": "ice_plane"}}, "base.worlds: unknown config key 'worlds'"),
     ({"base": ["robot"]}, "spec.yaml: base: expected a mapping"),
-    ({"samples": 0}, "spec.yaml: samples: expected a whole number >= 1, got 0"),
+    ({"samples": 0}, "spec.yaml: samples: expected a whole number >= 1 and <= 100000, got 0"),
     ({"samples": 2.5}, "samples: expected a whole number >= 1"),
     ({"seed": -1}, "spec.yaml: seed: expected a whole number >= 0"),
     ({"metrics": "real_time_factor"}, "spec.yaml: metrics: expected a list of dotted keys"),

@@ -122,7 +122,8 @@ def _rename_paths(folder: Path, work: Path, final: Path) -> None:
 
 def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
                   final_dir: str | Path | None = None, save_config: str | Path | None = None,
-                  setup_progress: Callable[[float], None] | None = None, time_systems: bool = False) -> dict:
+                  setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False,
+                  time_systems: bool = False) -> dict:
     """:func:`eels_gz.run.runner.run` in gz-sim (module docstring). Returns the summary for ``ok`` and a
     scenario's own ending; raises RunInterrupted (SIGINT, SIGTERM) or GazeboRunFailed
     (``plugin_error``, ``server_failed``, ``listener_failed``) after writing it. ``time_systems``:
@@ -145,9 +146,13 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             rate = cfg["ros"].get("rate")
             result, r = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0),
                                      time_systems=time_systems)
-        if save_config is not None:
-            with OutputFile(save_config, what="--save-config file") as saved:
-                saved.write_text(yaml.safe_dump(result["config"], sort_keys=False))
+        if save_config is not None:  # as run writes it (eels_gz.run.runner.run)
+            from eels_gz.outputs import command_line
+            from eels_gz.own_files import stamp_config
+
+            with OutputFile(save_config, overwrite=overwrite_config, own="config",
+                            what="--save-config file") as saved:
+                saved.write_text(stamp_config(yaml.safe_dump(result["config"], sort_keys=False), command_line()))
         begin_result(out / "summary.json")
         partition = new_partition()
         env = run_environment(gz, partition, python_path(), str(asset("plugins_py")), str(asset("models")))

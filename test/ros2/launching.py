@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 PROBE = Path(__file__).with_name("probe.py")
+_COUNT = [0]
 
 
 class Launch:
@@ -19,6 +20,11 @@ class Launch:
         ros2 = shutil.which("ros2", path=env.get("PATH"))
         assert ros2, "ros2 is not on the ROS 2 environment's PATH"
         self.env = dict(env)
+        # a launch of its own: module-scoped launches overlap, and two gz-sim worlds on one partition, or
+        # two bridges on one ROS domain, mix their clocks and topics
+        _COUNT[0] += 1
+        self.env["GZ_PARTITION"] = f"{env.get('GZ_PARTITION', 'eels_gz')}_{_COUNT[0]}"
+        self.env["ROS_DOMAIN_ID"] = str((int(env.get("ROS_DOMAIN_ID", "100")) + _COUNT[0]) % 233)
         if tmpdir is not None:  # where scenario:= exports its world (tempfile.mkdtemp)
             self.env["TMPDIR"] = str(tmpdir)
         self.log_path = log

@@ -85,7 +85,7 @@ def test_the_rover_publishes_its_clock_joints_and_every_frame(rover):
 
 def test_joint_commands_bring_a_bend_joint_to_its_set_point(snake):
     snake.probe("joint_command", "module_3_bend", "0.3", "2.5")
-    seen = snake.probe("listen", "1")
+    seen = snake.probe("listen", "2")
     assert seen["joint_states"]["last"]["module_3_bend"] == pytest.approx(0.3, abs=0.02)
 
 

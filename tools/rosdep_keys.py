@@ -44,6 +44,8 @@ MODULES = {
     # gz-sim's Python bindings: Jazzy's vendor packages (gz_sim_vendor enables them from 0.0.13)
     "gz": "gz_sim_vendor",
     "sdformat": "sdformat_vendor",
+    # the protobuf runtime gz.msgs10's *_pb2 modules import (the plugins' messages under Gazebo)
+    "google": "python3-protobuf",
 }
 
 

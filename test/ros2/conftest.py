@@ -31,7 +31,7 @@ PREFIX_VAR = "EELS_GZ_ROS2"
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = ("/opt/ros/jazzy", "/opt/ros2-jazzy")
 # package.xml's Python exec_depends, pinned as pyproject.toml pins them (dartpy is not one)
-PLAIN_PACKAGES = ("numpy", "scipy", "numba", "PyYAML", "lxml", "click", "pillow", "rosbags", "trimesh", "mcap")
+PLAIN_PACKAGES = ("numpy", "scipy", "numba", "PyYAML", "lxml", "click", "pillow", "rosbags", "trimesh", "mcap", "protobuf")
 
 
 HERE = Path(__file__).parent

@@ -1,8 +1,9 @@
 """An rclpy node for the ROS 2 tier, run as its own process in the ROS 2 environment (the test's own
 interpreter has no rclpy). Prints one JSON object on stdout when done.
 
-    python probe.py listen SECONDS [--tf-from FRAME ...]   what arrived: /clock, /joint_states names and
-        positions, every /<robot>/fts/*/wrench (forces per message), /imu, /ground_truth/odom and /odom
+    python probe.py listen SECONDS [--tf-from FRAME ...] [--joint NAME]   what arrived: /clock, /joint_states
+        names and positions (NAME's as a stamped series), 
+        every /<robot>/fts/*/wrench (forces per message), /imu, /ground_truth/odom and /odom
         (stamped positions and twists), and which frames tf2 resolves from FRAME at the newest stamp
     python probe.py cmd_vel VX SECONDS                    publish geometry_msgs/Twist on /cmd_vel at 20 Hz
     python probe.py joint_command NAME POSITION SECONDS   publish sensor_msgs/JointState on /joint_commands
@@ -30,7 +31,7 @@ def spin_for(node, seconds: float, until=None) -> None:
         rclpy.spin_once(node, timeout_sec=0.05)
 
 
-def listen(seconds: float, tf_from: list[str]) -> dict:
+def listen(seconds: float, tf_from: list[str], track: str = "") -> dict:
     from geometry_msgs.msg import WrenchStamped
     from nav_msgs.msg import Odometry
     from rosgraph_msgs.msg import Clock
@@ -54,6 +55,8 @@ def listen(seconds: float, tf_from: list[str]) -> dict:
         js["count"] += 1
         js["stamp"] = stamp(m.header)
         js["last"] = dict(zip(m.name, [float(p) for p in m.position]))
+        if track in js["last"]:
+            js.setdefault("track", []).append([js["stamp"], js["last"][track]])
     node.create_subscription(JointState, "/joint_states", joints, qos)
     node.create_subscription(Imu, "/imu", lambda m: out["imu"].append(
         [stamp(m.header), m.linear_acceleration.x, m.linear_acceleration.y, m.linear_acceleration.z]), qos)
@@ -137,7 +140,8 @@ def main(argv: list[str]) -> None:
     try:
         if argv[0] == "listen":
             tf_from = [argv[i + 1] for i, a in enumerate(argv) if a == "--tf-from"]
-            result = listen(float(argv[1]), tf_from)
+            track = next((argv[i + 1] for i, a in enumerate(argv) if a == "--joint"), "")
+            result = listen(float(argv[1]), tf_from, track)
         elif argv[0] == "cmd_vel":
             result = cmd_vel(float(argv[1]), float(argv[2]))
         elif argv[0] == "joint_command":

@@ -28,8 +28,10 @@ def host_env(ros_env: dict) -> dict:
 
 
 def start_run(env: dict, out: Path, *args: str) -> subprocess.Popen:
+    # the run's domain is ros.domain (--ros-domain), not the environment's ROS_DOMAIN_ID
     return subprocess.Popen([sys.executable, "-m", "eels_gz.cli", "run", "--ros", "--ros-transport", "rclpy",
-                             "--rate", "1", "--no-server", "--out", str(out), *args], env=env,
+                             "--ros-domain", env["ROS_DOMAIN_ID"], "--rate", "1", "--no-server", "--out", str(out),
+                             *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

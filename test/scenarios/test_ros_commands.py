@@ -25,7 +25,7 @@ from eels_gz import config
 from eels_gz.run.runner import HostRos, prepare
 from eels_gz.ros.dds import DdsNode
 from eels_gz.ros.messages import typestore
-from eels_gz.ros.qos import DEFAULT
+from eels_gz.ros.qos import BRIDGE as DEFAULT
 
 T = typestore().types
 WAIT_S = 10.0  # s of wall time allowed for DDS discovery and delivery

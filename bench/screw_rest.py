@@ -26,8 +26,10 @@ from eels_gz.run.runner import run
 def rest(robot: str, params: str) -> dict:
     """One hold run of ``robot`` under contact parameter set ``params``: the metrics its ``hold``
     system wrote (eels_gz.scenarios.hold), and whether the screw contact ran."""
+    # a variant without screws (mini EELS) rests under stock contact: screw contact is refused for it
+    model = "screw" if registry.eels_variants()[robot]["screws"] > 0 else "stock"
     cfg = config.resolve(overrides={"robot": {"name": robot}, "scenario": "hold", "sensors": {"enabled": False},
-                                    "contact": {"model": "screw", "params": params},
+                                    "contact": {"model": model, "params": params},
                                     "log": {"mcap": False, "plot": False}})
     with tempfile.TemporaryDirectory(prefix="screw_rest_") as tmp:
         summary = run(cfg, Path(tmp))

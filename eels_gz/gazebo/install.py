@@ -47,11 +47,12 @@ def looked_for() -> str:
             f"with gz.sim{MAJOR} importable, {ROS_JAZZY}, {DEFAULT_PREFIX}")
 
 
-def _sourced(script: Path, base: dict) -> dict | None:
-    """The environment after ``source script`` in bash, or None when it fails."""
+def sourced(scripts: list[Path], base: dict) -> dict | None:
+    """The environment after sourcing ``scripts`` in order in bash, or None when one fails."""
+    line = " && ".join(f'source "{s}"' for s in scripts)
     try:
-        res = subprocess.run(["bash", "-c", f'source "{script}" >/dev/null 2>&1 && env -0'], capture_output=True,
-                             env=base, timeout=60)
+        res = subprocess.run(["bash", "-c", f"{line} >/dev/null 2>&1 && env -0"], capture_output=True,
+                             env=base, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if res.returncode != 0:
@@ -75,9 +76,9 @@ def prefix_env(prefix: Path, base: dict | None = None) -> dict:
     base = dict(os.environ if base is None else base)
     for name in SETUP_SCRIPTS:
         if (prefix / name).is_file():
-            sourced = _sourced(prefix / name, base)
-            if sourced is not None:
-                return sourced
+            env = sourced([prefix / name], base)
+            if env is not None:
+                return env
     env = dict(base)
     _prepend(env, "PATH", prefix / "bin")
     _prepend(env, "LD_LIBRARY_PATH", prefix / "lib")
@@ -128,7 +129,7 @@ def _find() -> GzSim | None:
         if found is not None:
             return found
     if (ROS_JAZZY / "setup.bash").is_file():
-        env = _sourced(ROS_JAZZY / "setup.bash", dict(os.environ))
+        env = sourced([ROS_JAZZY / "setup.bash"], dict(os.environ))
         if env is not None:
             found = _candidate(shutil.which("gz", path=env.get("PATH")), env, str(ROS_JAZZY))
             if found is not None:

@@ -30,7 +30,8 @@ KNOWN: dict[str, str] = {
     "hold-screw": "step-rate sign flips of a screw joint at rest: share 0.029 against 0.023 (neither chatters)",
     "leader_follower-screw": "tail tracking error 15 um apart in 72 mm (2e-4); trajectory within tolerance",
     "tube_dangle-stock": "tether tension 3.3 mN apart in 114 N (3e-5); the base 3.5 um apart (tolerance 2 um)",
-    "wall_climb-screw": "the robot 1.1 mm apart after the push and release; screw load at the hold 95 N of 1.9 kN (5 %)",
+    "wall_climb-screw": "the robot 1.1 mm apart after the push and release; screw load at the hold 95 N of "
+                        "1.9 kN (5 %)",
     "moulin_descent-screw": "the robot 1.0 mm apart after the push and release; screw load at the hold 64 N of "
                             "1.7 kN (4 %)",
     "rover_drive-own": "wheel slip samples up to 0.3 percentage points apart, the base 0.11 mm in 3 s",

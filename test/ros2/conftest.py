@@ -31,7 +31,8 @@ PREFIX_VAR = "EELS_GZ_ROS2"
 ROOT = Path(__file__).resolve().parents[2]
 CANDIDATES = ("/opt/ros/jazzy", "/opt/ros2-jazzy")
 # package.xml's Python exec_depends, pinned as pyproject.toml pins them (dartpy is not one)
-PLAIN_PACKAGES = ("numpy", "scipy", "numba", "PyYAML", "lxml", "click", "pillow", "rosbags", "trimesh", "mcap", "protobuf")
+PLAIN_PACKAGES = ("numpy", "scipy", "numba", "PyYAML", "lxml", "click", "pillow", "rosbags", "trimesh", "mcap",
+                  "protobuf")
 
 
 HERE = Path(__file__).parent
@@ -75,17 +76,12 @@ def find_ros2() -> Path | None:
 
 
 def sourced(scripts: list[Path], base: dict) -> dict:
-    """The environment after sourcing ``scripts`` in order (bash)."""
-    line = " && ".join(f'source "{s}"' for s in scripts)
-    res = subprocess.run(["bash", "-c", f"{line} >/dev/null 2>&1 && env -0"], capture_output=True, env=base,
-                         timeout=120, check=False)
-    if res.returncode != 0:
-        raise RuntimeError(f"sourcing {', '.join(map(str, scripts))} failed: {res.stderr.decode()[-500:]}")
-    env = {}
-    for item in res.stdout.split(b"\0"):
-        key, sep, value = item.decode(errors="replace").partition("=")
-        if sep:
-            env[key] = value
+    """The environment after sourcing ``scripts`` in order (bash); an error when one fails."""
+    from eels_gz.gazebo.install import sourced as source
+
+    env = source(scripts, base)
+    if env is None:
+        raise RuntimeError(f"sourcing {', '.join(map(str, scripts))} failed")
     return env
 
 

@@ -37,26 +37,23 @@ def links(robot: str) -> set[str]:
     return {link.get("name") for link in etree.fromstring(urdf.encode()).iter("link")}
 
 
-@pytest.fixture(scope="module")
-def snake(launch_env, tmp_path_factory):
-    launch = Launch(launch_env, tmp_path_factory.mktemp("snake") / "launch.log", "robot:=eels_1_0_front_only",
-                    "world:=ice_plane", "gui:=false", "headless:=true")
+def _launched(launch_env, folder, *args: str):
+    launch = Launch(launch_env, folder / "launch.log", "world:=ice_plane", "gui:=false", "headless:=true", *args)
     try:
         launch.wait_for_clock()
         yield launch
     finally:
         launch.stop()
+
+
+@pytest.fixture(scope="module")
+def snake(launch_env, tmp_path_factory):
+    yield from _launched(launch_env, tmp_path_factory.mktemp("snake"), "robot:=eels_1_0_front_only")
 
 
 @pytest.fixture(scope="module")
 def rover(launch_env, tmp_path_factory):
-    launch = Launch(launch_env, tmp_path_factory.mktemp("rover") / "launch.log", "robot:=archimede",
-                    "world:=ice_plane", "gui:=false", "headless:=true")
-    try:
-        launch.wait_for_clock()
-        yield launch
-    finally:
-        launch.stop()
+    yield from _launched(launch_env, tmp_path_factory.mktemp("rover"), "robot:=archimede")
 
 
 def check_state_and_tf(launch: Launch, robot: str, root: str) -> dict:

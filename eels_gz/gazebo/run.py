@@ -161,13 +161,14 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
         iterations = int(result["iterations"])
         total = max(1, iterations)
 
+        done = 0  # steps reported to ``progress``
+
         def report(t: float) -> None:
-            if progress is not None:
-                report.done = getattr(report, "done", 0)
-                k = min(total, int(round(t / r.dt)))
-                if k > report.done:
-                    progress(k - report.done, total)
-                    report.done = k
+            nonlocal done
+            k = min(total, round(t / r.dt))
+            if progress is not None and k > done:
+                progress(k - done, total)
+                done = k
 
         gzrun = run_world(gz, out / EXPORT_DIR / "world.sdf", result["world_name"], iterations, out, env,
                           [(e.gz_topic, e.gz_type) for e in wait], stop=stop, listener_python=listener,

@@ -1,4 +1,4 @@
-"""Start ``ros2 launch eels_gz sim.launch.py ...`` for the ROS 2 tier, talk to it through probe.py, and
+"""Start ``ros2 launch eels_gz sim.launch.py ...`` for the ROS 2 tier, talk to it through ros_probe.py, and
 stop it (the launch's whole process group: gz-sim, the bridge, robot_state_publisher)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
-PROBE = Path(__file__).with_name("probe.py")
+PROBE = Path(__file__).with_name("ros_probe.py")
 _COUNT = [0]
 
 
@@ -40,7 +40,7 @@ class Launch:
         return json.loads(res.stdout.strip().splitlines()[-1])
 
     def start_probe(self, *args: str) -> subprocess.Popen:
-        """probe.py ``args`` in the background (a publisher while another probe listens)."""
+        """ros_probe.py ``args`` in the background (a publisher while another probe listens)."""
         python = shutil.which("python3", path=self.env.get("PATH"))
         return subprocess.Popen([python, str(PROBE), *args], env=self.env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)

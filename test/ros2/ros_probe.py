@@ -1,12 +1,12 @@
 """An rclpy node for the ROS 2 tier, run as its own process in the ROS 2 environment (the test's own
 interpreter has no rclpy). Prints one JSON object on stdout when done.
 
-    python probe.py listen SECONDS [--tf-from FRAME ...] [--joint NAME]   what arrived: /clock, /joint_states
+    python ros_probe.py listen SECONDS [--tf-from FRAME ...] [--joint NAME]   what arrived: /clock, /joint_states
         names and positions (NAME's as a stamped series), 
         every /<robot>/fts/*/wrench (forces per message), /imu, /ground_truth/odom and /odom
         (stamped positions and twists), and which frames tf2 resolves from FRAME at the newest stamp
-    python probe.py cmd_vel VX SECONDS                    publish geometry_msgs/Twist on /cmd_vel at 20 Hz
-    python probe.py joint_command NAME POSITION SECONDS   publish sensor_msgs/JointState on /joint_commands
+    python ros_probe.py cmd_vel VX SECONDS                    publish geometry_msgs/Twist on /cmd_vel at 20 Hz
+    python ros_probe.py joint_command NAME POSITION SECONDS   publish sensor_msgs/JointState on /joint_commands
         (name, position, velocity NaN, effort NaN: the form ros_gz_bridge converts) at 10 Hz
 
 Topics are subscribed with the QoS ros_gz_bridge offers (reliable, volatile, depth 10) and /tf_static

@@ -11,7 +11,7 @@ robot where the host does:
    whose extent does not cover the origin, a georeferenced one, above the centre of
    that extent instead, over its top);
 2. on a terrain with a distance field (:func:`eels_gz.terrain.writers.find_terrain_field`):
-   a rover gets the ROAMS placement (:func:`eels_gz.rover.placement.place`:
+   a rover gets the ROAMS placement (:func:`eels_gz.rover.resting_pose.place`:
    base height, roll, pitch and suspension angles, every wheel on the ground),
    unless every wheel already rests on it; any other robot is pitched so that
    its body origins follow the terrain's line under them
@@ -213,7 +213,7 @@ def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: 
     placement, or the pitch along the terrain and the drop onto it (module docstring); ``at`` ends the
     method's name (where the start was)."""
     if _is_rover(description.urdf):
-        from eels_gz.rover.placement import CONTACT_TOL, RoverKinematics, place, surface_distance
+        from eels_gz.rover.resting_pose import CONTACT_TOL, RoverKinematics, place, surface_distance
 
         kin = RoverKinematics(description.urdf, description.source)
         centres = kin.wheel_centres(flat.pose, np.zeros(len(kin.free)))

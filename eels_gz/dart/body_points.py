@@ -1,5 +1,5 @@
 """Points fixed in the robot's bodies, for host-side work before the run (the placement's settling
-springs, eels_gz.run.placement): their world positions and velocities, forces at them for one step,
+springs, eels_gz.dart.terrain_start.settle): their world positions and velocities, forces at them for a step,
 the robot's body origins and joint positions, read from and applied to the engine here, the DART
 adapter, so that run orchestration never touches the engine."""
 

@@ -1,4 +1,9 @@
-"""The robot and the terrain at the start and during a run.
+"""The robot and the terrain at the start and during a run: the engine's part of placement.
+
+Placement before the run has one run-side module (:mod:`eels_gz.run.placing`: the scenario's
+``place(ctx)``, ``placement.json``, shipped placements), one pure module per robot kind
+(:mod:`eels_gz.snake.settling`, :mod:`eels_gz.rover.resting_pose`), the engine-free resting pose of any
+robot for Gazebo's spawn (:mod:`eels_gz.spawn`) and this module, what needs the engine.
 
 ``robot.pose: auto`` first lays the robot at the origin with its lowest
 collision 1 mm above z = 0 (:class:`~eels_gz.dart.simulation.Simulation`);
@@ -8,7 +13,7 @@ On any other terrain than a flat ground at z = 0, :func:`place_on_terrain`
 then puts it on the terrain under it:
 
 - a rover (a description with ``*_wheel_joint`` wheels) gets the ROAMS
-  placement (:func:`eels_gz.rover.placement.place`): base height, roll, pitch
+  placement (:func:`eels_gz.rover.resting_pose.place`): base height, roll, pitch
   and suspension angles with every wheel on the surface;
 - any other robot keeps its shape and heading: it is pitched about its base
   so that its body origins follow the line fitted (least squares, along the
@@ -19,6 +24,26 @@ then puts it on the terrain under it:
 
 The arithmetic is :mod:`eels_gz.spawn`'s, which computes the same pose from
 the description alone for Gazebo's spawn (launch/sim.launch.py).
+
+A scenario's placement settles the robot with :func:`settle` (EELS-DARTS §2.2.6): the robot is put at
+``base_pose`` (the description's root link, 4x4 world) with ``joints`` (rad), and with gravity off,
+every step:
+
+1. :func:`~eels_gz.snake.settling.sample_points` gives terrain-facing points
+   on the robot's collision cylinders (world) and their offsets in their links;
+2. :func:`~eels_gz.snake.settling.settling_forces` gives the springs
+   ``F = -k d n`` toward the nearest terrain point, with a damper
+   ``-k DAMPING_TIME v`` on each point's velocity ``v``;
+3. each force is applied at its point as a world force on the body that
+   carries the link (summed per body into a force at the body origin and a
+   torque), for one step, while joint control holds the shape;
+4. :class:`~eels_gz.snake.settling.SettlingMonitor` watches the robot's
+   body origins for motion (surface points of a free-spinning screw move while
+   the robot rests) and the sample points' distances for penetration.
+
+On settling, gravity comes back on (the world's gravity from before) and the joint angles the robot
+settled in become the joint controller's set points. On timeout gravity is restored too and the
+report says so (:func:`eels_gz.run.placing.settle` turns it into a ``placement_failed`` placement).
 
 :class:`WorldBounds` watches the robot during the run: a body origin deeper
 than ``DEPTH`` inside the terrain ends it with ``fell_through_terrain``, a
@@ -34,11 +59,15 @@ import logging
 import dartpy as dart
 import numpy as np
 
-from eels_gz.description.xacro_loader import Description
-from eels_gz.errors import PlacementError, TerrainError
+from eels_gz.dart.body_points import BodyPoints, body_origins, joint_positions
 from eels_gz.dart.dart_build import collision_box_corners, isometry
 from eels_gz.dart.mass_matrix import body_inertias, center_of_mass
+from eels_gz.description.xacro_loader import Description
+from eels_gz.errors import ConfigError, PlacementError, TerrainError
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
+from eels_gz.snake.chain import SnakeChain
+from eels_gz.snake.params import PlacementParams
+from eels_gz.snake.settling import PlacementReport, SettlingMonitor, sample_points, settling_forces
 from eels_gz.spawn import TOLERANCE, centre_start, drop, slope_rotation
 
 log = logging.getLogger(__name__)
@@ -48,6 +77,12 @@ MARGIN = 1.0  # m: beyond the static geometry's box, the robot has left the worl
 # this deep into the terrain, 10 x the design penetration (DEPTH / 50): a pose saved from a settled
 # run starts as it was; deeper, the robot would start buried (refused, see check_start_pose)
 START_DEPTH = 0.01
+RESAMPLE_EVERY = 20  # steps between choices of the settling's terrain-facing sample points
+# Each settling spring gets a damper c = k * DAMPING_TIME on its point's velocity: with
+# gravity off nothing else takes the energy out, and a robot that rests on
+# regularized (creeping) screw friction under unbalanced springs would slide
+# on for ever; the damper slows that creep below the settling threshold.
+DAMPING_TIME = 0.5  # s
 
 
 def terrain_field(sim):
@@ -104,7 +139,7 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
 def _place(sim, description: Description, field, clearance: float) -> dict | None:
     skel = sim.robot_skeleton
     if _is_rover(description):
-        from eels_gz.rover.placement import RoverKinematics
+        from eels_gz.rover.resting_pose import RoverKinematics
 
         return _place_rover(sim, RoverKinematics(description.urdf, description.source), field, clearance)
     T = skel.getRootBodyNode().getWorldTransform().matrix()
@@ -144,7 +179,7 @@ def _follow_slope(sim, field, clearance: float) -> float:
 
 def _place_rover(sim, kin, field, clearance: float) -> dict | None:
     from eels_gz.gzapi import gzsim
-    from eels_gz.rover.placement import CONTACT_TOL, place, surface_distance
+    from eels_gz.rover.resting_pose import CONTACT_TOL, place, surface_distance
 
     skel = sim.robot_skeleton
     T = skel.getRootBodyNode().getWorldTransform().matrix()
@@ -167,6 +202,76 @@ def _place_rover(sim, kin, field, clearance: float) -> dict | None:
             gzsim.Joint(entity).reset_position(sim.ecm, [q])
     log.info("pose auto: rover placed on the terrain (ROAMS): base %s", np.round(pose, 4).tolist())
     return {"method": "rover placement", "pose": pose, "joints": p.joints}
+
+
+class _Robot:
+    """The robot of ``sim`` as the settling loop sees it: its chain, joint angles, base pose and the
+    joint-control system's set points."""
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
+        self.joints = list(self.chain.joints)
+        self.shape_joints = set(self.chain.bend_joints() + self.chain.twist_joints())
+        self.joint_control = next((s.system for s in sim.systems if s.module == "joint_control"), None)
+        if self.joint_control is None:
+            raise ConfigError("placement: the robot has no joint_control system to hold its shape while it settles")
+
+    def angles(self) -> dict[str, float]:
+        return joint_positions(self.sim, self.joints)
+
+    def base_pose(self) -> np.ndarray:
+        return self.sim.frame_world_pose(self.chain.root)
+
+    def hold_shape(self) -> None:
+        """Joint control's position set points: the shape joints where they are now."""
+        shape = {n: v for n, v in self.angles().items() if n in self.shape_joints}
+        names = sorted(shape)
+        self.joint_control.set_targets(names, [shape[n] for n in names], [float("nan")] * len(names))
+
+
+def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementParams,
+           resample_every: int = RESAMPLE_EVERY) -> tuple[np.ndarray, dict[str, float], PlacementReport]:
+    """Put the robot of ``sim`` at ``base_pose`` with ``joints`` and run the settling loop (module
+    docstring) in ``terrain`` (a distance field); (base pose 4x4, every 1-DOF joint of the robot's chain,
+    the settling's report) once it settled or timed out. The terrain-facing sample points are chosen
+    again every ``resample_every`` steps (the facing side turns slowly); in between the same link points
+    are followed with the bodies."""
+    robot = _Robot(sim)
+    sim.place_robot(base_pose, joints, robot.chain.root)
+    g = np.asarray(sim.world.getGravity(), float).copy()
+    sim.set_gravity(np.zeros(3))
+    monitor = SettlingMonitor(params.speed_threshold, params.hold_time, params.timeout)
+    robot.hold_shape()
+    t0 = sim.time
+    report, steps, pts = None, 0, None
+    try:
+        while True:
+            if steps % resample_every == 0:
+                sp = sample_points(robot.chain, robot.angles(), robot.base_pose(), terrain, params.samples_per_link)
+                pts = BodyPoints(sim, sp.links, sp.offsets)
+                # joint control holds the shape the springs have brought it to: the PID's steady error
+                # under the spring loads would otherwise creep on (integral action) and never settle
+                robot.hold_shape()
+            forces, distances = settling_forces(pts.world(), terrain, params.stiffness)
+            forces -= params.stiffness * DAMPING_TIME * pts.velocities()
+            if steps:
+                report = monitor.update(sim.time - t0, body_origins(sim), distances)
+                if report is not None:
+                    break
+            else:
+                monitor.update(1e-12, body_origins(sim), distances)
+            pts.apply(forces)
+            sim.step()
+            steps += 1
+    finally:
+        sim.set_gravity(g)
+    if report.converged:
+        robot.hold_shape()
+        log.info("%s", report.message)
+    else:
+        log.warning("%s", report.message)
+    return robot.base_pose(), robot.angles(), report
 
 
 def start_penetration(sim) -> tuple[float, str, str, list[float]] | None:

@@ -1,6 +1,13 @@
-"""Placement before the run: a scenario's ``place(ctx)`` (``placement:`` in its YAML, a module of
-eels_gz/scenarios/) finds the robot's start, which the run then starts from and ``placement.json`` in
-the run folder records for the Gazebo export and launch.
+"""Placement before the run, the run's side: a scenario's ``place(ctx)`` (``placement:`` in its YAML, a
+module of eels_gz/scenarios/) finds the robot's start, which the run then starts from and
+``placement.json`` in the run folder records for the Gazebo export and launch; the shipped placements
+(config/placements/, written by tools/shipped_placements.py) stand in for it where the engine is not
+installed.
+
+``ctx.settle`` (:func:`settle`) runs the engine's settling loop (:func:`eels_gz.dart.terrain_start.settle`,
+on the pure parts of :mod:`eels_gz.snake.settling`) and returns its outcome as a :class:`Placement`. The
+robot's resting pose without a scenario placement (``robot.pose: auto``) is :mod:`eels_gz.spawn`'s
+arithmetic, applied with the engine by :mod:`eels_gz.dart.terrain_start`.
 
 ``placement.json``: ``base_pose`` (the description's root link in the world: ``position`` [m],
 ``orientation_wxyz``, ``rpy`` [rad]), ``joints`` {name: rad or m}, ``report`` (the scenario's own
@@ -9,6 +16,7 @@ figures of how it placed), ``status`` and ``message``.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from pathlib import Path
@@ -18,12 +26,37 @@ import numpy as np
 from eels_gz.description.urdf_tree import root_link
 from eels_gz.errors import ConfigError
 from eels_gz.rotations import matrix_to_quat, quat_rpy
-from eels_gz.run.placement import settler
 from eels_gz.scenarios import Placement, PlacementContext, pure_module
 from eels_gz.scenarios.systems import system_entries
+from eels_gz.snake.params import PlacementParams
 
 log = logging.getLogger(__name__)
 PLACEMENT_FILE = "placement.json"
+PLACEMENT_FAILED = "placement_failed"
+
+
+def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementParams,
+           resample_every: int | None = None) -> Placement:
+    """The robot of ``sim`` laid at ``base_pose`` with ``joints`` and settled against ``terrain`` (a
+    distance field) by the engine's settling loop (:func:`eels_gz.dart.terrain_start.settle`): the
+    settled :class:`Placement` (every 1-DOF joint of the robot's chain), status ``placement_failed`` on a
+    timeout. Its ``report`` is the settling's: ``converged``, ``timed_out``, ``time`` (s),
+    ``penetration_m``, ``message``. ``resample_every``: steps between choices of the sample points
+    (default: the loop's). The engine is imported here, not with the module: the export reads shipped
+    placements on a machine without it."""
+    from eels_gz.dart import terrain_start
+
+    more = {} if resample_every is None else {"resample_every": resample_every}
+    pose, angles, report = terrain_start.settle(sim, terrain, base_pose, joints, params, **more)
+    figures = {"converged": report.converged, "timed_out": report.timed_out, "time": report.time,
+               "penetration_m": report.penetration, "message": report.message}
+    return Placement(pose, angles, report=figures, status="ok" if report.converged else PLACEMENT_FAILED,
+                     message="" if report.converged else report.message)
+
+
+def settler(sim, terrain):
+    """``ctx.settle`` for a placement on ``sim``: ``settle(base_pose, joints, params)``."""
+    return functools.partial(settle, sim, terrain)
 
 
 def placement_record(p: Placement) -> dict:
@@ -39,7 +72,7 @@ def placement_record(p: Placement) -> dict:
 def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     """Run the scenario's placement on ``sim`` (the run's simulation, before its first timed step), move
     the robot there and write ``out/placement.json``; None when the scenario places nothing.
-    ``settle``: ``ctx.settle`` (default: eels_gz.run.placement's settling loop on ``sim``). The
+    ``settle``: ``ctx.settle`` (default: :func:`settle` on ``sim``). The
     scenario's own systems do not run while a placement steps the simulation: they start with the run."""
     scenario = prep.scenario
     name = scenario.get("placement") if scenario else None

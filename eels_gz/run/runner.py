@@ -338,7 +338,7 @@ class _RunLoop:
                 from eels_gz.run.placing import place
 
                 with self.stop.immediately():
-                    placed = place(sim, prep, self.out)  # ctx.settle: eels_gz.run.placement's settling
+                    placed = place(sim, prep, self.out)  # ctx.settle: eels_gz.run.placing.settle
                 if placed is not None and placed.status != "ok":
                     self.status, self.message = placed.status, placed.message
             if self.status == "ok":

@@ -48,7 +48,7 @@ class PlacementContext:
     """What ``place(ctx)`` is given: the scenario's resolved ``params`` and mapping, the robot's registry
     name, its URDF text and source (every link and frame), the world file, the world's terrain field
     (eels_gz.terrain, or None), gravity (3,), ``settle``: the engine's settling step for placements
-    that need it (gravity off, attraction springs; supplied by eels_gz.run.placement), or None:
+    that need it (gravity off, attraction springs; supplied by eels_gz.run.placing.settle), or None:
     ``settle(base_pose, joints, params: eels_gz.snake.params.PlacementParams) -> Placement``, the
     robot laid there and settled against the terrain, status ``placement_failed`` on a timeout; and
     ``base_pose``: the world pose (4x4) of the description's root link as the robot was spawned (the

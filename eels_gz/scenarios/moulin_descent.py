@@ -16,7 +16,7 @@ screw loads. Measured: docs/scenarios.md. A placement that times out ends the ru
 ``placement_failed`` before its first step.
 
 The settling is the placement before the run (:func:`place`, through ``ctx.settle``:
-eels_gz.run.placement); ``placement.json`` records the settled pose and joints and, in its report,
+eels_gz.run.placing.settle); ``placement.json`` records the settled pose and joints and, in its report,
 the settling (``settle``), the slot's fit and its rope. The system is plugins_py/moulin_descent.py
 (the slot: plugins_py/wall_climb.py's, with this scenario's figures added).
 
@@ -70,7 +70,7 @@ from eels_gz.scenarios.mobility_watch import MobilityWatch
 from eels_gz.scenarios.wall_climb import WallClimb, rope, screw_actuators, stemming_layout, stemming_report
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
-from eels_gz.snake.placement import helix_shape
+from eels_gz.snake.settling import helix_shape
 
 NAME = "moulin_descent"
 FALL_WINDOW = 0.1  # s, over which the descent speed is compared with fall_speed

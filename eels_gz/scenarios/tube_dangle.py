@@ -8,7 +8,7 @@ every bend and twist joint at 0 (held there by the scenario's set points). Each 
 records the tethers' forces (the tethers system's, at the state after the step), the base pose and,
 every ``CLEARANCE_EVERY`` steps, the robot's clearance to the ice: the smallest signed distance (m) of
 the terrain field over the surface points of every collision cylinder facing the ice
-(:func:`~eels_gz.snake.placement.sample_points`).
+(:func:`~eels_gz.snake.settling.sample_points`).
 
 Metrics (:func:`dangle_metrics`), averaged after ``settle_time`` (s): total tether force (N, world),
 the robot's weight m g from the model's masses, their ratio, each tether's tension, the smallest

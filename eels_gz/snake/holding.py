@@ -41,7 +41,7 @@ from scipy.optimize import nnls
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.placement import sample_points
+from eels_gz.snake.settling import sample_points
 from eels_gz.terrain.fields import DistanceField
 
 
@@ -110,7 +110,7 @@ def squeeze_balance(points, normals, length: float) -> tuple[float, np.ndarray]:
 def screw_wall_contacts(chain: SnakeChain, q: Mapping[str, float], base_pose: np.ndarray, terrain: DistanceField,
                         links, reach: float, stations: int = 5) -> list[ScrewWallContact]:
     """Screws of ``links`` whose envelope comes within ``reach`` m of the terrain, each at its
-    terrain-facing point (placement's :func:`~eels_gz.snake.placement.sample_points`, ``stations``
+    terrain-facing point (placement's :func:`~eels_gz.snake.settling.sample_points`, ``stations``
     along its length) nearest the terrain."""
     sp = sample_points(chain, q, base_pose, terrain, stations)
     d, n = terrain.query(sp.points)

@@ -138,7 +138,7 @@ def _prepared(**overrides):
 
 def test_pose_auto_puts_a_rover_on_a_dem():
     from eels_gz.description.xacro_loader import load_description
-    from eels_gz.rover.placement import CONTACT_TOL, RoverKinematics, surface_distance
+    from eels_gz.rover.resting_pose import CONTACT_TOL, RoverKinematics, surface_distance
 
     prep = _prepared(robot={"name": "archimede"}, world="mars_dem")
     assert prep.settings["resolved"]["auto_pose"] == "rover placement"

@@ -1,4 +1,4 @@
-"""Placement before the run (EELS-DARTS §2.2.6, eels_gz/run/placement.py: ``ctx.settle``).
+"""Placement before the run (EELS-DARTS §2.2.6, eels_gz/run/placing.py: ``ctx.settle``).
 
 EELS 1.0 (front-only screws) is laid on a helix inside ``tube`` and inside
 ``moulin`` and settled with gravity off by the springs to the nearest
@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 
 from eels_gz import config
-from eels_gz.run.placement import settle
+from eels_gz.run.placing import settle
 from eels_gz.run.runner import prepare
 from eels_gz.scenarios.moulin_descent import bore_center
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
-from eels_gz.snake.placement import helix_shape, sample_points
+from eels_gz.snake.settling import helix_shape, sample_points
 from eels_gz.terrain.writers import find_terrain_field
 
 PENETRATION_MAX = 0.005  # m, the issue's bound

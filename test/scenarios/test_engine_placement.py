@@ -1,4 +1,5 @@
-"""Placement that needs the engine, before the run (issue 32 Deliver 2; eels_gz/run/placement.py):
+"""Placement that needs the engine, before the run (issue 32 Deliver 2; eels_gz/run/placing.py and
+:func:`eels_gz.dart.terrain_start.settle`):
 ``moulin_descent``'s settling is its ``place(ctx)`` calling ``ctx.settle``, which the runner wires to
 the settling loop on the run's simulation.
 

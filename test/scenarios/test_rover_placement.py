@@ -17,7 +17,7 @@ from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import PlacementError
 from eels_gz.gzapi import gzsim
 from eels_gz.dart.simulation import RobotSpec, Simulation
-from eels_gz.rover.placement import CONTACT_TOL, RoverKinematics, place, surface_distance
+from eels_gz.rover.resting_pose import CONTACT_TOL, RoverKinematics, place, surface_distance
 from eels_gz.terrain.primitives import Hemisphere, Plane, Union
 from eels_gz.terrain.writers import find_terrain_field
 

@@ -54,7 +54,7 @@ from eels_gz.run.runner import prepare
 from eels_gz.paths import asset
 from eels_gz.scenarios.screw_drive import ScrewDrive, body_twist_between
 from snake_probe import SnakeHost  # test helper: the robot read from the engine (test/scenarios/snake_probe.py)
-from eels_gz.snake.placement import crescent_shape, straight_shape
+from eels_gz.snake.settling import crescent_shape, straight_shape
 
 CRESCENT = 4.0  # rad, total bend
 EV, V_EPS = 300.0, 1.5  # |e_v| (ev_b = 0) and the regulator speed (m/s), module docstring

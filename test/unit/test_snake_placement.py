@@ -14,7 +14,7 @@ from eels_gz.errors import SnakeModelError
 from eels_gz.registry import eels_variants, robot
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
-from eels_gz.snake.placement import (
+from eels_gz.snake.settling import (
     SettlingMonitor,
     crescent_shape,
     distance_gradient,

@@ -58,7 +58,7 @@ def rest_on_dem(world, robot: str, spots, steps: int = 300):
     from eels_gz.gzapi import gzsim
     from eels_gz.dart.dart_build import isometry
     from eels_gz.dart.simulation import RobotSpec, Simulation
-    from eels_gz.rover.placement import RoverKinematics, place
+    from eels_gz.rover.resting_pose import RoverKinematics, place
     from eels_gz.terrain.writers import find_terrain_field
 
     kin = RoverKinematics(load_description(registry.robot(robot).path).urdf)

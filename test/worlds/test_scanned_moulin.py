@@ -32,13 +32,13 @@ import trimesh
 
 from eels_gz import config
 from eels_gz.dart.body_points import joint_positions
-from eels_gz.run.placement import settle
+from eels_gz.run.placing import settle
 from eels_gz.run.runner import prepare
 from eels_gz.scenarios.moulin_descent import bore_center
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.tethers import Tether
 from eels_gz.snake.params import load_snake_params
-from eels_gz.snake.placement import helix_shape, sample_points
+from eels_gz.snake.settling import helix_shape, sample_points
 from eels_gz.terrain.pointcloud import ScanOptions, scan_surface
 from eels_gz.terrain.worldgen import make_primitive, scan_terrain
 from eels_gz.terrain.writers import write_terrain

@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz.contact.implicit import ACROSS_WIDTH, link_mobility
-from eels_gz.contact.kernel import NO_ACROSS, NO_MOBILITY, new_contact_state, screw_wrenches, wrench_kernel
 from eels_gz.contact.params import load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.contact.screw_wrenches import NO_ACROSS, NO_MOBILITY, new_contact_state, screw_wrenches, wrench_kernel
 from eels_gz.terrain import Plane
 
 N_SCREWS = 20

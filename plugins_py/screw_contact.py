@@ -32,9 +32,9 @@ from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inerti
                        register_peer, sim, watched_link)
 
 from eels_gz.contact.implicit import link_mobility
-from eels_gz.contact.kernel import ScrewContactStep
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.contact.screw_wrenches import ScrewContactStep
 from eels_gz.terrain.writers import find_terrain_field
 
 PLUGIN = "screw_contact"

@@ -12,7 +12,7 @@ that they broadcast over any leading dimensions.
   ``1 - 1/sqrt(1 + x^2) <= x^2/2``).
 - The across-thread ratio grows with load, ``|e_v| = a + b F_n`` (Fig. 6).
 
-The wrench kernel (``kernel.py``) repeats these formulas inside numba; a test
+The wrench kernel (``screw_wrenches.py``) repeats these formulas inside numba; a test
 checks the two against each other.
 """
 

@@ -15,7 +15,7 @@ from eels_gz.paramsets import Bounds, ParamSetKind, write_param_set
 
 DEFAULT = "ice"
 # The packed record the compiled wrench kernel reads (``ContactParams.packed``): float64 values at these
-# offsets. PACK_LAW holds the friction law, LAW_REGULATED (``kernel.py``) or LAW_BRISTLE (``stick.py``).
+# offsets. PACK_LAW holds the friction law, LAW_REGULATED (``screw_wrenches.py``) or LAW_BRISTLE (``stick.py``).
 PACK_MU, PACK_EV_A, PACK_EV_B, PACK_K, PACK_C, PACK_V_EPS, PACK_STICK_LENGTH, PACK_ROLL_ARM, PACK_LAW = range(9)
 PACK_SIZE = 9
 LAW_REGULATED, LAW_BRISTLE = 0.0, 1.0

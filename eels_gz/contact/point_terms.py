@@ -1,4 +1,4 @@
-"""Per-point terms of the screw contact's one wrench loop (``kernel.py``,
+"""Per-point terms of the screw contact's one wrench loop (``screw_wrenches.py``,
 shared by its two laws: regulated, and the bristle law of ``stick.py``): the penalty normal force
 of each point, the point's slip velocity and across-thread direction in the
 contact tangent plane, and the sideways travel of its contact patch, which
@@ -30,7 +30,7 @@ the bristle law (``stick.py``) a state ``zeta`` integrates it and saturates
 at the bristle length z0, and ``rho = b clip((zeta + tau_r v_side) / z0)``:
 an elastic seat that holds any moment below ``b F_n`` without creep, and a
 rolling resistance of ``b F_n`` beyond. Under the regulated law
-(``kernel.py``) ``rho = b v_side / sqrt(v_side^2 + v_eps^2)``, which, like
+(``screw_wrenches.py``) ``rho = b v_side / sqrt(v_side^2 + v_eps^2)``, which, like
 that law's friction, creeps under a held moment.
 """
 

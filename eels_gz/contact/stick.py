@@ -40,7 +40,7 @@ Rolling stiffness about the contact line per point: ``F_n b r / z0``
 A point that leaves contact forgets its bristle and its patch travel.
 
 The law is two per-point numba functions (``bristle_direction``, ``bristle_roll_moment``) that the
-one wrench loop of ``kernel.py`` calls when the packed parameters say LAW_BRISTLE.
+one wrench loop of ``screw_wrenches.py`` calls when the packed parameters say LAW_BRISTLE.
 """
 
 from __future__ import annotations

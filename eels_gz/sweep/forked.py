@@ -53,7 +53,7 @@ POLL_S = 0.02  # s at most between checks of the child: Ray's cancel reaches the
 PR_SET_PDEATHSIG = 1
 # what a run may import beyond eels_gz.run.runner, imported once by the warm parent
 RUN_MODULES = ("eels_gz.run.runner", "eels_gz.dart.sensors", "eels_gz.dart.scene_log", "eels_gz.gzapi.topics",
-               "eels_gz.snake.tethers", "eels_gz.contact.kernel", "eels_gz.contact.point_terms",
+               "eels_gz.snake.tethers", "eels_gz.contact.screw_wrenches", "eels_gz.contact.point_terms",
                "eels_gz.contact.screw_points", "eels_gz.contact.stick", "eels_gz.contact.params",
                "eels_gz.contact.stability", "eels_gz.control.pid", "eels_gz.control.joint_targets",
                "eels_gz.sensors.imu", "eels_gz.sensors.lidar", "eels_gz.snake.chain_kinematics",

@@ -77,9 +77,9 @@ def inputs(floor: str) -> dict[str, np.ndarray]:
 
 def compute(floor_inputs: dict[str, dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     """The wrenches of every case with the code on PYTHONPATH, keyed ``<params>/<path>/<output>``."""
-    from eels_gz.contact.kernel import ScrewContactStep, new_contact_state, screw_wrenches
     from eels_gz.contact.params import ContactParams
     from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+    from eels_gz.contact.screw_wrenches import ScrewContactStep, new_contact_state, screw_wrenches
     from eels_gz.terrain.primitives import Plane, Tube
 
     plane = Plane(normal=np.array(PLANE_NORMAL))

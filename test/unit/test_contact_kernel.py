@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from eels_gz.contact.kernel import contact_wrench_kernel, screw_wrenches
 from eels_gz.contact.laws import ev_norm_of_load, friction_force, normal_force
 from eels_gz.contact.params import ContactParams, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.contact.screw_wrenches import contact_wrench_kernel, screw_wrenches
 from eels_gz.errors import ContactError
 
 PARAMS = load_contact_params("ice_regulated")
@@ -207,7 +207,7 @@ def test_screw_contact_step_on_a_plane_is_screw_wrenches(law):
     """ScrewContactStep's one compiled call on a half-space terrain gives, bit for bit, what
     screw_wrenches gives with the plane's query and the rings anchored on -normal (the plugin's path on
     any other terrain), step after step (the bristle state carries over); and it checks its input."""
-    from eels_gz.contact.kernel import ScrewContactStep, new_contact_state
+    from eels_gz.contact.screw_wrenches import ScrewContactStep, new_contact_state
     from eels_gz.errors import TerrainError
     from eels_gz.terrain.primitives import Plane
 

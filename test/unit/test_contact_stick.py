@@ -25,10 +25,10 @@ import math
 import numpy as np
 import pytest
 
-from eels_gz.contact.kernel import new_contact_state, screw_wrenches
 from eels_gz.contact.laws import ev_norm_of_load, friction_force
 from eels_gz.contact.params import ContactParams
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
+from eels_gz.contact.screw_wrenches import new_contact_state, screw_wrenches
 from eels_gz.errors import ContactError
 
 R, L, ALPHA = 0.09, 0.26, 0.35  # m, m, rad

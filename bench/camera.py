@@ -51,7 +51,7 @@ from eels_gz.paths import asset
 from eels_gz.sensors.camera import Distortion, Lighting, PinholeCamera, render
 from eels_gz.sensors.lidar import cast, grid_pattern
 from eels_gz.sensors.tessellate import terrain_triangles
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 SCAN_FACES = 2_000_000
 ALBEDO = np.array([[0.8, 0.9, 1.0], [0.9, 0.45, 0.1]])

@@ -10,7 +10,7 @@ robot where the host does:
    the collision shapes' bounding boxes ``AUTO_CLEARANCE`` above z = 0 (on a terrain
    whose extent does not cover the origin, a georeferenced one, above the centre of
    that extent instead, over its top);
-2. on a terrain with a distance field (:func:`eels_gz.terrain.writers.find_terrain_field`):
+2. on a terrain with a distance field (:func:`eels_gz.terrain.world_terrain.find_terrain_field`):
    a rover gets the ROAMS placement (:func:`eels_gz.rover.resting_pose.place`:
    base height, roll, pitch and suspension angles, every wheel on the ground),
    unless every wheel already rests on it; any other robot is pitched so that

@@ -84,7 +84,7 @@ def _bridge_file(robot: str, world_name: str, specs: list[tuple]) -> str:
 def _setup(context):
     from eels_gz import registry
     from eels_gz.description.assemble import robot_description
-    from eels_gz.dart.sdf_world import load_world
+    from eels_gz.sdf_reader import load_world
     from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}

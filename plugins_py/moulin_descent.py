@@ -24,7 +24,7 @@ from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
 from eels_gz.scenarios.moulin_descent import (NAME, FallWatch, helix_metrics, placement_metrics, plot_helix,
                                               stemming_metrics, stemming_params)
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 
 def _placement(path: str) -> dict:

@@ -35,7 +35,7 @@ from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.granular.implicit import smallest_inertia
 from eels_gz.granular.params import load_granular_params
 from eels_gz.granular.screw import GranularScrewStep
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "rft_contact"
 

@@ -26,7 +26,7 @@ from gz_compat import (MetricsFile, link_world_states, msgs, peer, register_peer
 from eels_gz.contact.frames import rotation_matrix
 from eels_gz.scenarios.rover_drive import (SAMPLE_PERIOD, DrivePlan, DriveRecord, check_path, check_rate, path_name,
                                            path_segments, planar_pose, plot, slip_sample, slope_of)
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "rover_drive"
 

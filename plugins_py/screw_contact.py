@@ -35,7 +35,7 @@ from eels_gz.contact.implicit import link_mobility
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.contact.screw_wrenches import ScrewContactStep
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "screw_contact"
 

@@ -36,7 +36,7 @@ from gz_compat import add_link_world_wrenches, iter_elements, link_world_states,
 
 from eels_gz.soil.contact import SoilContactStep, world_gravity
 from eels_gz.soil.params import load_soil_params
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "soil_contact"
 

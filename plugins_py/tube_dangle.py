@@ -17,7 +17,7 @@ from tethers import TetherWatch
 from eels_gz.description.urdf_tree import total_mass
 from eels_gz.scenarios.tube_dangle import CLEARANCE_EVERY, SAMPLES_PER_LINK, dangle_metrics, plot_dangle
 from eels_gz.snake.settling import sample_points
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "tube_dangle"
 

@@ -34,7 +34,7 @@ from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
 from eels_gz.scenarios.wall_climb import RATE_EVERY, WallClimb as ClimbRecord, climb_rates, lead_in_s
 from eels_gz.snake.tethers import tether_wrenches
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 
 class WallClimb:

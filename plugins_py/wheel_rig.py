@@ -29,7 +29,7 @@ from gz_compat import (MetricsFile, joint_states, link_world_states, param, requ
 
 from eels_gz.control.pid import PidArray, PidGains
 from eels_gz.soil.rig import RigAverages, carriage_speed
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "wheel_rig"
 NO_SAMPLES = ("the run ended before the rig's measuring window (settle_s + measure_s, config/soil_rig.yaml) "

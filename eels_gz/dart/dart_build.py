@@ -16,7 +16,7 @@ import dartpy as dart
 import numpy as np
 
 from eels_gz.errors import DescriptionError, SdfError
-from eels_gz.dart.sdf_world import CollisionSpec, Geometry, ModelSpec
+from eels_gz.sdf_reader import CollisionSpec, Geometry, ModelSpec
 
 PLANE_THICKNESS = 1.0  # m; deep enough that no body tunnels through in one step
 

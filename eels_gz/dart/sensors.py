@@ -367,7 +367,7 @@ class HostSensors:
                 self.sensors.append(Imu(sim, name, el, here, body, T, self.node, rng, noise))
                 continue
             if terrain_field is None:
-                from eels_gz.terrain.writers import find_terrain_field
+                from eels_gz.terrain.world_terrain import find_terrain_field
 
                 terrain_field = find_terrain_field(sim.spec)
             if kind == "gpu_lidar":

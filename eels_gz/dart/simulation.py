@@ -23,7 +23,7 @@ from eels_gz.dart.couplings import CouplingSolver, mimic_couplings
 from eels_gz.dart.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.gzapi.element import Element
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
-from eels_gz.dart.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
+from eels_gz.sdf_reader import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.dart.step_kernels import compose_forces, first_bad, same_values
 from eels_gz.gzapi.systems import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir

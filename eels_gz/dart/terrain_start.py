@@ -86,8 +86,8 @@ DAMPING_TIME = 0.5  # s
 
 
 def terrain_field(sim):
-    """The world's terrain distance field (eels_gz.terrain.writers.find_terrain_field), or None."""
-    from eels_gz.terrain.writers import find_terrain_field
+    """The world's terrain distance field (eels_gz.terrain.world_terrain.find_terrain_field), or None."""
+    from eels_gz.terrain.world_terrain import find_terrain_field
 
     try:
         return find_terrain_field(sim.spec)

@@ -32,7 +32,7 @@ LOADER = {"filename": "gz-sim-python-system-loader-system", "name": "gz::sim::sy
 
 def resting_spawn(description, world_file: str | Path) -> Spawn:
     """The pose (and joint angles) at which ``description`` rests on ``world_file``'s terrain."""
-    from eels_gz.terrain.writers import find_terrain_field
+    from eels_gz.terrain.world_terrain import find_terrain_field
 
     try:
         field = find_terrain_field(Path(world_file))

@@ -43,7 +43,7 @@ def soil_world(world: str | Path) -> bool:
     that records a soil (its terrain.json, written by ``eels-gz world``)."""
     import json
 
-    from eels_gz.terrain.writers import terrain_records
+    from eels_gz.terrain.world_terrain import terrain_records
 
     for _name, meta in terrain_records(Path(world)):
         try:

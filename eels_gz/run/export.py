@@ -116,7 +116,7 @@ def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
     if pose != "auto":
         return Placement(_matrix(pose), {}, {"method": "robot.pose"}), "robot.pose"
     from eels_gz.spawn import spawn_pose
-    from eels_gz.terrain.writers import find_terrain_field
+    from eels_gz.terrain.world_terrain import find_terrain_field
 
     try:
         field = find_terrain_field(r.world)

@@ -68,7 +68,7 @@ class Resolved:
     cfg: dict  # the configuration with the scenario's defaults applied
     entry: object  # the robot's registry entry (eels_gz.registry.RobotEntry)
     world: Path  # the world's SDF file
-    spec: object  # the world as read (eels_gz.dart.sdf_world.WorldSpec; no engine)
+    spec: object  # the world as read (eels_gz.sdf_reader.WorldSpec; no engine)
     dt: float  # s, physics.dt or the world's <max_step_size>
     duration: float  # s
     n_modules: int | None  # the modules of an EELS robot (None: a robot without modules)
@@ -87,7 +87,7 @@ class Resolved:
 
 def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Resolved:
     """Resolve ``cfg`` (module docstring); ``work_dir``: a folder or a :class:`RunFiles`."""
-    from eels_gz.dart.sdf_world import load_world  # the SDF reader; it imports no engine
+    from eels_gz.sdf_reader import load_world  # the SDF reader; it imports no engine
 
     files = _files(work_dir)
     scenario_file, scenario = _scenario_file(cfg["scenario"], files)
@@ -324,11 +324,11 @@ def _world_args(entry, world: Path, spec, soil: str) -> dict[str, str]:
 
 
 def _world_soil_default(cfg: dict, entry, world: Path) -> dict:
-    """The world's soil (its terrains' ``terrain.json``, :func:`eels_gz.terrain.writers.world_soil`) as the
+    """The world's soil (its terrains' ``terrain.json``, :func:`eels_gz.terrain.world_terrain.world_soil`) as the
     run's ``soil.params`` for a robot that takes a soil, unless the run or its scenario names one."""
     if cfg["soil"].get("params") is not None or "soil" not in _declared_args(entry):
         return cfg
-    from eels_gz.terrain.writers import world_soil
+    from eels_gz.terrain.world_terrain import world_soil
 
     soil = world_soil(world)
     return cfg if soil is None else dict(cfg, soil={**cfg["soil"], "params": soil})

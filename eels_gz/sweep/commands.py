@@ -211,8 +211,8 @@ class RunCommand:
         estimate (eels_gz.ranges.say_estimate); None when they cannot be known before it runs."""
         from eels_gz import registry
         from eels_gz.control.setpoints import load_scenario
-        from eels_gz.dart.sdf_world import load_world
         from eels_gz.run.resolve import DEFAULT_DURATION, scenario_defaults
+        from eels_gz.sdf_reader import load_world
 
         scfg = cfg["scenario"]
         scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items()

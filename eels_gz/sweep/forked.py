@@ -57,7 +57,7 @@ RUN_MODULES = ("eels_gz.run.runner", "eels_gz.dart.sensors", "eels_gz.dart.scene
                "eels_gz.contact.screw_points", "eels_gz.contact.stick", "eels_gz.contact.params",
                "eels_gz.contact.stability", "eels_gz.control.pid", "eels_gz.control.joint_targets",
                "eels_gz.sensors.imu", "eels_gz.sensors.lidar", "eels_gz.snake.chain_kinematics",
-               "eels_gz.terrain.writers", "eels_gz.scenarios",
+               "eels_gz.terrain.world_terrain", "eels_gz.scenarios",
                "eels_gz.sweep.commands", "eels_gz.plots", "eels_gz.outputs")
 
 WARM_RUN_S = 0.1  # s simulated by the warm-up run: the lidar (10 Hz) fires once, the log and plot are written

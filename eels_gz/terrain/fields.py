@@ -243,6 +243,18 @@ QUANTUM_STEPS = 32000
 """A compact sdf_grid stores ``round(values / quantum)`` as int16 with ``quantum = max|values| / QUANTUM_STEPS``."""
 
 
+def translated(field: HeightField | SdfGrid, shift: np.ndarray) -> HeightField | SdfGrid:
+    """``field`` moved by ``shift`` (3,), m; the same field when the shift is zero."""
+    if not np.any(shift):
+        return field
+    if isinstance(field, HeightField):
+        return HeightField(field.heights + shift[2], (field.origin_xy[0] + shift[0], field.origin_xy[1] + shift[1]),
+                           field.spacing_xy)
+    if isinstance(field, SdfGrid):
+        return SdfGrid(field.values, tuple(np.asarray(field.origin) + shift), field.spacing)
+    raise TerrainError(f"cannot move a {type(field).__name__} field")
+
+
 def save_field(path: str | Path, field: HeightField | SdfGrid, compact: bool = False) -> Path:
     """Write ``field`` to ``path`` (``.npz``, compressed) with its ``kind``,
     arrays and the format version; returns the path written.

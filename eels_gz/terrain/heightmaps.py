@@ -1,6 +1,6 @@
 """The one rule a heightmap model must pass: its image and its triangulated mesh are the same
 surface. ``eels-gz world dem`` applies it when it writes a model (a DEM it cannot write faithfully is
-refused there), and the embedded host when it loads a world (eels_gz.dart.sdf_world): a model that
+refused there), and the embedded host when it loads a world (eels_gz.sdf_reader): a model that
 passes one passes the other."""
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""Write a terrain model folder and a world that includes it, and find a
-world's terrain distance field again.
+"""Write a terrain model folder and a world that includes it. Reading them again (a world's terrain
+distance field, its terrain records and soil) is :mod:`eels_gz.terrain.world_terrain`'s; its
+``find_terrain_field``, ``terrain_records`` and ``world_soil`` stay importable from here, the path the
+plugins of earlier releases name.
 
 Model folder ``<models>/<name>/``:
 
@@ -9,7 +11,7 @@ Model folder ``<models>/<name>/``:
 - ``distance_field.npz``: the terrain's distance field (a heightfield or a
   signed distance grid, :func:`eels_gz.terrain.fields.save_field`), in the
   model frame. The fixed name next to ``model.sdf`` is how the screw-contact
-  plugin finds it (:func:`find_terrain_field`);
+  plugin finds it (:func:`~eels_gz.terrain.world_terrain.find_terrain_field`);
 - ``terrain.json``: the generator, its parameters, the source file and the
   model's ``local_origin``;
 - **local origin.** Meshes and field are written relative to the model's
@@ -20,14 +22,14 @@ Model folder ``<models>/<name>/``:
   stays where it was scanned while its binary STL, which holds float32
   (0.25-0.5 m steps at 4.1e6 m), keeps the precision of a terrain at the
   origin; every reader applies the pose (the hosts' SDF loaders,
-  :func:`find_terrain_field` for the screw contact, placement and sensors,
+  :func:`~eels_gz.terrain.world_terrain.find_terrain_field` for the screw contact, placement and sensors,
   the scene log and so the viewer). DEM (heightmap) terrains are written in
   world coordinates as before;
 - DEM terrains only: ``heightmap.png`` (16-bit, square, 2^n + 1 posts, as
   Gazebo needs) named by a ``<heightmap>`` collision and visual, and
   ``heightmap.stl``, the triangulated DEM. dartpy has no heightmap shape, so
   the embedded host simulates a ``<heightmap>`` whose ``<uri>`` is
-  ``X.png`` with the mesh ``X.stl`` beside it (see ``eels_gz/dart/sdf_world.py``).
+  ``X.png`` with the mesh ``X.stl`` beside it (see ``eels_gz/sdf_reader.py``).
 
 The world ``<worlds>/<name>.sdf`` copies ``<physics>``, ``<gravity>`` and
 the world's gz-sim system ``<plugin>``s (Physics, UserCommands,
@@ -43,7 +45,6 @@ from __future__ import annotations
 import copy
 import json
 import logging
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,15 +53,17 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import TerrainError
-from eels_gz.paths import asset, resource_paths
-from eels_gz.terrain.fields import HeightField, SdfGrid, load_field, save_field
+from eels_gz.paths import asset
+from eels_gz.terrain.fields import HeightField, save_field, translated
+
+# the readers' old path: plugins of earlier releases import find_terrain_field from here
+from eels_gz.terrain.world_terrain import FIELD_FILE, find_terrain_field, terrain_records, world_soil  # noqa: F401
 
 if TYPE_CHECKING:  # scipy's import (0.2 s) only for a run that reads a DEM
     from eels_gz.terrain.dem import Dem
 
 log = logging.getLogger(__name__)
 
-FIELD_FILE = "distance_field.npz"
 HEIGHTMAP_PNG = "heightmap.png"
 HEIGHTMAP_MESH = "heightmap.stl"
 SDF_VERSION = "1.9"
@@ -194,7 +197,7 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
     field = terrain.build_field()
     origin = np.zeros(3) if terrain.heightmap else local_origin(terrain.collision)
     if np.any(origin):
-        field = _translated(field, -origin)
+        field = translated(field, -origin)
     save_field(folder / FIELD_FILE, field, compact=_large(field))
 
     root = etree.Element("sdf", version=SDF_VERSION)
@@ -306,146 +309,3 @@ def write_terrain(terrain, name: str, models_dir: str | Path, worlds_dir: str | 
     # debug: a command writes into a staging folder and says itself where the terrain ends up
     log.debug("wrote %s (%.2f MB) and %s", folder, total / 1e6, world)
     return folder, world
-
-
-def terrain_records(world) -> list[tuple[str, Path]]:
-    """(model name as the world names it, its ``terrain.json``) of the terrain models world file
-    ``world`` includes (those ``eels-gz world`` wrote)."""
-    out = []
-    for name, file, _, _ in _models_of_file(Path(world)):
-        meta = Path(file).parent / "terrain.json"
-        if Path(file).name == "model.sdf" and meta.is_file():
-            out.append((name, meta))
-    return out
-
-
-def world_soil(world) -> str | None:
-    """The soil set (a name of config/soil/) the world's terrain models record in their terrain.json
-    (``eels-gz world ... --soil NAME``), or None. Two terrains of one world with different soils are a
-    TerrainError naming them: a run takes one soil set."""
-    soils = {}
-    for name, meta in terrain_records(world):
-        try:
-            soil = json.loads(meta.read_text()).get("soil")
-        except (OSError, ValueError) as exc:
-            raise TerrainError(f"{meta}: cannot read the terrain's record: {exc}") from None
-        if soil:
-            soils[name] = str(soil)
-    if len(set(soils.values())) > 1:
-        raise TerrainError(f"{world}: its terrains record different soils ("
-                           + ", ".join(f"{k}: {v}" for k, v in sorted(soils.items())) + "); a run takes one: "
-                           "set soil.params")
-    return next(iter(soils.values()), None)
-
-
-# --- finding a world's field again -----------------------------------------------------------------
-def _pose_matrix(text: str) -> np.ndarray:
-    x, y, z, roll, pitch, yaw = (float(v) for v in text.split())
-    cr, sr, cp, sp, cy, sy = math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw), math.sin(yaw)
-    T = np.eye(4)
-    T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-                 [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-                 [-sp, cp * sr, cp * cr]]
-    T[:3, 3] = (x, y, z)
-    return T
-
-
-def _models_of_file(path: Path) -> list[tuple[str, str, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
-    """(name, model file, pose, planes) of the world's models; planes are (point, normal) in the world."""
-    root = etree.parse(str(path)).getroot()
-    out = []
-    world = root.find("world")
-    if world is None:
-        raise TerrainError(f"{path}: no <world> element")
-    for node in world:
-        if not isinstance(node.tag, str):
-            continue
-        if node.tag == "include":
-            uri = (node.findtext("uri") or "").strip()
-            folder = None
-            if uri.startswith("model://"):
-                folder = next((r / uri[8:] for r in resource_paths() if (r / uri[8:]).exists()), None)
-            elif uri:  # file://, absolute or relative to the world's file, as the host resolves them
-                folder = Path(uri[len("file://"):] if uri.startswith("file://") else uri)
-                folder = folder if folder.is_absolute() else Path(path).parent / folder
-                folder = folder if folder.exists() else None
-            if folder is None:
-                raise TerrainError(f"{path}: cannot find model '{uri}' (searched GZ_SIM_RESOURCE_PATH and models/)")
-            model_file = folder / "model.sdf"
-            # an include's <pose> replaces the model's own (as in sdformat); without one the model's applies
-            pose_text = node.findtext("pose") if node.find("pose") is not None else _own_pose(model_file)
-            pose = _pose_matrix(pose_text) if pose_text is not None else np.eye(4)
-            out.append((uri, str(model_file), pose, []))
-        elif node.tag == "model":
-            pose = _pose_matrix(node.findtext("pose")) if node.find("pose") is not None else np.eye(4)
-            planes = []
-            if (node.findtext("static") or "").strip() in ("true", "1"):
-                for link in node.findall("link"):
-                    L = pose @ (_pose_matrix(link.findtext("pose")) if link.find("pose") is not None else np.eye(4))
-                    for col in link.findall("collision"):
-                        plane = col.find("geometry/plane")
-                        if plane is not None:
-                            C = L @ (_pose_matrix(col.findtext("pose")) if col.find("pose") is not None else np.eye(4))
-                            n = np.array([float(v) for v in (plane.findtext("normal") or "0 0 1").split()])
-                            planes.append((C[:3, 3], C[:3, :3] @ (n / np.linalg.norm(n))))
-            out.append((node.get("name", "?"), str(path), pose, planes))
-    return out
-
-
-def _own_pose(model_file: Path) -> str | None:
-    """The ``<pose>`` text of the model in ``model_file``, or None."""
-    try:
-        model = etree.parse(str(model_file)).getroot().find("model")
-    except (OSError, etree.XMLSyntaxError):
-        return None
-    return model.findtext("pose") if model is not None and model.find("pose") is not None else None
-
-
-def _models_of_spec(spec) -> list:
-    out = []
-    for m in spec.models:
-        planes = []
-        if m.static:
-            for link in m.links:
-                for c in link.collisions:
-                    if c.geometry.kind == "plane":
-                        C = m.pose @ link.pose @ c.pose
-                        planes.append((C[:3, 3], C[:3, :3] @ np.asarray(c.geometry.normal)))
-        out.append((m.name, m.file, np.asarray(m.pose), planes))
-    return out
-
-
-def _translated(field, shift: np.ndarray):
-    if not np.any(shift):
-        return field
-    if isinstance(field, HeightField):
-        return HeightField(field.heights + shift[2], (field.origin_xy[0] + shift[0], field.origin_xy[1] + shift[1]),
-                           field.spacing_xy)
-    if isinstance(field, SdfGrid):
-        return SdfGrid(field.values, tuple(np.asarray(field.origin) + shift), field.spacing)
-    raise TerrainError(f"cannot move a {type(field).__name__} field")
-
-
-def find_terrain_field(world):
-    """The terrain distance field of a world (a WorldSpec or an SDF world file), or None.
-
-    Every model whose ``model.sdf`` has a ``distance_field.npz`` beside it
-    contributes its field, moved by the model's pose (translations only); a
-    static ``<plane>`` collision contributes an exact Plane. Several terrains
-    give their Union.
-    """
-    from eels_gz.terrain.primitives import Plane, Union
-
-    models = _models_of_file(Path(world)) if isinstance(world, (str, Path)) else _models_of_spec(world)
-    fields = []
-    for name, file, pose, planes in models:
-        candidate = Path(file).parent / FIELD_FILE
-        if Path(file).name == "model.sdf" and candidate.is_file():
-            if not np.allclose(pose[:3, :3], np.eye(3), atol=1e-12):
-                raise TerrainError(f"model '{name}' ({file}) is posed with a rotation; its {FIELD_FILE} is in the "
-                                   "model frame and only translated poses are supported: generate the terrain rotated")
-            fields.append(_translated(load_field(candidate), pose[:3, 3]))
-        fields += [Plane(point=p, normal=n) for p, n in planes]
-    if not fields:
-        return None
-    return fields[0] if len(fields) == 1 else Union(tuple(fields))

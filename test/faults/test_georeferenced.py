@@ -12,8 +12,8 @@ import numpy as np
 import trimesh
 from faults_cli import cli
 
-from eels_gz.dart.sdf_world import load_world
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.sdf_reader import load_world
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 REPO_SCAN = "examples/moulin_scan.xyz"
 UTM = np.array([500_000.0, 4_100_000.0, 1_500.0])

@@ -133,14 +133,14 @@ def test_nan_gravity_set_while_running_is_a_divergence():
 def test_every_shipped_robot_and_world_is_valid_and_plausible(caplog):
     """The checks refuse no robot or world of the registry, and warn on none."""
     from eels_gz import registry
-    from eels_gz.dart.sdf_world import load_world
     from eels_gz.description.assemble import robot_description
     from eels_gz.description.validity import check_urdf
+    from eels_gz.sdf_reader import load_world
 
     for name in registry.ROBOTS:
         desc = robot_description(registry.robot(name))
         assert check_urdf(desc.urdf, desc.source) == [], name
-    with caplog.at_level("WARNING", logger="eels_gz.dart.sdf_world"):
+    with caplog.at_level("WARNING", logger="eels_gz.sdf_reader"):
         for name in registry.WORLDS:
             load_world(registry.world_path(name))
     assert not caplog.records, caplog.text

@@ -74,7 +74,7 @@ def test_force_torque_in_gz_sim_carries_the_weight_below_it(tmp_path):
     host = tmp_path / "host"
     run(cfg, host)
     settle = json.loads((gz / "export" / "export.json").read_text())["config"]["scenario"]["settle_time"]
-    from eels_gz.dart.sdf_world import load_world
+    from eels_gz.sdf_reader import load_world
 
     g = float(np.linalg.norm(load_world(Path(summary["settings"]["resolved"]["world_file"])).gravity))
     carried = carried_masses((gz / "export" / "eels_1_5.urdf").read_text())
@@ -104,7 +104,7 @@ def test_the_imu_in_gz_sim_reads_gravity_at_rest(tmp_path):
     gz, host = tmp_path / "gz", tmp_path / "host"
     summary = run({**cfg, "sim": {**cfg["sim"], "host": "gazebo"}}, gz)
     run(cfg, host)
-    from eels_gz.dart.sdf_world import load_world
+    from eels_gz.sdf_reader import load_world
 
     g = float(np.linalg.norm(load_world(Path(summary["settings"]["resolved"]["world_file"])).gravity))
     a_gz, a_host = imu_mean(gz / "log.mcap", 1.0), imu_mean(host / "log.mcap", 1.0)

@@ -22,7 +22,7 @@ from eels_gz.sensors.camera import Distortion, Lighting, PinholeCamera, render
 from eels_gz.sensors.camera_models import CahvoreCamera, FisheyeCamera
 from eels_gz.sensors.lidar import TRACE_TOLERANCE, Shape
 from eels_gz.terrain.primitives import Plane, Tube
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 DEPTH_TOL = 1e-3  # m: the agreement for the bore and the plane
 ALBEDO = np.array([[0.8, 0.9, 1.0], [0.9, 0.45, 0.1]])

@@ -22,7 +22,7 @@ from eels_gz.scenarios.moulin_descent import bore_center
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.settling import helix_shape, sample_points
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 PENETRATION_MAX = 0.005  # m, the bound
 TUBE_AXIS_Z = 0.6  # m, worlds/tube.sdf (model://tube/terrain.json)

@@ -129,7 +129,7 @@ def test_the_robot_rests_on_the_ground_not_in_it(monkeypatch, world):
     """At the spawned pose the lowest collision corner is AUTO_CLEARANCE above the terrain (not 8.5 cm
     below the ice, as EELS 1.0's screws were at z = 0)."""
     from eels_gz import registry
-    from eels_gz.terrain.writers import find_terrain_field
+    from eels_gz.terrain.world_terrain import find_terrain_field
 
     flags, urdf = create_node(run_launch(monkeypatch, robot="eels_1_0_front_only", world=world, gui="false"))
     zero = ZeroPose(urdf)

@@ -19,7 +19,7 @@ from eels_gz.gzapi import gzsim
 from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.rover.resting_pose import CONTACT_TOL, RoverKinematics, place, surface_distance
 from eels_gz.terrain.primitives import Hemisphere, Plane, Union
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 SURFACE_TOL = 5e-3  # m, issue 6: every wheel within 5 mm of the surface
 # "No drop": over the first 50 ms the base may only settle and creep. The

@@ -31,7 +31,7 @@ from eels_gz.run.runner import run
 from eels_gz.paths import asset
 from eels_gz.scenarios.wall_climb import WallClimb, envelope_y, fit_amplitude, tail_pose, wall_span, zigzag
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 DRIFT_MAX = 0.01  # m over the 10 s hold, the bound
 

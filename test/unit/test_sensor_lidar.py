@@ -15,7 +15,7 @@ from eels_gz import registry
 from eels_gz.errors import ConfigError
 from eels_gz.sensors.imu import imu_reading, imu_values
 from eels_gz.sensors.lidar import Shape, cast, diffuse_intensity, grid_pattern, load_pattern
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 RANGE_TOL = 1e-3  # m, the 1 mm
 

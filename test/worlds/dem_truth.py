@@ -59,7 +59,7 @@ def rest_on_dem(world, robot: str, spots, steps: int = 300):
     from eels_gz.dart.dart_build import isometry
     from eels_gz.dart.simulation import RobotSpec, Simulation
     from eels_gz.rover.resting_pose import RoverKinematics, place
-    from eels_gz.terrain.writers import find_terrain_field
+    from eels_gz.terrain.world_terrain import find_terrain_field
 
     kin = RoverKinematics(load_description(registry.robot(robot).path).urdf)
     field = find_terrain_field(world)

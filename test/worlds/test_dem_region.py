@@ -18,7 +18,7 @@ from eels_gz.cli import main
 from eels_gz.errors import TerrainError
 from eels_gz.terrain.dem import Dem, engine_region
 from eels_gz.terrain.fields import HeightField
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 N, S = 513, 0.25  # posts per side, m: a 128 m site (the bench runs 4097 at 1 m)
 REST_TOL = 0.01  # m, the bound on the wheel's gap to the true surface

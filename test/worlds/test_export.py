@@ -312,9 +312,9 @@ def host_from_export(out: Path, scratch: Path):
     <include> is taken apart: the world without it (as exported, its step and systems), and the included
     URDF as the robot at the include's pose, with the include's <plugin>s (initial_joints, the scenario's
     systems) added to the description's own, as gz-sim attaches them to the included model."""
-    from eels_gz.dart.sdf_world import load_world
     from eels_gz.dart.simulation import RobotSpec, Simulation
     from eels_gz.description.xacro_loader import load_description
+    from eels_gz.sdf_reader import load_world
 
     tree = etree.parse(str(out / "world.sdf"))
     world = tree.getroot().find("world")

@@ -20,12 +20,12 @@ from lxml import etree
 from world_probes import PROBE_RADIUS, add_free_probe, add_slider_probe, touch_height
 
 from eels_gz import registry
-from eels_gz.dart.sdf_world import resolve_uri
 from eels_gz.dart.simulation import Simulation
 from eels_gz.paths import asset
+from eels_gz.sdf_reader import resolve_uri
 from eels_gz.terrain.fields import HeightField
+from eels_gz.terrain.world_terrain import FIELD_FILE, find_terrain_field
 from eels_gz.terrain.worldgen import MoulinParams, RockFieldParams, rocks
-from eels_gz.terrain.writers import FIELD_FILE, find_terrain_field
 
 IGN = shutil.which("ign")
 WORLDS = sorted(registry.WORLDS)

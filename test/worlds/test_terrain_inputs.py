@@ -23,7 +23,7 @@ from eels_gz.terrain.dem import read_dem, triangulate
 from eels_gz.terrain.meshes import prepare_mesh
 from eels_gz.terrain.scan_io import MIN_POINTS, load_points
 from eels_gz.terrain.worldgen import make_primitive, primitive_parameters
-from eels_gz.terrain.writers import find_terrain_field
+from eels_gz.terrain.world_terrain import find_terrain_field
 
 # --- GeoTIFF ---------------------------------------------------------------------------------------------
 E0, N0 = 500_000.0, 4_100_000.0  # UTM-like projected coordinates of the raster's upper-left corner, m

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from eels_gz.cli import main
 from eels_gz.errors import TerrainError
 from eels_gz.paths import asset
-from eels_gz.terrain.writers import world_soil
+from eels_gz.terrain.world_terrain import world_soil
 
 EXAMPLE_DEM = asset("examples", "crater.png")
 

@@ -364,13 +364,18 @@ class _Checker(ast.NodeVisitor):
             self.attribute(target, base, env)
 
 
+# the plugins_py modules that give a plugin gz-sim's own modules: the compat layer and the two of its
+# modules that choose them (the gz-sim and gz-math binding, the middleware of the same release)
+API_MODULES = ("gz_compat", "gz_binding", "gz_middleware")
+
+
 def check_file(path: Path, host_only: set[str], functions: set[str] | None = None) -> tuple[list[Problem], int]:
     """Problems in ``path`` and the number of gz calls and accesses checked.
     ``functions``: only these top-level functions (and every class)."""
     tree = ast.parse(path.read_text(), str(path))
     checker = _Checker(path, host_only)
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == "gz_compat":
+        if isinstance(node, ast.ImportFrom) and node.module in API_MODULES:
             for alias in node.names:
                 if alias.name in MODULES:
                     checker.module_env[alias.asname or alias.name] = "module:" + alias.name
@@ -379,7 +384,7 @@ def check_file(path: Path, host_only: set[str], functions: set[str] | None = Non
             # a plugin-side helper module beside it (e.g. snake_io): checked as a file of its own
             for alias in node.names:
                 checker.module_env[alias.asname or alias.name] = "helper:" + alias.name
-    if path.stem == "gz_compat":  # the module itself: its own sim, gzmath, msgs and transport
+    if path.stem in API_MODULES:  # the binding itself: its own sim, gzmath, msgs and transport
         checker.module_env.update({name: "module:" + name for name in MODULES})
     for recording in (False, False, True):  # self attributes and callbacks settle in the first passes
         checker.recording = recording

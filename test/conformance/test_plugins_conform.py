@@ -5,6 +5,7 @@ itself is tested on mutated plugins: each kind of mistake is found."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import textwrap
 from pathlib import Path
@@ -17,8 +18,24 @@ from gz_manifest import CLASSES
 
 REPO = Path(__file__).resolve().parents[2]
 PLUGINS = sorted((REPO / "plugins_py").glob("*.py"))
-SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem != "gz_compat"]
-# gz_compat: the functions that run under Gazebo (the embedded-host branches call the host's batch helpers)
+
+
+def _compat_modules() -> list[str]:
+    """The compat layer: gz_compat and the plugins_py modules it re-exports (imports at any depth of its
+    code), one a job (binding, middleware, <plugin> parameters, batched state, scenario support); none of
+    them is a system."""
+    found = set()
+    for node in ast.walk(ast.parse((REPO / "plugins_py" / "gz_compat.py").read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+    return ["gz_compat"] + sorted(m for m in found if (REPO / "plugins_py" / f"{m}.py").is_file())
+
+
+COMPAT = _compat_modules()
+SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem not in COMPAT]
+# the compat layer: the functions that run under Gazebo (the embedded-host branches call the host's batch helpers)
 COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_link_world_wrenches_each",
                     "joint_states_each", "set_joint_forces_each", "base_link", "watched_link"}
 # the gz calls the checker must recognise in a file (fewer: it lost track of the types); a thin watcher
@@ -59,9 +76,38 @@ def test_every_gz_call_exists_in_the_real_api(path):
 
 
 def test_gz_compat_gazebo_paths_use_the_real_api():
-    problems, checked = check_file(REPO / "plugins_py" / "gz_compat.py", HOST_ONLY, COMPAT_FUNCTIONS)
-    assert not problems, "\n".join(sorted({str(p) for p in problems}))
-    assert checked >= 10
+    total = 0
+    for name in COMPAT:
+        problems, checked = check_file(REPO / "plugins_py" / f"{name}.py", HOST_ONLY, COMPAT_FUNCTIONS)
+        assert not problems, "\n".join(sorted({str(p) for p in problems}))
+        total += checked
+    assert total >= 10
+
+
+def test_the_compat_layer_is_split_by_job_and_gz_compat_re_exports_it(monkeypatch):
+    """gz_compat.py (a named contract) only re-exports the public names of its job modules, each of them
+    every one; no job module is a system, so neither gz-sim nor the host's loader can take one for a
+    plugin (the host refuses a module without get_system())."""
+    import importlib
+
+    monkeypatch.syspath_prepend(str(REPO / "plugins_py"))
+    monkeypatch.setattr(gzsim, "HOST_ACTIVE", True)  # bound to the host, as while it loads a plugin
+    gz_compat = importlib.import_module("gz_compat")
+    jobs = [importlib.import_module(name) for name in COMPAT[1:]]
+    assert len(jobs) == 5, COMPAT
+    for module in jobs:
+        assert not hasattr(module, "get_system"), module.__name__
+        # its own functions and classes, and its constants
+        public = [n for n, v in vars(module).items() if not n.startswith("_")
+                  and (getattr(v, "__module__", None) == module.__name__ or n.isupper())]
+        for name in public:
+            assert getattr(gz_compat, name) is getattr(module, name), f"gz_compat.{name} is not {module.__name__}'s"
+    for name in ("sim", "gzmath", "HOST", "transport", "msgs"):
+        assert getattr(gz_compat, name) is not None
+    own = [type(n).__name__ for n in ast.parse((REPO / "plugins_py" / "gz_compat.py").read_text()).body
+           if not isinstance(n, (ast.Import, ast.ImportFrom, ast.Expr)) and not (
+               isinstance(n, ast.FunctionDef) and n.name == "__getattr__")]
+    assert own == [], f"gz_compat.py defines {own}: it should only re-export its job modules"
 
 
 # --- the checker finds each kind of mistake ----------------------------------------------------------

@@ -396,7 +396,8 @@ def test_gz_compat_binds_to_embedded_host_even_with_gz_installed(tmp_path, plugi
 
     assert importlib.import_module("gz.sim8").FAKE  # Gazebo's bindings (fake) are importable
     monkeypatch.setattr(host_gzsim, "HOST_ACTIVE", False)  # as in a fresh process
-    monkeypatch.delitem(sys.modules, "gz_compat", raising=False)  # let it choose again
+    for name in ("gz_compat", "gz_binding", "gz_middleware", "batched_state", "scenario_support"):
+        monkeypatch.delitem(sys.modules, name, raising=False)  # let it choose again
     plugin_dir("compat_probe", COMPAT_PROBE)
     sim = Simulation(world_file(tmp_path, f"<plugin {LOADER}><module_name>compat_probe</module_name></plugin>"))
     sim_module, math_module, host, _ = system(sim, "compat_probe").seen

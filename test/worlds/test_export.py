@@ -483,12 +483,15 @@ def test_a_link_a_system_names_that_the_model_lacks_is_named_in_its_error(monkey
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "plugins_py"))
     import gz_compat
+    import scenario_support
 
     checked = []
     model = types.SimpleNamespace(link_by_name=lambda ecm, name: 7 if name == "base" else 0,
                                   name=lambda ecm: "robot")
     link = types.SimpleNamespace(enable_velocity_checks=lambda ecm, on: checked.append(on))
-    monkeypatch.setattr(gz_compat, "sim", types.SimpleNamespace(Link=lambda entity: link if entity == 7 else None))
+    # watched_link takes its sim.Link from scenario_support, one of gz_compat's job modules
+    monkeypatch.setattr(scenario_support, "sim",
+                        types.SimpleNamespace(Link=lambda entity: link if entity == 7 else None))
     assert gz_compat.watched_link(model, None, "base", "screw link 'base'", "probe") is link and checked == [True]
     with pytest.raises(ValueError, match=r"^probe: screw link 'nope' is not a link of model 'robot'$"):
         gz_compat.watched_link(model, None, "nope", "screw link 'nope'", "probe")

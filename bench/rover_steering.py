@@ -17,7 +17,7 @@ from rtf import emit
 
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description
-from eels_gz.run.rover_drive import path_segments, run_drive
+from eels_gz.run.drive_runs import path_segments, run_drive
 from eels_gz.rover import IcrSteering, WheelOdometry
 from eels_gz.rover.from_urdf import wheels_from_urdf
 

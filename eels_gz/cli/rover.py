@@ -34,7 +34,7 @@ def rover() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the run summary as JSON.")
 def drive(robot, path_name, rate, world, out_dir, overwrite, mode, scale, as_json):
     """Drive one path at one wheel rate and write DIR/<robot>_<path>_<rate>_<world>.json."""
-    from eels_gz.run.rover_drive import interrupted, run_drive, slope_world
+    from eels_gz.run.drive_runs import interrupted, run_drive, slope_world
     from eels_gz.interrupt import interrupts
     from eels_gz.outputs import check_writable_dir
 

@@ -10,7 +10,7 @@ conditioned. Curvature peaks at ``amplitude (2 pi / wavelength)^2`` (1/m),
 about that times the 0.35 m module length per bend joint.
 
 Placement (``placement: leader_follower``, :func:`place`): the robot laid on
-the path from arc length 0 (:func:`~eels_gz.snake.leader_follower.lay_on_path`).
+the path from arc length 0 (:func:`~eels_gz.snake.shape_on_path.lay_on_path`).
 
 Loop (:class:`LeaderFollowerLoop`), every ``control_period`` s:
 
@@ -19,7 +19,7 @@ Loop (:class:`LeaderFollowerLoop`), every ``control_period`` s:
    length ``s``, the rigid fit of the module points onto their places at
    ``s``, and the body twist that corrects it plus the laid tail frame's own
    twist along the path (the shape rates of step 2 move the rest);
-2. shape (leader-follower, :func:`~eels_gz.snake.leader_follower.lay_on_path`):
+2. shape (leader-follower, :func:`~eels_gz.snake.shape_on_path.lay_on_path`):
    bend and twist set points that lay the robot on the path from ``s``, with
    their rates (``d/ds`` times ``speed``) as the shape term of Eq. 3;
 3. screws (:class:`~eels_gz.scenarios.screw_drive.ScrewDrive`, NEO Eq. 5):
@@ -55,10 +55,10 @@ from eels_gz.errors import ConfigError
 from eels_gz.scenarios import Placement, PlacementContext, param
 from eels_gz.scenarios.screw_drive import ScrewDrive
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.leader_follower import LaidShape, lay_on_path
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.path_tracker import PathTracker, tracking_stats
 from eels_gz.snake.paths import PolylinePath
+from eels_gz.snake.shape_on_path import LaidShape, lay_on_path
 
 PATH_STEP = 0.01  # m, polyline sampling of the S-curve (chord error amplitude * (2 pi step / wavelength)^2 / 8 < 0.1 mm)
 SHAPE_DS = 1e-3  # m, arc-length step of the shape-rate finite difference

@@ -19,7 +19,7 @@ angular velocity, world frame); the correction is those times the gains
 
 Feed-forward. The desired placement moves along the path at ``speed``; the
 base (tail) frame of the leader-follower shape
-(:func:`~eels_gz.snake.leader_follower.lay_on_path`) then moves by
+(:func:`~eels_gz.snake.shape_on_path.lay_on_path`) then moves by
 ``log(T(s)^-1 T(s + ds)) speed / ds`` (body twist), and the shape joints by
 ``d angles / ds * speed``. These two together move every module point along
 the path; the motion controller needs the base's own twist because it
@@ -42,9 +42,9 @@ import numpy as np
 
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.leader_follower import lay_on_path
 from eels_gz.snake.params import PathTrackerParams
 from eels_gz.snake.paths import Path3, chord_points
+from eels_gz.snake.shape_on_path import lay_on_path
 
 FEED_FORWARD_DS = 1e-4  # m, arc-length step of the feed-forward (exact for screw-motion paths)
 

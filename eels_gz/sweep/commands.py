@@ -299,7 +299,7 @@ class RoverDriveCommand:
     @staticmethod
     def _check(s: dict) -> None:
         from eels_gz import registry
-        from eels_gz.run.rover_drive import path_segments, slope_angle
+        from eels_gz.run.drive_runs import path_segments, slope_angle
 
         entry = registry.robot(s["robot"])
         if entry.family != "rover":
@@ -319,7 +319,7 @@ class RoverDriveCommand:
                               f"(its keys: {', '.join(ROVER_SUMMARY_KEYS)})")
 
     def run(self, s: dict, folder: Path) -> tuple[str, str | None]:
-        from eels_gz.run.rover_drive import drive_sample
+        from eels_gz.run.drive_runs import drive_sample
         from eels_gz.outputs import RunFolder, begin_result, write_result
 
         with RunFolder(folder, overwrite=True, what="sweep sample") as out:

@@ -33,7 +33,7 @@ def campaign_spec(robot: str = "archimede", scale: float = 1.0) -> tuple[SweepSp
     (``"path lateral"``, ``"rate 2.4"``), each with the reason: Rocky 7's two steered wheels cannot
     crab, and its motors stop at 1.5 rad/s."""
     from eels_gz.errors import ConfigError
-    from eels_gz.run.rover_drive import path_refusal, rate_refusal
+    from eels_gz.run.drive_runs import path_refusal, rate_refusal
 
     spec = load_spec(asset(*SPEC))
     raw = copy.deepcopy(spec.raw)
@@ -65,7 +65,7 @@ def campaign_spec(robot: str = "archimede", scale: float = 1.0) -> tuple[SweepSp
 def plan(spec: SweepSpec) -> dict:
     """The table's layout from the spec's grids: case 0 flat (path x speed), case 1 slopes
     (world slope:DEG x path x speed)."""
-    from eels_gz.run.rover_drive import slope_angle
+    from eels_gz.run.drive_runs import slope_angle
 
     flat, slopes = ({d.key: list(d.values) for d in case} for case in spec.case_dispersions())
     return {"flat_paths": flat["path"], "flat_rates": [float(r) for r in flat["speed"]],
@@ -78,7 +78,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
     """Run the campaign into ``out`` (module docstring); returns campaign.json's content. On SIGINT or
     SIGTERM the drives done so far are in campaign.json (status ``interrupted``), and RunInterrupted
     is raised; ``resume`` finishes such a campaign."""
-    from eels_gz.run.rover_drive import campaign_config
+    from eels_gz.run.drive_runs import campaign_config
 
     out = Path(out)
     spec, refused = campaign_spec(robot, scale)
@@ -129,7 +129,7 @@ def campaign(out: Path, robot: str = "archimede", scale: float = 1.0, *, workers
 def slope_table(rows: list[dict], layout: dict) -> list[dict]:
     """Fig. 12 (median slip per slope and rate) and Fig. 13 (spread per slope, all rates and paths
     pooled)."""
-    from eels_gz.run.rover_drive import slip_stats
+    from eels_gz.run.drive_runs import slip_stats
 
     table = []
     for a in layout["slopes"]:

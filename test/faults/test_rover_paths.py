@@ -9,7 +9,7 @@ from faults_cli import cli
 
 from eels_gz import registry
 from eels_gz.description.assemble import robot_description
-from eels_gz.run.rover_drive import PATHS, path_segments
+from eels_gz.run.drive_runs import PATHS, path_segments
 from eels_gz.rover.from_urdf import wheels_from_urdf
 from eels_gz.rover.steering import IcrSteering
 

@@ -19,7 +19,7 @@ import pytest
 from eels_gz import registry
 from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import ConfigError
-from eels_gz.run.rover_drive import PATHS, nominal_path, path_segments, run_drive
+from eels_gz.run.drive_runs import PATHS, nominal_path, path_segments, run_drive
 from eels_gz.rover.from_urdf import wheels_from_urdf
 
 SCALE = 0.25

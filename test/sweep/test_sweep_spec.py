@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from eels_gz.errors import ConfigError
-from eels_gz.run.rover_drive import PATHS
+from eels_gz.run.drive_runs import PATHS
 from eels_gz.paths import asset
 from eels_gz.sweep import load_spec, parse_spec
 from eels_gz.sweep.spec import check_spec, sample_seed

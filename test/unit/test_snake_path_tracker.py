@@ -14,7 +14,7 @@ from eels_gz.description.assemble import robot_description
 from eels_gz.errors import SnakeModelError
 from eels_gz.registry import robot
 from eels_gz.snake.chain import SnakeChain, axis_rotation
-from eels_gz.snake.leader_follower import lay_on_path
+from eels_gz.snake.shape_on_path import lay_on_path
 from eels_gz.snake.params import PathTrackerParams
 from eels_gz.snake.path_tracker import (
     PathTracker,

@@ -3,7 +3,7 @@
 The tethers system (plugins_py/tethers.py) carries the robot; after every step this system records
 the tethers' forces at the new state (``tethers.TetherWatch``) and the base's position, and
 ``metrics()`` gives eels_gz.scenarios.hang's figures. Parameters: the scenario elements of
-eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
+eels_gz.scenarios.plugin_elements; ``settle_time`` (s) from ``<params>``.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every joint holds its set point of config/scenarios/hold.yaml (joint_control); t
 world pose of the robot's base (the root link of ``<description_file>``) before the first step, and
 after every step the base's pose and every moving joint's velocity, and ``metrics()`` gives
 eels_gz.scenarios.hold's figures of how still the robot stayed. Parameters: the scenario elements of
-eels_gz.scenarios.systems; ``<params>`` ``settle`` (s).
+eels_gz.scenarios.plugin_elements; ``<params>`` ``settle`` (s).
 """
 
 from __future__ import annotations

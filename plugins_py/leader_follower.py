@@ -10,7 +10,7 @@ The first update is in the first step, before gz-sim reports joint positions (th
 the first physics update): the robot is then at rest where the placement laid it, so the update
 takes the placement's angles (the same :func:`~eels_gz.scenarios.leader_follower.start_shape`, laid
 at the height of the base as placed) and the base pose as reported. Parameters: the scenario elements
-of eels_gz.scenarios.systems (``<params>``: ``speed``, ``travel``, ``control_period``,
+of eels_gz.scenarios.plugin_elements (``<params>``: ``speed``, ``travel``, ``control_period``,
 ``path_amplitude``, ``path_wavelength``).
 """
 

@@ -3,7 +3,7 @@
 The screws spin at the set points of config/scenarios/screw_spin.yaml (joint_control); this system
 records the world pose of the robot's base (the root link of ``<description_file>``) when the run
 starts (before its first step) and after every step, and ``metrics()`` gives eels_gz.scenarios.screw_spin's figures of how
-far and where the base went. Parameters: the scenario elements of eels_gz.scenarios.systems.
+far and where the base went. Parameters: the scenario elements of eels_gz.scenarios.plugin_elements.
 """
 
 from __future__ import annotations

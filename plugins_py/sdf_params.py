@@ -31,7 +31,7 @@ def param(el, getter: str, key: str, plugin: str):
 
 def scenario_params(sdf) -> dict:
     """The scenario's resolved parameters: every child of the ``<params>`` element as a float
-    (eels_gz.scenarios.systems writes them; SI units and radians). {} without ``<params>``; a child
+    (eels_gz.scenarios.plugin_elements writes them; SI units and radians). {} without ``<params>``; a child
     that is not a number is a ValueError naming it."""
     if not sdf.has_element("params"):
         return {}

@@ -5,7 +5,7 @@ Every ``pre_update`` it commands the serpenoid gait of the run's time ``t`` (s f
 through the joint_control peer: bend and twist position set points with their rates as feed-forward,
 every screw held at 0 rad/s. Every ``sample_period`` s, after the step, it samples the module points
 (plugins_py/snake_io.py). ``metrics()``: eels_gz.scenarios.sidewind.sidewind_metrics. Parameters: the
-scenario elements of eels_gz.scenarios.systems (``<params>``: ``warmup``, ``sample_period``).
+scenario elements of eels_gz.scenarios.plugin_elements (``<params>``: ``warmup``, ``sample_period``).
 """
 
 from __future__ import annotations

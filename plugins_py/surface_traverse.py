@@ -5,7 +5,7 @@ records the world pose of the robot's base, the tail (the root link of ``<descri
 the run starts (before its first step) and after every step, and the times of the scenario's keyframes
 (from the joint_control peer's schedule, i.e. the set points the robot runs); ``metrics()`` and
 ``plot(path)`` are eels_gz.scenarios.surface_traverse's. Parameters: the scenario elements of
-eels_gz.scenarios.systems.
+eels_gz.scenarios.plugin_elements.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """gz-sim Python system: tethers, spring-dampers from points of robot links to anchors in the world.
 
 Configured from its ``<plugin>`` element: one ``<tether link= point= anchor= stiffness= damping=
-length=/>`` per tether (eels_gz.scenarios.systems writes them from the scenario's ``tethers:``; the
+length=/>`` per tether (eels_gz.scenarios.plugin_elements writes them from the scenario's ``tethers:``; the
 law, units and checks are eels_gz.snake.tethers'), and ``<description_file>``, the robot's URDF, to
 follow a link merged into its parent across a fixed joint to the link that carries it. Each step it
 reads the attached links' world poses and twists (``link_world_states``) and adds each tether's force

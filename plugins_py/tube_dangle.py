@@ -4,7 +4,7 @@ The tethers system (plugins_py/tethers.py) carries the robot; after every step t
 the tethers' forces at the new state (``tethers.TetherWatch``), the base pose and, every
 ``CLEARANCE_EVERY`` steps, the clearance to the ice (eels_gz.scenarios.tube_dangle, which also gives
 the placement, the metrics and the plot). Parameters: the scenario elements of
-eels_gz.scenarios.systems; ``settle_time`` (s) from ``<params>``.
+eels_gz.scenarios.plugin_elements; ``settle_time`` (s) from ``<params>``.
 """
 
 from __future__ import annotations

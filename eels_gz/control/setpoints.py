@@ -40,7 +40,7 @@ import numpy as np
 from eels_gz.errors import ConfigError
 
 # tethers: eels_gz/snake/tethers.py (applied by the system plugins_py/tethers.py, named in systems:);
-# systems: gz-sim systems of plugins_py/ the run loads on the robot (eels_gz/scenarios/systems.py);
+# systems: gz-sim systems of plugins_py/ the run loads on the robot (eels_gz/scenarios/plugin_elements.py);
 # placement: a module of eels_gz/scenarios/ whose place(ctx) sets the start before the run;
 # pose: the robot's start [x, y, z, roll, pitch, yaw] (m, rad) unless the run sets robot.pose;
 # soil: the soil set (config/soil/) unless the run sets soil.params;

@@ -51,7 +51,7 @@ class RobotSpec:
     description: Description
     pose: list[float] | str = "auto"  # [x, y, z, roll, pitch, yaw] or "auto"
     optimize: bool = True  # merge locked bodies and prune massless links first (EELS-DARTS §2.1.4)
-    # <plugin> elements added to the robot model's own (a scenario's systems, eels_gz.scenarios.systems),
+    # <plugin> elements added to the robot model's own (a scenario's systems, eels_gz.scenarios.plugin_elements),
     # as XML text; a gz: prefix needs no declaration, as in gz-sim's own worlds
     plugins: tuple[str, ...] = ()
     yaw: float = 0.0  # rad about z: the heading pose "auto" lays the robot at

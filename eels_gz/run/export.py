@@ -7,7 +7,7 @@
   names, :data:`eels_gz.gzapi.systems.BUILTIN_SYSTEMS`), its step set to the run's ``physics.dt`` (and
   its DART collision detector and solver to the run's when they are set), and the robot as an
   ``<include>`` at its placed pose, holding the initial_joints system (the placed joint positions)
-  and the scenario's systems (:func:`eels_gz.scenarios.systems.scenario_plugins`);
+  and the scenario's systems (:func:`eels_gz.scenarios.plugin_elements.scenario_plugins`);
 - ``<robot>.urdf``: the robot's description with its ``<gazebo>`` blocks (its own Python systems,
   joint_control, screw_contact..., and sensors), as Gazebo converts it itself when it includes it;
 - ``placement.json`` (:func:`eels_gz.run.placing.placement_record`, as a run writes it): the robot's
@@ -227,9 +227,9 @@ def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> N
 def robot_systems_write_metrics(urdf: str, scenario: dict | None, name: str, metrics_file: str) -> str:
     """``urdf`` with the scenario's name and ``<metrics_file>`` in the ``<plugin>`` of each scenario system
     the description loads itself (wheel_rig's: the scenario names it for its metrics and does not load
-    it again, eels_gz.scenarios.systems), so that it writes its metrics under Gazebo as the scenario's
+    it again, eels_gz.scenarios.plugin_elements), so that it writes its metrics under Gazebo as the scenario's
     own systems do (gz_compat.MetricsFile)."""
-    from eels_gz.scenarios.systems import system_entries
+    from eels_gz.scenarios.plugin_elements import system_entries
 
     if not scenario or not scenario.get("systems"):
         return urdf

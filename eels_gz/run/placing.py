@@ -27,7 +27,7 @@ from eels_gz.description.urdf_tree import root_link
 from eels_gz.errors import ConfigError
 from eels_gz.rotations import matrix_to_quat, quat_rpy
 from eels_gz.scenarios import Placement, PlacementContext, pure_module
-from eels_gz.scenarios.systems import system_entries
+from eels_gz.scenarios.plugin_elements import system_entries
 from eels_gz.snake.params import PlacementParams
 
 log = logging.getLogger(__name__)

@@ -195,14 +195,14 @@ def urdf_mass(urdf: str) -> float:
 def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None,
                             placement_file: str | None = None) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems, for ``run`` (appended to the robot
-    model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.systems'
+    model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.plugin_elements'
     writer given the robot, the world and ``description_file`` (the robot's URDF), under Gazebo
     ``metrics_file`` (where the systems write their metrics), and for a scenario with a placement
     ``placement_file`` (its ``placement.json``, which the systems read the placed joints from). A scenario
     with ``tethers:`` but no ``tethers`` system gets the writer's error naming it."""
     if not (r.scenario and (r.scenario.get("systems") or r.scenario.get("tethers"))):
         return []
-    from eels_gz.scenarios.systems import robot_system_modules, scenario_plugins
+    from eels_gz.scenarios.plugin_elements import robot_system_modules, scenario_plugins
 
     name = r.cfg["scenario"]["name"]
     return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,

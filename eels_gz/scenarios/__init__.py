@@ -1,7 +1,7 @@
 """Scenarios: what a scenario run adds to a robot in a world.
 
 A scenario runs as gz-sim systems (``systems:`` in its YAML, modules of
-``plugins_py/``; :mod:`eels_gz.scenarios.systems` writes their ``<plugin>``
+``plugins_py/``; :mod:`eels_gz.scenarios.plugin_elements` writes their ``<plugin>``
 elements for ``run`` and ``export``), with its pure parts here, one module per
 system of the same name: ``METRICS`` (the keys its ``metrics()`` writes to
 ``metrics.json``), ``check_params(params)`` if it has parameters to check (the run
@@ -78,7 +78,7 @@ def pure_module(name: str):
 
 def scenario_metrics(scenario: dict, source: str) -> tuple[str, ...]:
     """The top-level keys the scenario's systems (their pure modules' ``METRICS``) write to metrics.json."""
-    from eels_gz.scenarios.systems import system_entries
+    from eels_gz.scenarios.plugin_elements import system_entries
 
     if scenario.get("systems"):
         keys: list[str] = []
@@ -94,7 +94,7 @@ def scenario_lead_in_s(scenario: dict | None, source: str = "scenario") -> float
     modules' ``lead_in_s(params)``; 0 for none): the embedded host steps them as the run's setup, and a
     Gazebo world runs them from its first step, so a Gazebo run of ``duration`` s takes ``lead-in +
     duration`` s of world time."""
-    from eels_gz.scenarios.systems import system_entries
+    from eels_gz.scenarios.plugin_elements import system_entries
 
     if not scenario or not scenario.get("systems"):
         return 0.0
@@ -106,7 +106,7 @@ def scenario_lead_in_s(scenario: dict | None, source: str = "scenario") -> float
 def check_scenario_params(scenario: dict, source: str) -> None:
     """Check the scenario's ``params`` with each of its systems' pure modules that offers
     ``check_params(params)`` (a ConfigError naming the parameter), before the systems load."""
-    from eels_gz.scenarios.systems import system_entries
+    from eels_gz.scenarios.plugin_elements import system_entries
 
     for module, _ in system_entries(scenario, source):
         check = getattr(pure_module(module), "check_params", None)

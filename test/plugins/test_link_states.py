@@ -322,7 +322,7 @@ def test_tethers_system_equals_a_force_at_the_point(tmp_path, batch_api):
     which the same law, read from DART, is applied as DART's own force at the body-frame point
     (addExtForce), to round-off (1e-9 of the motion). Without the moment the robot would turn
     differently: the points sit 2-5 cm off the link origins."""
-    from eels_gz.scenarios.systems import scenario_plugins
+    from eels_gz.scenarios.plugin_elements import scenario_plugins
 
     name = "eels_1_0_alternating"
     desc = robot_description(registry.robot(name), gazebo=True)

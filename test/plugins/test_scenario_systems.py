@@ -16,7 +16,7 @@ from eels_gz import config, registry
 from eels_gz.dart.simulation import Simulation
 from eels_gz.errors import ConfigError, PluginError
 from eels_gz.run.runner import run
-from eels_gz.scenarios.systems import SCENARIO_PRIORITY, scenario_plugins
+from eels_gz.scenarios.plugin_elements import SCENARIO_PRIORITY, scenario_plugins
 
 LOADER = 'filename="gz-sim-python-system-loader-system" name="gz::sim::systems::PythonSystemLoader"'
 

@@ -202,7 +202,7 @@ def test_tether_on_unknown_link(tmp_path, monkeypatch):
 def test_tethers_need_the_tethers_system():
     """A scenario's tethers: are applied by the tethers system; without it in systems: they would be
     silently dropped, so the scenario is refused, naming the system."""
-    from eels_gz.scenarios.systems import scenario_plugins
+    from eels_gz.scenarios.plugin_elements import scenario_plugins
 
     scenario = config.load_yaml(registry.scenario_path("hang"))
     scenario["systems"] = []

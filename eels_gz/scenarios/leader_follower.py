@@ -57,7 +57,7 @@ from eels_gz.scenarios.screw_drive import ScrewDrive
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import load_snake_params
 from eels_gz.snake.path_tracker import PathTracker, tracking_stats
-from eels_gz.snake.paths import PolylinePath
+from eels_gz.snake.reference_paths import PolylinePath
 from eels_gz.snake.shape_on_path import LaidShape, lay_on_path
 
 PATH_STEP = 0.01  # m, polyline sampling of the S-curve (chord error amplitude * (2 pi step / wavelength)^2 / 8 < 0.1 mm)

@@ -43,7 +43,7 @@ import numpy as np
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.params import PathTrackerParams
-from eels_gz.snake.paths import Path3, chord_points
+from eels_gz.snake.reference_paths import Path3, chord_points
 from eels_gz.snake.shape_on_path import lay_on_path
 
 FEED_FORWARD_DS = 1e-4  # m, arc-length step of the feed-forward (exact for screw-motion paths)

@@ -32,7 +32,7 @@ import numpy as np
 
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.paths import HelixPath
+from eels_gz.snake.reference_paths import HelixPath
 from eels_gz.snake.shape_on_path import LaidShape, lay_on_path
 from eels_gz.terrain.fields import DistanceField
 

@@ -2,7 +2,7 @@
 angles, and the base pose, that lay the robot's module points on a 3D path.
 
 The module points (:meth:`SnakeChain.module_points`: tail end, bend joints,
-front end) are placed on the path by :func:`~eels_gz.snake.paths.chord_points`
+front end) are placed on the path by :func:`~eels_gz.snake.reference_paths.chord_points`
 at the chain's rigid segment lengths, tail at arc length ``s_tail``. Then,
 walking from the tail (NEO Fig. 4): the frame of the body before bend joint
 ``i`` is known; the next point ``P_{i+1}`` in that frame gives the bend
@@ -39,7 +39,7 @@ import numpy as np
 
 from eels_gz.errors import SnakeModelError
 from eels_gz.snake.chain import SnakeChain, axis_rotation, cross3
-from eels_gz.snake.paths import Path3, chord_points
+from eels_gz.snake.reference_paths import Path3, chord_points
 
 EX = np.array([1.0, 0.0, 0.0])
 

@@ -16,7 +16,7 @@ from eels_gz.errors import SnakeModelError
 from eels_gz.registry import robot
 from eels_gz.snake.chain import SnakeChain
 from eels_gz.snake.shape_on_path import lay_on_path
-from eels_gz.snake.paths import HelixPath, Path3, PolylinePath, chord_points, line_path
+from eels_gz.snake.reference_paths import HelixPath, Path3, PolylinePath, chord_points, line_path
 
 # Chord points are found to 1e-13 m (brentq xtol) and the forward kinematics
 # multiplies ~20 rotations: 1e-10 m / 1e-10 rad bound the rounding with margin.

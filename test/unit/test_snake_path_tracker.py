@@ -23,7 +23,7 @@ from eels_gz.snake.path_tracker import (
     rotation_vector,
     tracking_stats,
 )
-from eels_gz.snake.paths import HelixPath, line_path
+from eels_gz.snake.reference_paths import HelixPath, line_path
 
 
 def random_rotation(rng, angle=None):
@@ -138,7 +138,7 @@ def test_feed_forward_with_shape_rates_moves_every_point_along_an_s_curve(chain)
     So 2e-4 m/s. The rigid fit of Q(s) onto Q(s + ds) (the average motion of the
     whole robot, used before) is off by centimetres per second here.
     """
-    from eels_gz.snake.paths import PolylinePath, chord_points
+    from eels_gz.snake.reference_paths import PolylinePath, chord_points
 
     A, lam, step, u = 0.3, 3.0, 1e-3, 0.05
     x = np.arange(0.0, 8.0, step)

@@ -55,20 +55,21 @@ when it went out through the bottom).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import dartpy as dart
 import numpy as np
 
-from eels_gz.dart.body_points import BodyPoints, body_origins, joint_positions
 from eels_gz.dart.dart_build import collision_box_corners, isometry
 from eels_gz.dart.mass_matrix import body_inertias, center_of_mass
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import ConfigError, PlacementError, TerrainError
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
-from eels_gz.snake.chain import SnakeChain
-from eels_gz.snake.params import PlacementParams
-from eels_gz.snake.settling import PlacementReport, SettlingMonitor, sample_points, settling_forces
 from eels_gz.spawn import TOLERANCE, centre_start, drop, slope_rotation
+
+if TYPE_CHECKING:  # the settling's modules are imported by a run that settles, not by every run
+    from eels_gz.snake.params import PlacementParams
+    from eels_gz.snake.settling import PlacementReport
 
 log = logging.getLogger(__name__)
 DEPTH = 0.05  # m: a body origin this deep in the terrain has passed through it (50 x the design penetration)
@@ -209,6 +210,8 @@ class _Robot:
     joint-control system's set points."""
 
     def __init__(self, sim):
+        from eels_gz.snake.chain import SnakeChain
+
         self.sim = sim
         self.chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
         self.joints = list(self.chain.joints)
@@ -218,6 +221,8 @@ class _Robot:
             raise ConfigError("placement: the robot has no joint_control system to hold its shape while it settles")
 
     def angles(self) -> dict[str, float]:
+        from eels_gz.dart.body_points import joint_positions
+
         return joint_positions(self.sim, self.joints)
 
     def base_pose(self) -> np.ndarray:
@@ -237,6 +242,9 @@ def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementP
     the settling's report) once it settled or timed out. The terrain-facing sample points are chosen
     again every ``resample_every`` steps (the facing side turns slowly); in between the same link points
     are followed with the bodies."""
+    from eels_gz.dart.body_points import BodyPoints, body_origins
+    from eels_gz.snake.settling import SettlingMonitor, sample_points, settling_forces
+
     robot = _Robot(sim)
     sim.place_robot(base_pose, joints, robot.chain.root)
     g = np.asarray(sim.world.getGravity(), float).copy()

@@ -31,17 +31,6 @@ CLOCK, JOINT_STATES, GROUND_TRUTH = "/clock", "/joint_states", "/ground_truth/od
 ENABLE_GRAVITY, SET_POSE = "/enable_gravity", "/set_pose"
 
 
-def robot_joints(skel) -> tuple[list[str], np.ndarray]:
-    """Names and DOF indices of the robot's 1-DOF joints (the joint-state publisher's joints)."""
-    names, dofs = [], []
-    for j in range(skel.getNumJoints()):
-        joint = skel.getJoint(j)
-        if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
-            names.append(joint.getName())
-            dofs.append(joint.getIndexInSkeleton(0))
-    return names, np.array(dofs, dtype=int)
-
-
 class HostTopics:
     """Publishes the clock and the description's publishing systems, and serves gravity and pose commands."""
 
@@ -52,14 +41,12 @@ class HostTopics:
         self._clock = self.node.advertise(CLOCK, msgs.Clock)
         self.node.subscribe(msgs.Boolean, ENABLE_GRAVITY, self._on_gravity)
         self.node.subscribe(msgs.Pose, SET_POSE, self._on_set_pose)
-        self.gravity = np.array(sim.world.getGravity(), dtype=float)
+        self.gravity = sim.gravity
         self.systems = gz_systems.start(sim, self.node)
 
     # --- commands -------------------------------------------------------------------
     def _on_gravity(self, msg) -> None:
-        g = self.gravity if msg.data else np.zeros(3)
-        self.sim.world.setGravity(g)
-        self.sim.ecm.gravity = g.copy()
+        self.sim.set_gravity(self.gravity if msg.data else np.zeros(3))
         log.info("gravity %s", "on" if msg.data else "off")
 
     def _on_set_pose(self, msg) -> None:

@@ -85,7 +85,7 @@ def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementP
     link points are followed with the bodies."""
     robot = _Robot(sim)
     sim.place_robot(base_pose, joints, robot.chain.root)
-    g = np.asarray(sim.world.getGravity(), float).copy()
+    g = sim.gravity
     sim.set_gravity(np.zeros(3))
     monitor = SettlingMonitor(params.speed_threshold, params.hold_time, params.timeout)
     robot.hold_shape()

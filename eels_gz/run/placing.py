@@ -53,7 +53,7 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     ctx = PlacementContext(params=dict(scenario["params"]), scenario=scenario, robot=prep.settings["config"]["robot"]["name"],
                            urdf=urdf, source=sim.robot_description.source,
                            world_file=prep.settings["resolved"]["world_file"], terrain=prep.terrain,
-                           gravity=np.asarray(sim.world.getGravity(), float),
+                           gravity=sim.gravity,
                            settle=settle if settle is not None else settler(sim, prep.terrain),
                            base_pose=sim.frame_world_pose(root_link(urdf)))
     modules = {m for m, _ in system_entries(scenario, where)}

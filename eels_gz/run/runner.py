@@ -76,7 +76,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
                          batch_api=bool(host["batch_api"]), solver=phys["solver"])
     n_modules = r.n_modules
     if contact_set is not None:
-        check_contact_step(r, sim.robot_skeleton.getMass())
+        check_contact_step(r, sim.robot_mass())
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
@@ -86,6 +86,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
     resolved_cfg["robot"]["n_modules"] = n_modules
+    bodies, dofs = sim.robot_sizes()
     resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name, solver=sim.solver_name)
     if scenario is not None:
         resolved_cfg["scenario"] = {"name": cfg["scenario"]["name"], **scenario["params"]}
@@ -94,13 +95,13 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         "resolved": {
             "world_file": str(world),
             "robot_description": description.source,
-            "bodies": sim.robot_skeleton.getNumBodyNodes(),
+            "bodies": bodies,
             "dt": sim.dt,
             "collision_detector": sim.detector_name,
             "solver": sim.solver_name,
             "contact": contact["model"],
             "duration": duration,
-            "dofs": sim.robot_skeleton.getNumDofs(),
+            "dofs": dofs,
             "systems": [s.module for s in sim.systems],
         },
     }
@@ -138,16 +139,8 @@ class Recorder:
 
     def __init__(self, sim: Simulation, mcap_path: Path | None):
         self.sim = sim
-        skel = sim.robot_skeleton
-        self.base = skel.getBodyNode(0)
-        self.joint_dofs, self.joint_names = [], []
-        for j in range(skel.getNumJoints()):
-            joint = skel.getJoint(j)
-            if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
-                self.joint_dofs.append(joint.getIndexInSkeleton(0))
-                self.joint_names.append(joint.getName())
-        self.joint_dofs = np.array(self.joint_dofs, dtype=int)
-        self.state = next(s for s in sim.states if s.skel is skel)
+        self.joint_names, self.joint_dofs = sim.robot_joints()
+        self.state = sim.robot_state
         self.t, self.pos, self.quat = [], [], []
         self.odom = np.empty(13)  # base_odometry's output: position, quaternion, twist in the base frame
         self.log = McapLog(mcap_path) if mcap_path else None
@@ -155,7 +148,7 @@ class Recorder:
             self.log.channel("/clock", messages.CLOCK)
             self.log.channel("/joint_states", messages.JOINT_STATE)
             self.log.channel("/ground_truth/odom", messages.ODOMETRY)
-            self.templates = messages.RunLogTemplates(self.joint_names, "world", self.base.getName())
+            self.templates = messages.RunLogTemplates(self.joint_names, "world", sim.robot_base_name())
             self.no_effort = np.zeros(len(self.joint_dofs))
             from eels_gz.dart.scene_log import SceneLog
 
@@ -164,12 +157,7 @@ class Recorder:
     def sample(self) -> None:
         t = self.sim.time
         t_ns = round(t * 1e9)
-        kin = self.state.kinematics()
-        if kin is not None:  # the step's batched kinematics, which the scene log and the sensors share
-            T, v, w = kin.T[0], kin.v[0], kin.w[0]
-        else:
-            T = self.base.getWorldTransform().matrix()
-            v, w = np.asarray(self.base.getLinearVelocity()), np.asarray(self.base.getAngularVelocity())
+        T, v, w = self.sim.robot_base_state()
         odom = self.odom
         base_odometry(T, v, w, odom)
         self.t.append(t)
@@ -577,7 +565,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.t:
         p, q = rec.pos[-1], rec.quat[-1]
     else:  # nothing recorded (the log could not be opened): the state reached
-        T = sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+        T = sim.robot_base_pose()
         p, q = T[:3, 3], matrix_to_quat(T[:3, :3])
     files = {"summary": str(final / "summary.json")}
     if rec is not None and rec.log:

@@ -306,6 +306,13 @@ def peer(model_entity, name: str):
     return _PEERS.get((int(model_entity), name))
 
 
+def resolved_set(ecm, element: str, source: str):
+    """The parameter set the embedded host's run resolved for a system's ``<element>`` naming ``source``
+    (the host context, ``ecm.param_sets``), or None: then, and always under Gazebo, the system reads
+    the file ``source`` names."""
+    return sim.resolved_set(ecm, element, source) if HOST == "embedded" else None
+
+
 def request_run_end(status: str, message: str, ecm=None) -> None:
     """End the run after this step with ``status`` ("ok", "mobility_failure", "slip_failure", ...).
     The embedded host's runner stops there and records the status; under Gazebo the request is

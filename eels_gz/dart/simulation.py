@@ -80,12 +80,15 @@ class Simulation:
     logs it and disables the system, as gz-sim does. ``batch_api=False``
     withholds the host's batch helpers from plugins, so they run the
     per-entity gz API path Gazebo runs.
+    ``param_sets``: the parameter sets the run resolved (``gzsim.ResolvedSet``
+    by the element that names them, e.g. ``"soil_params"``), the host context
+    the contact systems take their sets from in ``configure`` (``ecm.param_sets``).
     """
 
     def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
                  dt: float | None = None, collision_detector: str | None = None,
                  max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True,
-                 solver: str | None = None):
+                 solver: str | None = None, param_sets: dict[str, gzsim.ResolvedSet] | None = None):
         if plugin_errors not in PLUGIN_ERRORS:
             raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
         self.plugin_errors = plugin_errors
@@ -107,6 +110,7 @@ class Simulation:
         self.ecm = gzsim.EntityComponentManager()
         self.ecm.engine = DartEngine()
         self.ecm.batch_api = bool(batch_api)
+        self.ecm.param_sets = dict(param_sets or {})  # the run's resolved sets, for its systems' configure
         self.ecm.world_entity = gzsim.new_entity(self.ecm)
         self.ecm.world_name = self.spec.name
         self.ecm.gravity = np.array(self.spec.gravity, dtype=float)

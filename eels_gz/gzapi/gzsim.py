@@ -121,6 +121,16 @@ class LinkRecord:
     index: int = -1  # body index in its skeleton, filled on first batched use
 
 
+@dataclass(frozen=True)
+class ResolvedSet:
+    """A parameter set the run resolved, handed to its systems (``EntityComponentManager.param_sets``):
+    ``source`` is what the system's element names (``<contact_params>``, ``<soil_params>``,
+    ``<granular_params>``: a set's name or file), ``params`` the set itself."""
+
+    source: str
+    params: Any
+
+
 @dataclass
 class ModelRecord:
     name: str
@@ -155,6 +165,9 @@ class EntityComponentManager:
         # the batch helpers' resolved lists of links and joints: (kind, id(list)) -> (list, its length,
         # _Batch or False); dropped when a check is switched off or the world resets
         self.batches: dict[tuple[str, int], tuple[Any, int, Any]] = {}
+        # the host context: the parameter sets the run resolved, by the element that names them
+        # ("contact_params", ...): a system gets its set from here instead of reading the file (resolved_set)
+        self.param_sets: dict[str, ResolvedSet] = {}
 
 
 # the ECM whose systems are being configured or stepped (set by the simulation that owns it): the
@@ -189,6 +202,14 @@ def request_run_end(status: str, message: str) -> None:
     ecm = _active_ecm()
     if ecm.run_end is None:
         ecm.run_end = (str(status), str(message))
+
+
+def resolved_set(ecm: EntityComponentManager, element: str, source: str) -> Any:
+    """Host side of the contact systems' parameter sets: the set the run resolved for ``<element>``
+    when the system's element names the same ``source``, else None (the system reads the file, as
+    under Gazebo)."""
+    given = ecm.param_sets.get(element)
+    return given.params if given is not None and given.source == source else None
 
 
 def world_entity(ecm: EntityComponentManager) -> int:

@@ -19,6 +19,7 @@ import yaml
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
+from eels_gz.gzapi.gzsim import ResolvedSet
 from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
                                   check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, compiled_signatures, load_cached_kernels
@@ -60,20 +61,16 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     r = resolve_run(cfg, work_dir)  # shared with eels-gz export (eels_gz.run.resolve)
     cfg, rcfg, entry, world, spec, dt, duration = r.cfg, r.cfg["robot"], r.entry, r.world, r.spec, r.dt, r.duration
     scenario, scenario_file, description = r.scenario, r.scenario_file, r.description
-    contact, contact_set, contact_params = cfg["contact"], r.contact_set, r.contact_params
+    contact, contact_set = cfg["contact"], r.contact_set
     phys = cfg["physics"]
     host = cfg["sim"]
     plugins = _scenario_system_plugins(r, work_dir)
     say_estimate(f"a run of {duration:g} s simulated at a {dt:g} s step", duration / dt)  # before the build
-    from eels_gz.contact.params import resolved_contact_sets
-
-    # the screw contact system reads <contact_params> in configure: it gets the set resolved above
-    with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
-        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
-                                         plugins=plugins, yaw=float(rcfg["yaw"])),
-                         dt=dt, collision_detector=phys["collision_detector"],
-                         max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                         batch_api=bool(host["batch_api"]), solver=phys["solver"])
+    sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
+                                     plugins=plugins, yaw=float(rcfg["yaw"])),
+                     dt=dt, collision_detector=phys["collision_detector"],
+                     max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
+                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(r))
     n_modules = r.n_modules
     if contact_set is not None:
         check_contact_step(r, sim.robot_mass())
@@ -115,6 +112,16 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+
+
+def _param_sets(r) -> dict[str, ResolvedSet]:
+    """The contact, soil and granular sets the run resolved, handed to its systems (the host context,
+    ``ecm.param_sets``): each keyed by the element its system reads and with the value written there,
+    so the systems' ``configure`` take them instead of reading the files again."""
+    given = {"contact_params": (r.contact_params, r.contact_set), "soil_params": (r.soil_params, r.soil_set),
+             "granular_params": (r.granular_params, r.granular_set)}
+    return {element: ResolvedSet(str(source), params) for element, (source, params) in given.items()
+            if params is not None}
 
 
 def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:

@@ -61,7 +61,7 @@ class RftContact(ContactSystem):
         # the screw links' own mass and inertia: the implicit step of the rate-independent law needs them
         mass, _, moi = link_world_inertials(ecm, self.links)
         self.contact = GranularScrewStep(geoms, roots, self.params, terrain, mass=mass, inertia=smallest_inertia(moi))
-        register_peer(entity, PLUGIN, self)
+        register_peer(entity, PLUGIN, self, ecm)
 
     def wrenches(self, states, dt):
         return self.contact(*states, dt)

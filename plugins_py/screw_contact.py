@@ -66,7 +66,7 @@ class ScrewContact(ContactSystem):
         self.contact = ScrewContactStep(self.points, self.params, self.terrain, link_mobility(mass, com, moi, pos, rot))
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
-        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
+        register_peer(entity, PLUGIN, self, ecm)  # the scenario systems' peer (gz_compat.peer)
 
     def wrenches(self, states, dt):
         # each screw's ring of points anchored on the terrain side of its axis, the terrain queried there

@@ -148,7 +148,6 @@ class Simulation:
         # gz-transport topics of this simulation: systems' Node() objects bind to it while configured
         self.transport = transport.Bus()
         previous = transport.activate(self.transport)
-        previous_ecm = gzsim.activate(self.ecm)  # systems register peers with this simulation
         # Gazebo's own systems the world and models name (file name -> [(entity, spec)]), which the host provides
         self.gz_systems: dict[str, list[tuple[int, PluginSpec]]] = {}
         try:
@@ -163,7 +162,6 @@ class Simulation:
             raise
         finally:
             transport.activate(previous)
-            gzsim.activate(previous_ecm)
         self._phases: dict[str, list] = {phase: [] for phase in PHASES}
         self._owner: dict[int, LoadedSystem] = {}  # id(bound callback) -> its system
         # gz-sim 8: pre_update and update in <gz:system_priority> order (stable: load order within one)
@@ -627,7 +625,6 @@ class Simulation:
         """One iteration: pre_update, physics, update, post_update (gz-sim's order)."""
         if self._wall0 is None:
             self._wall0 = _time.perf_counter()
-        gzsim._active = self.ecm  # scenario helpers (peers, run end) act on this simulation
         self.iterations += 1
         self.total_iterations += 1
         ecm = self.ecm

@@ -170,36 +170,18 @@ class EntityComponentManager:
         self.param_sets: dict[str, ResolvedSet] = {}
 
 
-# the ECM whose systems are being configured or stepped (set by the simulation that owns it): the
-# scenario helpers of gz_compat (peers, run end) take no ECM argument, as under Gazebo
-_active: EntityComponentManager | None = None
-
-
-def activate(ecm: EntityComponentManager | None) -> EntityComponentManager | None:
-    """Make ``ecm`` the one the scenario helpers act on; returns the one before."""
-    global _active
-    previous, _active = _active, ecm
-    return previous
-
-
-def _active_ecm() -> EntityComponentManager:
-    if _active is None:
-        raise RuntimeError("no embedded-host simulation is configuring or stepping its systems")
-    return _active
-
-
-def register_peer(model_entity: int, name: str, system: Any) -> None:
+def register_peer(ecm: EntityComponentManager, model_entity: int, name: str, system: Any) -> None:
     """Host side of ``gz_compat.register_peer``: per simulation (its ECM)."""
-    _active_ecm().peers[(int(model_entity), name)] = system
+    ecm.peers[(int(model_entity), name)] = system
 
 
-def peer(model_entity: int, name: str) -> Any:
-    return _active_ecm().peers.get((int(model_entity), name))
+def peer(ecm: EntityComponentManager, model_entity: int, name: str) -> Any:
+    """Host side of ``gz_compat.peer``."""
+    return ecm.peers.get((int(model_entity), name))
 
 
-def request_run_end(status: str, message: str) -> None:
+def request_run_end(ecm: EntityComponentManager, status: str, message: str) -> None:
     """Host side of ``gz_compat.request_run_end``: the first request of a step wins."""
-    ecm = _active_ecm()
     if ecm.run_end is None:
         ecm.run_end = (str(status), str(message))
 

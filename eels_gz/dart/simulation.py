@@ -26,7 +26,7 @@ from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.dart.sdf_world import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.dart.skeleton_state import DartEngine, SkeletonState
 from eels_gz.dart.step_kernels import compose_forces, first_bad, same_values
-from eels_gz.gzapi.systems import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
+from eels_gz.gzapi.system_loader import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 from eels_gz.spawn import AUTO_CLEARANCE
 

@@ -4,7 +4,7 @@ test/ros checks they agree):
 
 - ``/clock`` (gz.msgs.Clock), like gz-sim's server, every ``period`` steps;
 - the publishing systems the robot's description names, as gz-sim runs them
-  (eels_gz/gzapi/gz_systems.py): JointStatePublisher (``/joint_states`` in
+  (eels_gz/gzapi/publishers.py): JointStatePublisher (``/joint_states`` in
   the shipped descriptions) and OdometryPublisher (``/ground_truth/odom``:
   the base pose in ``world``, the twist from finite differences as gz-sim
   computes it);
@@ -22,7 +22,7 @@ import logging
 
 import numpy as np
 
-from eels_gz.gzapi import gz_systems, msgs, transport
+from eels_gz.gzapi import msgs, publishers, transport
 from eels_gz.gzapi.gzmath import Pose3d, Quaterniond, Vector3d
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class HostTopics:
         self.node.subscribe(msgs.Boolean, ENABLE_GRAVITY, self._on_gravity)
         self.node.subscribe(msgs.Pose, SET_POSE, self._on_set_pose)
         self.gravity = sim.gravity
-        self.systems = gz_systems.start(sim, self.node)
+        self.systems = publishers.start(sim, self.node)
 
     # --- commands -------------------------------------------------------------------
     def _on_gravity(self, msg) -> None:

@@ -232,20 +232,39 @@ def unreport_checks(ecm: EntityComponentManager) -> None:
                 ecm._pending_checks.append((record, attr))
 
 
-def _entity(value) -> int:
-    """An entity id from an int or from an API object (gz-sim's copy constructors)."""
-    return value.entity() if isinstance(value, (World, Model, Link, Joint)) else int(value)
-
-
 # --- the API ------------------------------------------------------------------
-class World:
+class _Entity:
+    """What World, Model, Link and Joint share: an entity id, constructed from an int or copied from
+    another API object (gz-sim's constructors), and its validity: a record in the ECM's ``_TABLE``."""
+
     __slots__ = ("_e",)
+    _TABLE = ""  # the ECM's records of this kind ("models", "links", "joints")
 
     def __init__(self, entity):
-        self._e = _entity(entity)
+        self._e = entity.entity() if isinstance(entity, _Entity) else int(entity)
 
     def entity(self) -> int:
         return self._e
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e in getattr(ecm, self._TABLE)
+
+
+class _ModelPart(_Entity):
+    """A link or a joint: a named part of a model (None for an entity the ECM does not hold)."""
+
+    __slots__ = ()
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        rec = getattr(ecm, self._TABLE).get(self._e)
+        return rec.name if rec else None
+
+    def parent_model(self, ecm: EntityComponentManager) -> Model:
+        return Model(getattr(ecm, self._TABLE)[self._e].model)
+
+
+class World(_Entity):
+    __slots__ = ()
 
     def valid(self, ecm: EntityComponentManager) -> bool:
         return self._e == ecm.world_entity and self._e != NULL_ENTITY
@@ -269,17 +288,9 @@ class World:
         return len(ecm.models)
 
 
-class Model:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.models
+class Model(_Entity):
+    __slots__ = ()
+    _TABLE = "models"
 
     def name(self, ecm: EntityComponentManager) -> str:
         m = ecm.models.get(self._e)
@@ -329,27 +340,12 @@ class Model:
         ecm.pose_cmds[self._e] = pose
 
 
-class Link:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
+class Link(_ModelPart):
+    __slots__ = ()
+    _TABLE = "links"
 
     def reset_entity(self, entity, /) -> None:
         self._e = int(entity)
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.links
-
-    def name(self, ecm: EntityComponentManager) -> str | None:
-        rec = ecm.links.get(self._e)
-        return rec.name if rec else None
-
-    def parent_model(self, ecm: EntityComponentManager) -> Model:
-        return Model(ecm.links[self._e].model)
 
     def is_canonical(self, ecm: EntityComponentManager) -> bool:
         return ecm.links[self._e].canonical
@@ -418,24 +414,12 @@ class Link:
         ecm.engine.add_link_torque(body, vector_array(torque))
 
 
-class Joint:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
+class Joint(_ModelPart):
+    __slots__ = ()
+    _TABLE = "joints"
 
     def reset_entity(self, new_entity) -> None:
         self._e = int(new_entity)
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.joints
-
-    def name(self, ecm: EntityComponentManager) -> str | None:
-        rec = ecm.joints.get(self._e)
-        return rec.name if rec else None
 
     def parent_link_name(self, ecm: EntityComponentManager) -> str | None:
         rec = ecm.joints.get(self._e)
@@ -452,9 +436,6 @@ class Joint:
     def type(self, ecm: EntityComponentManager) -> JointType | None:
         rec = ecm.joints.get(self._e)
         return rec.type if rec else None
-
-    def parent_model(self, ecm: EntityComponentManager) -> Model:
-        return Model(ecm.joints[self._e].model)
 
     def enable_position_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]

@@ -34,7 +34,7 @@ from eels_gz.description.validity import (MASS, WORLD_LENGTH, InvalidValue, chec
                                          check_scale, check_value)
 from eels_gz.errors import SdfError
 from eels_gz.gzapi.element import Element
-from eels_gz.gzapi.systems import PluginSpec  # noqa: F401  (re-exported: the plugins a world or model names)
+from eels_gz.gzapi.system_loader import PluginSpec  # noqa: F401  (re-exported: the plugins a world or model names)
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.paths import resource_paths
 from eels_gz.terrain.heightmaps import heightmap_mismatch  # the rule `world dem` applies too

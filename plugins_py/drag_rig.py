@@ -55,7 +55,7 @@ class DragRig:
             return
         t = info.sim_time.total_seconds()
         if self.contact is None:
-            self.contact = peer(self.entity, "screw_contact")
+            self.contact = peer(self.entity, "screw_contact", ecm)
             if self.contact is None:
                 raise ValueError(f"{PLUGIN}: the model has no screw_contact system")
         last = self.contact.last
@@ -63,13 +63,13 @@ class DragRig:
             self.ended = True
             request_run_end("no_contact", f"{PLUGIN}: the screw does not touch the ground after settling: the rig's "
                             "origin is the ground point under its screw (urdf/drag_rig.urdf.xacro); start it on "
-                            "the ground (robot.pose [x, y, ground z, 0, 0, 0])")
+                            "the ground (robot.pose [x, y, ground z, 0, 0, 0])", ecm)
             return
         if in_window(t, self.settle, self.drag) and last is not None:
             self.averages.add(last.normal_force, last.force)
         if t >= self.settle + self.drag - 1e-9:
             self.ended = True
-            request_run_end("ok", f"{PLUGIN}: {self.name} drag done")
+            request_run_end("ok", f"{PLUGIN}: {self.name} drag done", ecm)
 
     def metrics(self) -> dict:
         return self.averages.metrics(self.name)

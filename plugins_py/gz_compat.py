@@ -10,7 +10,8 @@ every plugin imports from here):
 - :mod:`batched_state`: ``link_world_states``, ``link_world_inertials``, ``add_link_world_wrenches``,
   ``joint_states``, ``set_joint_forces`` (and their one-entity ``*_each`` paths);
 - :mod:`scenario_support`: ``watched_link``, ``base_link``, ``register_peer``, ``peer``,
-  ``request_run_end``, ``MetricsFile``.
+  ``request_run_end``, ``resolved_set`` (a run's resolved parameter set, from the embedded host's
+  context), ``MetricsFile``.
 
 None of them is a system (no ``get_system()``): gz-sim loads only the modules an SDF ``<module_name>``
 names, and the host's loader refuses a module without ``get_system()``.
@@ -35,6 +36,7 @@ from scenario_support import (  # noqa: F401
     peer,
     register_peer,
     request_run_end,
+    resolved_set,
     watched_link,
 )
 from sdf_params import iter_elements, param, scenario_params  # noqa: F401

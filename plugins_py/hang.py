@@ -36,7 +36,7 @@ class Hang:
         self.final = np.full(3, np.nan)
 
     def pre_update(self, info, ecm):
-        self.watch.start(info)
+        self.watch.start(info, ecm)
 
     def post_update(self, info, ecm):
         if self.watch.record(info, ecm) is not None:

@@ -77,7 +77,7 @@ class IcrSteeringSystem:
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Twist, topic, self.on_cmd_vel):
             raise ValueError(f"{PLUGIN}: cannot subscribe to '{topic}'")
-        register_peer(entity, PLUGIN, self)
+        register_peer(entity, PLUGIN, self, ecm)
 
     def on_cmd_vel(self, msg) -> None:
         self.cmd = (msg.linear.x, msg.linear.y, msg.angular.z)

@@ -99,7 +99,7 @@ class JointControl:
         self.node = transport.Node()
         if not self.node.subscribe(msgs.Model, topic, self.on_joint_commands):
             raise ValueError(f"{PLUGIN}: <joint_commands_topic>: cannot subscribe to '{topic}'")
-        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
+        register_peer(entity, PLUGIN, self, ecm)  # the scenario systems' peer (gz_compat.peer)
 
     @property
     def q_hold(self):

@@ -28,19 +28,20 @@ history.
 
 from __future__ import annotations
 
-from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inertials, link_world_states, param,
-                       register_peer, sim, watched_link)
+from contact_system import ContactSystem
+from gz_compat import iter_elements, link_world_inertials, param, register_peer, sim, watched_link
 
 from eels_gz.contact.screw_points import ScrewGeometry
 from eels_gz.granular.implicit import smallest_inertia
 from eels_gz.granular.params import load_granular_params
 from eels_gz.granular.screw import GranularScrewStep
-from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "rft_contact"
 
 
-class RftContact:
+class RftContact(ContactSystem):
+    PLUGIN = PLUGIN
+
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
         self.links, geoms, roots = [], [], []
@@ -53,38 +54,17 @@ class RftContact:
                                        handedness=int(round(hand)), name=name))
             roots.append(root)
             self.links.append(watched_link(model, ecm, name, f"screw link '{name}'", PLUGIN))
-        if not self.links:
-            raise ValueError(f"{PLUGIN} needs at least one <screw link=... /> element")
-        medium, found = sdf.get_string("granular_params", "")
-        if not found or not medium:
-            raise ValueError(f"{PLUGIN} needs <granular_params>: a medium in config/granular/ or a YAML path")
-        world_file, found = sdf.get_string("world_file", "")
-        if not found or not world_file:
-            raise ValueError(f"{PLUGIN} needs <world_file>: the SDF world whose terrain is the grains' surface")
-        terrain = find_terrain_field(world_file)
-        if terrain is None:
-            raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
-        self.params = load_granular_params(medium)
+        self.links_read("screw")
+        _, terrain = self.terrain_of(sdf, "the grains' surface")
+        self.params = self.param_set(sdf, ecm, "granular_params", load_granular_params,
+                                     what="a medium in config/granular/ or a YAML path")
         # the screw links' own mass and inertia: the implicit step of the rate-independent law needs them
         mass, _, moi = link_world_inertials(ecm, self.links)
         self.contact = GranularScrewStep(geoms, roots, self.params, terrain, mass=mass, inertia=smallest_inertia(moi))
-        self.last = None  # the last GranularWrenches, for logging and tests (overwritten every step)
-        register_peer(entity, PLUGIN, self)
+        register_peer(entity, PLUGIN, self, ecm)
 
-    def reset(self, info, ecm):
-        self.contact.reset()
-        self.last = None
-
-    def pre_update(self, info, ecm):
-        if info.paused:
-            return
-        states = link_world_states(ecm, self.links)
-        if states is None:
-            return  # the velocity checks are off
-        self.states = states  # the links' last states, for tests and bench/rft.py
-        out = self.contact(*states, info.dt.total_seconds())
-        self.last = out
-        add_link_world_wrenches(ecm, self.links, out.force, out.torque)
+    def wrenches(self, states, dt):
+        return self.contact(*states, dt)
 
 
 def get_system():

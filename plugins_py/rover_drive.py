@@ -62,7 +62,7 @@ class RoverDrive:
         self.end = None  # (status, message) once the drive is over
         self.max_rate = None
         self.last = None  # (t, base pose, odometry) after the latest step
-        register_peer(entity, PLUGIN, self)
+        register_peer(entity, PLUGIN, self, ecm)
 
     def on_odom(self, m) -> None:
         yaw = 2.0 * math.atan2(m.pose.orientation.z, m.pose.orientation.w)
@@ -72,7 +72,7 @@ class RoverDrive:
         states = link_world_states(ecm, [self.base])
         if states is None:
             return False
-        steering = peer(self.entity, "icr_steering")
+        steering = peer(self.entity, "icr_steering", ecm)
         if steering is None:
             raise ValueError(f"{PLUGIN}: model '{self.robot}' has no icr_steering system (a rover's description "
                              "loads it with gazebo:=true)")
@@ -129,13 +129,13 @@ class RoverDrive:
                 self.T0[:3, :3], T[:3, :3], self.odom[3:5], states[2][0], self.plan.speed)
             self.record.add(t, truth, self.odom[:3], slip)
             if self.plan.done:
-                self._finish("ok", f"drove {self.path} at {self.rate:g} rad/s")
+                self._finish("ok", f"drove {self.path} at {self.rate:g} rad/s", ecm)
             elif max(abs(truth[0]), abs(truth[1])) > self.extent:
-                self._finish("left the terrain", f"the rover passed {self.extent:g} m from its start")
+                self._finish("left the terrain", f"the rover passed {self.extent:g} m from its start", ecm)
 
-    def _finish(self, status: str, message: str) -> None:
+    def _finish(self, status: str, message: str, ecm) -> None:
         self.end = (status, message)
-        request_run_end("ok", f"{PLUGIN}: {message}" if status == "ok" else f"{PLUGIN}: {status}: {message}")
+        request_run_end("ok", f"{PLUGIN}: {message}" if status == "ok" else f"{PLUGIN}: {status}: {message}", ecm)
 
     def metrics(self) -> dict:
         if self.last is not None and (not self.record.t or self.record.t[-1] < self.last[0]):

@@ -33,35 +33,40 @@ def base_link(model, ecm, urdf: str, source: str, where: str):
 _PEERS: dict = {}  # (model entity, name) -> system; gz-sim runs every Python system in one interpreter
 
 
-def register_peer(model_entity, name: str, system) -> None:
+def register_peer(model_entity, name: str, system, ecm) -> None:
     """Make ``system`` findable by the other systems of model ``model_entity`` as ``name`` (in the
-    embedded host, per simulation)."""
+    embedded host, per simulation: its ECM ``ecm``)."""
     if HOST == "embedded":
-        sim.register_peer(model_entity, name, system)
+        sim.register_peer(ecm, model_entity, name, system)
     else:
         _PEERS[(int(model_entity), name)] = system
 
 
-def peer(model_entity, name: str):
-    """The system registered as ``name`` on model ``model_entity``, or None (look it up on the first
-    ``pre_update``: systems are configured in load order)."""
+def peer(model_entity, name: str, ecm):
+    """The system registered as ``name`` on model ``model_entity`` (of the simulation of ``ecm``), or
+    None (look it up on the first ``pre_update``: systems are configured in load order)."""
     if HOST == "embedded":
-        return sim.peer(model_entity, name)
+        return sim.peer(ecm, model_entity, name)
     return _PEERS.get((int(model_entity), name))
 
 
-def request_run_end(status: str, message: str, ecm=None) -> None:
-    """End the run after this step with ``status`` ("ok", "mobility_failure", "slip_failure", ...).
-    The embedded host's runner stops there and records the status; under Gazebo the request is
-    logged and, given ``ecm``, the world is paused through its ``/world/<name>/control`` service."""
+def resolved_set(ecm, element: str, source: str):
+    """The parameter set the embedded host's run resolved for a system's ``<element>`` naming ``source``
+    (the host context, ``ecm.param_sets``), or None: then, and always under Gazebo, the system reads
+    the file ``source`` names."""
+    return sim.resolved_set(ecm, element, source) if HOST == "embedded" else None
+
+
+def request_run_end(status: str, message: str, ecm) -> None:
+    """End the run of ``ecm``'s simulation after this step with ``status`` ("ok", "mobility_failure",
+    "slip_failure", ...). The embedded host's runner stops there and records the status; under Gazebo
+    the request is logged and the world is paused through its ``/world/<name>/control`` service."""
     import logging
 
     if HOST == "embedded":
-        sim.request_run_end(status, message)
+        sim.request_run_end(ecm, status, message)
         return
     logging.getLogger("gz_compat").warning("scenario run end: %s: %s", status, message)
-    if ecm is None:
-        return
     try:
         world = sim.World(sim.world_entity(ecm)).name(ecm)
         msgs = gz_middleware.msgs

@@ -28,19 +28,20 @@ point's mobility from its screw link's own mass and inertia, read in ``configure
 from __future__ import annotations
 
 import numpy as np
-from gz_compat import (add_link_world_wrenches, iter_elements, link_world_inertials, link_world_states, param,
-                       register_peer, sim, watched_link)
+from contact_system import ContactSystem
+from gz_compat import iter_elements, link_world_inertials, param, register_peer, sim, watched_link
 
 from eels_gz.contact.implicit import link_mobility
 from eels_gz.contact.params import DEFAULT, load_contact_params
 from eels_gz.contact.screw_points import ScrewGeometry, ScrewPointSet
 from eels_gz.contact.screw_wrenches import ScrewContactStep
-from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "screw_contact"
 
 
-class ScrewContact:
+class ScrewContact(ContactSystem):
+    PLUGIN = PLUGIN
+
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
         self.links, geoms = [], []
@@ -51,21 +52,13 @@ class ScrewContact:
             geoms.append(ScrewGeometry(radius=radius, length=length, lead_angle=lead_angle,
                                        handedness=int(round(hand)), name=name))
             self.links.append(watched_link(model, ecm, name, f"screw link '{name}'", PLUGIN))
-        if not self.links:
-            raise ValueError(f"{PLUGIN} needs at least one <screw link=... /> element")
-        params_name, _ = sdf.get_string("contact_params", DEFAULT)
-        self.params = load_contact_params(params_name or DEFAULT)
+        self.links_read("screw")
+        self.params = self.param_set(sdf, ecm, "contact_params", load_contact_params, DEFAULT)
         self.points = ScrewPointSet.from_geometries(geoms, self.params.points_axial, self.params.points_ring)
-        world_file, found = sdf.get_string("world_file", "")
-        if not found or not world_file:
-            raise ValueError(f"{PLUGIN} needs <world_file>: the SDF world whose terrain it touches")
-        self.terrain = find_terrain_field(world_file)
-        if self.terrain is None:
-            raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
+        _, self.terrain = self.terrain_of(sdf, "the ground it touches")
         n = len(self.links)
         self.pos, self.rot = np.zeros((n, 3)), np.zeros((n, 3, 3))
         self.lin, self.ang = np.zeros((n, 3)), np.zeros((n, 3))
-        self.last = None  # the last ScrewWrenches, for logging and tests (overwritten every step)
         # the screw links' own mass and inertia (in their link frames): the implicit step of the friction
         # across the thread (eels_gz.contact.implicit) needs each contact point's mobility
         mass, com, moi = link_world_inertials(ecm, self.links)
@@ -73,23 +66,12 @@ class ScrewContact:
         self.contact = ScrewContactStep(self.points, self.params, self.terrain, link_mobility(mass, com, moi, pos, rot))
         # per contact point: the stick-slip bristle (m, world) and the rolling seat state (eels_gz.contact.kernel)
         self.stick = self.contact.stick
-        register_peer(entity, PLUGIN, self)  # the scenario systems' peer (gz_compat.peer)
+        register_peer(entity, PLUGIN, self, ecm)  # the scenario systems' peer (gz_compat.peer)
 
-    def reset(self, info, ecm):
-        self.contact.reset()
-        self.last = None
-
-    def pre_update(self, info, ecm):
-        if info.paused:
-            return
-        states = link_world_states(ecm, self.links)
-        if states is None:
-            return  # the velocity checks are off
-        self.pos, self.rot, self.lin, self.ang = states
+    def wrenches(self, states, dt):
         # each screw's ring of points anchored on the terrain side of its axis, the terrain queried there
-        out = self.contact(self.pos, self.rot, self.lin, self.ang, info.dt.total_seconds())
-        self.last = out
-        add_link_world_wrenches(ecm, self.links, out.force, out.torque)
+        self.pos, self.rot, self.lin, self.ang = states
+        return self.contact(self.pos, self.rot, self.lin, self.ang, dt)
 
 
 def _link_poses(ecm, links):

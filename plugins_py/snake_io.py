@@ -65,6 +65,7 @@ class SnakeIO:
     def __init__(self, entity, sdf, ecm, where: str):
         self.where = where
         self.entity = entity
+        self._ecm = ecm  # whose simulation the peers are looked up in (gz_compat.peer)
         self.model = sim.Model(entity)
         path = param(sdf, "get_string", "description_file", where)
         try:
@@ -106,7 +107,7 @@ class SnakeIO:
     def joint_control(self):
         """The robot's joint_control system (its ``set_targets``); ValueError naming it when absent."""
         if self._joint_control is None:
-            self._joint_control = peer(self.entity, "joint_control")
+            self._joint_control = peer(self.entity, "joint_control", self._ecm)
             if self._joint_control is None:
                 raise ValueError(f"{self.where}: the robot has no joint_control system to command its joints")
         return self._joint_control
@@ -115,7 +116,7 @@ class SnakeIO:
     def screw_contact(self):
         """The robot's screw_contact system, or None (stock contact)."""
         if self._screw_contact is None:
-            self._screw_contact = peer(self.entity, "screw_contact")
+            self._screw_contact = peer(self.entity, "screw_contact", self._ecm)
         return self._screw_contact
 
     # --- state ----------------------------------------------------------------------------

@@ -32,16 +32,18 @@ reports zero link velocities; the soil force is computed with them.
 
 from __future__ import annotations
 
-from gz_compat import add_link_world_wrenches, iter_elements, link_world_states, param, sim, watched_link
+from contact_system import ContactSystem
+from gz_compat import iter_elements, param, sim, watched_link
 
 from eels_gz.soil.contact import SoilContactStep, world_gravity
 from eels_gz.soil.params import load_soil_params
-from eels_gz.terrain.world_terrain import find_terrain_field
 
 PLUGIN = "soil_contact"
 
 
-class SoilContact:
+class SoilContact(ContactSystem):
+    PLUGIN = PLUGIN
+
     def configure(self, entity, sdf, ecm, event_mgr):
         model = sim.Model(entity)
         self.links, radius, width, lug_height, lug_count = [], [], [], [], []
@@ -52,40 +54,20 @@ class SoilContact:
             lug_height.append(el.get_double("lug_height", 0.0)[0])
             lug_count.append(el.get_int("lug_count", 0)[0])
             self.links.append(watched_link(model, ecm, name, f"wheel link '{name}'", PLUGIN))
-        if not self.links:
-            raise ValueError(f"{PLUGIN} needs at least one <wheel link=... radius=... width=.../> element")
-        soil_name, found = sdf.get_string("soil_params", "")
-        if not found or not soil_name:
-            raise ValueError(f"{PLUGIN} needs <soil_params>: a soil set in config/soil/ or a YAML path")
-        world_file, found = sdf.get_string("world_file", "")
-        if not found or not world_file:
-            raise ValueError(f"{PLUGIN} needs <world_file>: the SDF world whose terrain is the soil")
-        self.terrain = find_terrain_field(world_file)
-        if self.terrain is None:
-            raise ValueError(f"{PLUGIN}: world '{world_file}' has no terrain distance field or plane")
-        self.params = load_soil_params(soil_name)
+        self.links_read("wheel")
+        world_file, self.terrain = self.terrain_of(sdf, "the soil")
+        self.params = self.param_set(sdf, ecm, "soil_params", load_soil_params,
+                                     what="a soil set in config/soil/ or a YAML path")
         grousers, _ = sdf.get_bool("grousers", True)
         try:
             self.contact = SoilContactStep(radius, width, self.params, world_gravity(world_file), lug_height,
                                            lug_count, bool(grousers))
         except ValueError as exc:
             raise ValueError(f"{PLUGIN}: {exc}") from None
-        self.last = None  # the last SoilWrenches, for logging and tests (overwritten every step)
 
-    def reset(self, info, ecm):
-        self.contact.reset()
-        self.last = None
-
-    def pre_update(self, info, ecm):
-        if info.paused:
-            return
-        states = link_world_states(ecm, self.links)
-        if states is None:
-            return  # the velocity checks are off
+    def wrenches(self, states, dt):
         pos, rot, lin, ang = states
-        out = self.contact(self.terrain, pos, rot, lin, ang, info.dt.total_seconds())
-        self.last = out
-        add_link_world_wrenches(ecm, self.links, out.force, out.torque)
+        return self.contact(self.terrain, pos, rot, lin, ang, dt)
 
 
 def get_system():

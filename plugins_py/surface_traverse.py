@@ -43,7 +43,7 @@ class SurfaceTraverse:
 
     def pre_update(self, info, ecm):
         if self.t0 is None:  # the base before the first step moves it (after any placement)
-            jc = peer(self.entity, "joint_control")
+            jc = peer(self.entity, "joint_control", ecm)
             self.keyframes = sorted({float(f.t) for f in jc.schedule.frames}) if jc is not None else []
             self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
             self._sample(self.t0, ecm)

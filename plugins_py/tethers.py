@@ -41,7 +41,7 @@ class Tethers:
             urdf = f.read()
         self.model = sim.Model(entity)
         self.setup(ecm, tethers, urdf, urdf_file)
-        register_peer(entity, PLUGIN, self)
+        register_peer(entity, PLUGIN, self, ecm)
 
     def setup(self, ecm, tethers: list[Tether], urdf: str, source: str) -> None:
         """Attach ``tethers`` to the model's links (``urdf``: its description, for merged links)."""
@@ -114,10 +114,10 @@ class TetherWatch:
         self.t: list[float] = []
         self.forces: list[np.ndarray] = []
 
-    def start(self, info) -> None:
+    def start(self, info, ecm) -> None:
         if self.t0 is None:  # the run's first step (after any placement)
             self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
-            self.tethers = peer(self.entity, PLUGIN)
+            self.tethers = peer(self.entity, PLUGIN, ecm)
             if self.tethers is None:
                 raise ValueError(f"{self.where}: the robot has no tethers system (the scenario's systems: must "
                                  "name 'tethers')")

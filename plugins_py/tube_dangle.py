@@ -43,7 +43,7 @@ class TubeDangle:
         self.final = np.eye(4)
 
     def pre_update(self, info, ecm):
-        self.watch.start(info)
+        self.watch.start(info, ecm)
 
     def post_update(self, info, ecm):
         t = self.watch.record(info, ecm)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -108,41 +106,15 @@ def contact_config_path(path_or_name: str | Path = DEFAULT) -> Path:
     return CONTACT.path(path_or_name)
 
 
-# Sets a run has resolved, by their file's absolute path, while the run builds its systems
-# (``resolved_contact_sets``): ``load_contact_params`` hands these on instead of reading the file again.
-_RESOLVED: dict[str, ContactParams] = {}
-
-
-@contextmanager
-def resolved_contact_sets(sets: dict[str | Path, ContactParams]) -> Iterator[None]:
-    """Within the block, ``load_contact_params`` of one of these files (a path, or a name under
-    config/contact/) returns the given, already resolved set without reading the file: a run resolves
-    its contact parameters once (file and ``contact.*`` overrides) and its screw contact system, which
-    reads ``<contact_params>`` in ``configure`` as it must under Gazebo, gets that set. Outside the
-    block (and under Gazebo) the file is read."""
-    keys = [str(contact_config_path(k).resolve()) for k in sets]
-    saved = {k: _RESOLVED[k] for k in keys if k in _RESOLVED}
-    _RESOLVED.update(zip(keys, sets.values()))
-    try:
-        yield
-    finally:
-        for k in keys:
-            _RESOLVED.pop(k, None)
-        _RESOLVED.update(saved)
-
-
 def load_contact_params(path_or_name: str | Path = DEFAULT) -> ContactParams:
     """Read and check a contact parameter file (a path, or a name under config/contact/).
 
     Every key of ``ContactParams`` is required; unknown keys and out-of-range
     values raise ConfigError naming the file, the key and the allowed range.
-    A set the current run has resolved (``resolved_contact_sets``) is returned as it is.
+    (In the embedded host a run's contact system gets the set the run resolved from the host
+    context instead, ``ecm.param_sets``.)
     """
     path = contact_config_path(path_or_name)
-    if _RESOLVED:
-        resolved = _RESOLVED.get(str(path.resolve()))
-        if resolved is not None:
-            return resolved
     values = CONTACT.read(path)
     return ContactParams(**values)
 

@@ -7,7 +7,7 @@ pass costs a few, and a Cholesky solve of the coupling rows does the rest.
 
 The matrix is ``M = sum_b J_b^T I_b J_b`` in the skeleton's own generalized
 velocities: ``J_b`` maps them to body b's twist as
-:mod:`eels_gz.gzapi.kinematics` does (checked against DART there), here as
+:mod:`eels_gz.dart.kinematics` does (checked against DART there), here as
 world-frame twists ``(w, v_O)`` (``v_O``: the velocity of the body point at
 the world origin), and ``I_b`` is the body's spatial inertia about the world
 origin. Each joint column is multiplied once by the composite inertia of its
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from eels_gz.gzapi.kinematics import FREE, PRISMATIC, REVOLUTE, WELD, SkeletonKinematics
+from eels_gz.dart.kinematics import FREE, PRISMATIC, REVOLUTE, WELD, SkeletonKinematics
 
 _NUM_DOFS = {FREE: 6, REVOLUTE: 1, PRISMATIC: 1, WELD: 0}
 

@@ -47,7 +47,8 @@ import numpy as np
 from eels_gz.dart.robot_shapes import ShapeTable, _bodies, robot_shapes  # noqa: F401  (robot_shapes: public here too)
 from eels_gz.dart.sensor_sdf import CAMERA_KINDS, _float, _text, sensor_frame_id  # noqa: F401
 from eels_gz.errors import ConfigError, DescriptionError
-from eels_gz.gzapi import gzsim, msgs, transport
+from eels_gz.dart.skeleton_state import BatchedWrenches
+from eels_gz.gzapi import msgs, transport
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
 from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values, imu_values_from_origin
@@ -164,10 +165,10 @@ class ForceTorque(_FixedSensor):
                                    "switched off for a description without <preserveFixedJoint>?)")
         self.joint = joint
         self.child = joint.getChildBodyNode()
-        # batched link wrenches below the joint, which DART's transmitted force leaves out (gzsim.BatchedWrenches)
+        # batched link wrenches below the joint, which DART's transmitted force leaves out (BatchedWrenches)
         self.state = next(st for st in sim.states if st.skel is sim.robot_skeleton)
         if self.state.wrenches is None:
-            self.state.wrenches = gzsim.BatchedWrenches(sim.robot_skeleton.getNumBodyNodes())
+            self.state.wrenches = BatchedWrenches(sim.robot_skeleton.getNumBodyNodes())
         self.child_index = self.child.getIndexInSkeleton()
         self.subtree = np.array(_subtree(sim.robot_skeleton, self.child), dtype=np.int64)
         self.frame = _text(el, "force_torque/frame", "child")

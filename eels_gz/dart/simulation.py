@@ -23,9 +23,10 @@ from eels_gz.dart.couplings import CouplingSolver, mimic_couplings
 from eels_gz.dart.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.gzapi.element import Element
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
+from eels_gz.dart.skeleton_state import DartEngine, SkeletonState
 from eels_gz.sdf_reader import ModelSpec, PluginSpec, WorldSpec, load_world
 from eels_gz.dart.step_kernels import compose_forces, first_bad, same_values
-from eels_gz.gzapi.systems import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
+from eels_gz.gzapi.system_loader import GZ_NAMESPACE, PLUGIN_ERRORS, LoadedSystem, load_system, shutdown
 from eels_gz.paths import share_dir
 from eels_gz.spawn import AUTO_CLEARANCE
 
@@ -79,12 +80,15 @@ class Simulation:
     logs it and disables the system, as gz-sim does. ``batch_api=False``
     withholds the host's batch helpers from plugins, so they run the
     per-entity gz API path Gazebo runs.
+    ``param_sets``: the parameter sets the run resolved (``gzsim.ResolvedSet``
+    by the element that names them, e.g. ``"soil_params"``), the host context
+    the contact systems take their sets from in ``configure`` (``ecm.param_sets``).
     """
 
     def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
                  dt: float | None = None, collision_detector: str | None = None,
                  max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True,
-                 solver: str | None = None):
+                 solver: str | None = None, param_sets: dict[str, gzsim.ResolvedSet] | None = None):
         if plugin_errors not in PLUGIN_ERRORS:
             raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
         self.plugin_errors = plugin_errors
@@ -104,12 +108,14 @@ class Simulation:
         if self.solver_name == "pgs":
             self.world.getConstraintSolver().setBoxedLcpSolver(_new_pgs_solver())
         self.ecm = gzsim.EntityComponentManager()
+        self.ecm.engine = DartEngine()
         self.ecm.batch_api = bool(batch_api)
+        self.ecm.param_sets = dict(param_sets or {})  # the run's resolved sets, for its systems' configure
         self.ecm.world_entity = gzsim.new_entity(self.ecm)
         self.ecm.world_name = self.spec.name
         self.ecm.gravity = np.array(self.spec.gravity, dtype=float)
         self.event_mgr = gzsim.EventManager()
-        self.states: list[gzsim.SkeletonState] = []
+        self.states: list[SkeletonState] = []
         self.systems: list[LoadedSystem] = []
         self.iterations = 0
         self.total_iterations = 0  # including those before a world reset
@@ -119,7 +125,7 @@ class Simulation:
         self.time_before_resets = 0.0  # s simulated before the world resets (the clock restarts at each)
         self.robot_entity = gzsim.NULL_ENTITY
         self.robot_skeleton = None
-        self._robot_state: gzsim.SkeletonState | None = None  # the robot's state cache (frame_world_pose)
+        self._robot_state: SkeletonState | None = None  # the robot's state cache (frame_world_pose)
         self._frame_index: dict = {}  # frame name -> (body, its index, pose in the body or None)
         self.couplings: list[CouplingSolver] = []
         self._coupling: dict[int, CouplingSolver] = {}  # id(SkeletonState) -> its couplings
@@ -142,7 +148,6 @@ class Simulation:
         # gz-transport topics of this simulation: systems' Node() objects bind to it while configured
         self.transport = transport.Bus()
         previous = transport.activate(self.transport)
-        previous_ecm = gzsim.activate(self.ecm)  # systems register peers with this simulation
         # Gazebo's own systems the world and models name (file name -> [(entity, spec)]), which the host provides
         self.gz_systems: dict[str, list[tuple[int, PluginSpec]]] = {}
         try:
@@ -157,7 +162,6 @@ class Simulation:
             raise
         finally:
             transport.activate(previous)
-            gzsim.activate(previous_ecm)
         self._phases: dict[str, list] = {phase: [] for phase in PHASES}
         self._owner: dict[int, LoadedSystem] = {}  # id(bound callback) -> its system
         # gz-sim 8: pre_update and update in <gz:system_priority> order (stable: load order within one)
@@ -191,7 +195,7 @@ class Simulation:
         n = skel.getNumDofs()
         state = None
         if not static:
-            state = gzsim.SkeletonState(skel, skel.getPositions(), skel.getVelocities(), np.full(n, np.nan))
+            state = SkeletonState(skel, skel.getPositions(), skel.getVelocities(), np.full(n, np.nan))
             state.dof_owner = [None] * n
             for j in range(skel.getNumJoints()):
                 joint = skel.getJoint(j)
@@ -412,6 +416,60 @@ class Simulation:
             return None
         return state.kinematics()
 
+    # --- named reads of the world and the robot (for run/, ros/ and gzapi/: no DART calls outside dart/) ----
+    @property
+    def gravity(self) -> np.ndarray:
+        """The world's gravity now (3,), m/s^2."""
+        return np.array(self.world.getGravity(), dtype=float)
+
+    @property
+    def robot_name(self) -> str:
+        """The robot model's name, "" without a robot."""
+        return self.robot_skeleton.getName() if self.robot_skeleton is not None else ""
+
+    @property
+    def robot_state(self) -> SkeletonState | None:
+        """The robot's state cache (positions, velocities, applied joint forces of the last step)."""
+        return self._robot_state
+
+    def robot_mass(self) -> float:
+        """The built robot's total mass (kg)."""
+        return self.robot_skeleton.getMass()
+
+    def robot_sizes(self) -> tuple[int, int]:
+        """The built robot's number of bodies and of DOFs (a free base's 6 included)."""
+        return self.robot_skeleton.getNumBodyNodes(), self.robot_skeleton.getNumDofs()
+
+    def robot_joints(self) -> tuple[list[str], np.ndarray]:
+        """Names and DOF indices of the robot's 1-DOF joints (the joint-state publisher's joints)."""
+        skel = self.robot_skeleton
+        names, dofs = [], []
+        for j in range(skel.getNumJoints()):
+            joint = skel.getJoint(j)
+            if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
+                names.append(joint.getName())
+                dofs.append(joint.getIndexInSkeleton(0))
+        return names, np.array(dofs, dtype=int)
+
+    def robot_base_name(self) -> str:
+        """The name of the robot's base body (the model frame's link)."""
+        return self.robot_skeleton.getBodyNode(0).getName()
+
+    def robot_base_pose(self) -> np.ndarray:
+        """The robot's base body's world transform (4, 4), read from DART."""
+        return self.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+
+    def robot_base_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The base body's world transform (4, 4), linear and angular velocity of its origin (3,): from
+        the step's batched kinematics (which the scene log and the sensors share) when the skeleton has
+        them, else from DART. The arrays may be the kinematics' own: read them, do not keep them."""
+        kin = self._robot_state.kinematics()
+        if kin is not None:
+            return kin.T[0], kin.v[0], kin.w[0]
+        base = self.robot_skeleton.getBodyNode(0)
+        return (base.getWorldTransform().matrix(), np.asarray(base.getLinearVelocity()),
+                np.asarray(base.getAngularVelocity()))
+
     @contextlib.contextmanager
     def systems_held(self, held: list[LoadedSystem]):
         """Step without the callbacks of the systems ``held`` inside the block (a placement before the
@@ -478,7 +536,7 @@ class Simulation:
                 self._velocity_commands(st, forced or set())
 
     @staticmethod
-    def _velocity_commands(st: gzsim.SkeletonState, forced: set[int]) -> None:
+    def _velocity_commands(st: SkeletonState, forced: set[int]) -> None:
         servo = st.servo
         commanded = set()
         for dof, v in st.vel_cmd.items():
@@ -516,7 +574,7 @@ class Simulation:
             if st.wrenches is not None:
                 st.wrenches.step_taken()
 
-    def _diverged(self, st: gzsim.SkeletonState, bad: int, what: str = "velocity") -> None:
+    def _diverged(self, st: SkeletonState, bad: int, what: str = "velocity") -> None:
         joint, k = st.dof_owner[bad]
         body = joint.getChildBodyNode().getName()
         value = (st.dq if what == "velocity" else st.q)[bad]
@@ -567,7 +625,6 @@ class Simulation:
         """One iteration: pre_update, physics, update, post_update (gz-sim's order)."""
         if self._wall0 is None:
             self._wall0 = _time.perf_counter()
-        gzsim._active = self.ecm  # scenario helpers (peers, run end) act on this simulation
         self.iterations += 1
         self.total_iterations += 1
         ecm = self.ecm

@@ -107,11 +107,6 @@ def _is_rover(description: Description) -> bool:
     return any((j.get("name") or "").endswith(WHEEL_SUFFIX) for j in root.iter("joint"))
 
 
-def world_gravity(sim) -> np.ndarray:
-    """The gravity (3,) of ``sim``'s world now, m/s^2 (a copy)."""
-    return np.asarray(sim.world.getGravity(), float).copy()
-
-
 def _state(sim):
     return next(s for s in sim.states if s.skel is sim.robot_skeleton)
 
@@ -252,7 +247,7 @@ def settle(sim, terrain, base_pose, joints: dict[str, float], params: PlacementP
 
     robot = _Robot(sim)
     sim.place_robot(base_pose, joints, robot.chain.root)
-    g = world_gravity(sim)
+    g = sim.gravity
     sim.set_gravity(np.zeros(3))
     monitor = SettlingMonitor(params.speed_threshold, params.hold_time, params.timeout)
     robot.hold_shape()

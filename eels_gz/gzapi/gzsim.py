@@ -20,6 +20,9 @@ Gazebo semantics kept here (gz-sim 8, src/Joint.cc, src/Link.cc):
 The ``EntityComponentManager`` here is the host's; plugins only pass it
 through. Its bookkeeping is done by this module's functions
 (``new_entity``, ``request_check``, ``report_checks``, ``unreport_checks``).
+It reaches the engine only through the protocols of ``eels_gz.gzapi.engine``:
+``ecm.engine`` for links and joints, ``ModelRecord.state`` for a model's
+state and commands (``eels_gz.dart.skeleton_state`` implements both).
 
 Host extension, not gz-sim API: the batch helpers at the end of the module
 (``link_world_states``, ``add_link_world_wrenches``, ``joint_states``,
@@ -30,14 +33,13 @@ from __future__ import annotations
 
 import datetime
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from eels_gz.gzapi.gzmath import (Inertiald, MassMatrix3d, Pose3d, Vector3d, pose_from_matrix, vector3,
-                                   vector_array)
-from eels_gz.gzapi.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
+from eels_gz.gzapi.engine import Engine, ModelState
+from eels_gz.gzapi.gzmath import Inertiald, MassMatrix3d, Pose3d, Vector3d, pose_from_matrix, vector3, vector_array
 
 NULL_ENTITY = 0
 # returned by a batch helper that cannot batch the given links or joints (the caller loops)
@@ -94,69 +96,11 @@ class EventManager:
 
 # --- host-side records (private to the host) --------------------------------
 @dataclass
-class SkeletonState:
-    """Per-skeleton state cache, refreshed once per step, and the command buffer."""
-
-    skel: Any
-    q: np.ndarray
-    dq: np.ndarray
-    tau: np.ndarray  # force commands for the next step (NaN = none)
-    vel_cmd: dict[int, float] = field(default_factory=dict)
-    has_tau: bool = False
-    applied: np.ndarray | None = None  # generalized forces applied in the last step
-    dof_owner: list = field(default_factory=list)  # DOF index -> (DART joint, index in joint)
-    servo: set[int] = field(default_factory=set)  # DOFs in SERVO mode from last step's velocity commands
-    ext_tau: np.ndarray | None = None  # generalized forces of batched link wrenches for the next step
-    ext_used: bool = False  # ext_tau holds wrenches for the next step
-    kin: Any = None  # SkeletonKinematics, False when the skeleton's joints are not supported
-    kin_fresh: bool = False
-    acc_fresh: bool = False  # kin's accelerations are of the current state
-    acc_supported: bool = True  # False once SkeletonKinematics.accelerations declined the skeleton
-    total: np.ndarray | None = None  # buffer: the generalized forces set on the skeleton
-    applied_buf: np.ndarray | None = None  # buffer behind ``applied``
-    zero: np.ndarray | None = None  # zeros, the base of the forces when joint commands replace them
-    # Batched link wrenches enter DART as generalized forces (ext_tau), which its transmitted body forces
-    # (a force-torque sensor's reading) do not include, as they include DART's own external forces. A
-    # sensor that needs them tracks them (BatchedWrenches): per body, the world force and its world
-    # moment about the world origin, and the bodies' world poses they were applied at.
-    wrenches: Any = None
-
-    def refresh(self) -> None:
-        self.q = self.skel.getPositions()
-        self.dq = self.skel.getVelocities()
-        self.kin_fresh = self.acc_fresh = False
-
-    def kinematics(self):
-        """Every body's world pose and twist at the current state (batched), or None."""
-        if self.kin is None:
-            self.kin = SkeletonKinematics.build(self.skel) or False
-        if self.kin is False:
-            return None
-        if not self.kin_fresh:
-            self.kin.update(self.q, self.dq)
-            self.kin_fresh = True
-        return self.kin
-
-    def accelerations(self):
-        """``kinematics()`` with every body's angular and linear acceleration (``kin.alpha``, ``kin.a``)
-        from the skeleton's generalized accelerations of the last step, or None (then ask DART)."""
-        kin = self.kinematics() if self.acc_supported else None
-        if kin is None:
-            return None
-        if not self.acc_fresh:
-            if not kin.accelerations(self.dq, self.skel.getAccelerations()):
-                self.acc_supported = False
-                return None
-            self.acc_fresh = True
-        return kin
-
-
-@dataclass
 class JointRecord:
     name: str
     model: int
-    state: SkeletonState
-    joint: Any
+    state: ModelState
+    joint: Any  # the engine's handle (Engine's joint argument)
     dof: int  # index of the first DOF in the skeleton
     ndofs: int
     type: JointType
@@ -171,10 +115,20 @@ class JointRecord:
 class LinkRecord:
     name: str
     model: int
-    body: Any
+    body: Any  # the engine's handle (Engine's body argument)
     canonical: bool
     velocity_check: int = 0
     index: int = -1  # body index in its skeleton, filled on first batched use
+
+
+@dataclass(frozen=True)
+class ResolvedSet:
+    """A parameter set the run resolved, handed to its systems (``EntityComponentManager.param_sets``):
+    ``source`` is what the system's element names (``<contact_params>``, ``<soil_params>``,
+    ``<granular_params>``: a set's name or file), ``params`` the set itself."""
+
+    source: str
+    params: Any
 
 
 @dataclass
@@ -184,7 +138,7 @@ class ModelRecord:
     file: str
     links: list[int]
     joints: list[int]
-    state: SkeletonState | None
+    state: ModelState | None  # None for a static model
 
 
 class EntityComponentManager:
@@ -192,6 +146,7 @@ class EntityComponentManager:
     it; the host manages it through this module's functions."""
 
     def __init__(self) -> None:
+        self.engine: Engine | None = None  # set by the host that owns it (constructed as gz-sim's, without one)
         self._next = 1
         self.world_entity = NULL_ENTITY
         self.world_name = ""
@@ -207,40 +162,36 @@ class EntityComponentManager:
         # the first run end a system asked for ((status, message), or None)
         self.peers: dict[tuple[int, str], Any] = {}
         self.run_end: tuple[str, str] | None = None
+        # the batch helpers' resolved lists of links and joints: (kind, id(list)) -> (list, its length,
+        # _Batch or False); dropped when a check is switched off or the world resets
+        self.batches: dict[tuple[str, int], tuple[Any, int, Any]] = {}
+        # the host context: the parameter sets the run resolved, by the element that names them
+        # ("contact_params", ...): a system gets its set from here instead of reading the file (resolved_set)
+        self.param_sets: dict[str, ResolvedSet] = {}
 
 
-# the ECM whose systems are being configured or stepped (set by the simulation that owns it): the
-# scenario helpers of gz_compat (peers, run end) take no ECM argument, as under Gazebo
-_active: EntityComponentManager | None = None
-
-
-def activate(ecm: EntityComponentManager | None) -> EntityComponentManager | None:
-    """Make ``ecm`` the one the scenario helpers act on; returns the one before."""
-    global _active
-    previous, _active = _active, ecm
-    return previous
-
-
-def _active_ecm() -> EntityComponentManager:
-    if _active is None:
-        raise RuntimeError("no embedded-host simulation is configuring or stepping its systems")
-    return _active
-
-
-def register_peer(model_entity: int, name: str, system: Any) -> None:
+def register_peer(ecm: EntityComponentManager, model_entity: int, name: str, system: Any) -> None:
     """Host side of ``gz_compat.register_peer``: per simulation (its ECM)."""
-    _active_ecm().peers[(int(model_entity), name)] = system
+    ecm.peers[(int(model_entity), name)] = system
 
 
-def peer(model_entity: int, name: str) -> Any:
-    return _active_ecm().peers.get((int(model_entity), name))
+def peer(ecm: EntityComponentManager, model_entity: int, name: str) -> Any:
+    """Host side of ``gz_compat.peer``."""
+    return ecm.peers.get((int(model_entity), name))
 
 
-def request_run_end(status: str, message: str) -> None:
+def request_run_end(ecm: EntityComponentManager, status: str, message: str) -> None:
     """Host side of ``gz_compat.request_run_end``: the first request of a step wins."""
-    ecm = _active_ecm()
     if ecm.run_end is None:
         ecm.run_end = (str(status), str(message))
+
+
+def resolved_set(ecm: EntityComponentManager, element: str, source: str) -> Any:
+    """Host side of the contact systems' parameter sets: the set the run resolved for ``<element>``
+    when the system's element names the same ``source``, else None (the system reads the file, as
+    under Gazebo)."""
+    given = ecm.param_sets.get(element)
+    return given.params if given is not None and given.source == source else None
 
 
 def world_entity(ecm: EntityComponentManager) -> int:
@@ -273,7 +224,7 @@ def report_checks(ecm: EntityComponentManager) -> None:
 def unreport_checks(ecm: EntityComponentManager) -> None:
     """A world reset: the ECM returns to its initial state, where enabled checks
     hold empty components until the next physics update."""
-    ecm.__dict__.pop("_batches", None)  # the joint batches cache "every check reports"
+    ecm.batches.clear()  # the joint batches cache "every check reports"
     for record in (*ecm.joints.values(), *ecm.links.values()):
         for attr in ("position_check", "velocity_check"):
             if getattr(record, attr, 0) == 2:
@@ -281,20 +232,39 @@ def unreport_checks(ecm: EntityComponentManager) -> None:
                 ecm._pending_checks.append((record, attr))
 
 
-def _entity(value) -> int:
-    """An entity id from an int or from an API object (gz-sim's copy constructors)."""
-    return value.entity() if isinstance(value, (World, Model, Link, Joint)) else int(value)
-
-
 # --- the API ------------------------------------------------------------------
-class World:
+class _Entity:
+    """What World, Model, Link and Joint share: an entity id, constructed from an int or copied from
+    another API object (gz-sim's constructors), and its validity: a record in the ECM's ``_TABLE``."""
+
     __slots__ = ("_e",)
+    _TABLE = ""  # the ECM's records of this kind ("models", "links", "joints")
 
     def __init__(self, entity):
-        self._e = _entity(entity)
+        self._e = entity.entity() if isinstance(entity, _Entity) else int(entity)
 
     def entity(self) -> int:
         return self._e
+
+    def valid(self, ecm: EntityComponentManager) -> bool:
+        return self._e in getattr(ecm, self._TABLE)
+
+
+class _ModelPart(_Entity):
+    """A link or a joint: a named part of a model (None for an entity the ECM does not hold)."""
+
+    __slots__ = ()
+
+    def name(self, ecm: EntityComponentManager) -> str | None:
+        rec = getattr(ecm, self._TABLE).get(self._e)
+        return rec.name if rec else None
+
+    def parent_model(self, ecm: EntityComponentManager) -> Model:
+        return Model(getattr(ecm, self._TABLE)[self._e].model)
+
+
+class World(_Entity):
+    __slots__ = ()
 
     def valid(self, ecm: EntityComponentManager) -> bool:
         return self._e == ecm.world_entity and self._e != NULL_ENTITY
@@ -318,17 +288,9 @@ class World:
         return len(ecm.models)
 
 
-class Model:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.models
+class Model(_Entity):
+    __slots__ = ()
+    _TABLE = "models"
 
     def name(self, ecm: EntityComponentManager) -> str:
         m = ecm.models.get(self._e)
@@ -378,53 +340,37 @@ class Model:
         ecm.pose_cmds[self._e] = pose
 
 
-class Link:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
+class Link(_ModelPart):
+    __slots__ = ()
+    _TABLE = "links"
 
     def reset_entity(self, entity, /) -> None:
         self._e = int(entity)
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.links
-
-    def name(self, ecm: EntityComponentManager) -> str | None:
-        rec = ecm.links.get(self._e)
-        return rec.name if rec else None
-
-    def parent_model(self, ecm: EntityComponentManager) -> Model:
-        return Model(ecm.links[self._e].model)
 
     def is_canonical(self, ecm: EntityComponentManager) -> bool:
         return ecm.links[self._e].canonical
 
     def world_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
-        return None if rec is None else pose_from_matrix(rec.body.getWorldTransform().matrix())
+        return None if rec is None else pose_from_matrix(ecm.engine.link_pose(rec.body))
 
     def world_inertial(self, ecm: EntityComponentManager) -> Inertiald | None:
         """The link's mass and inertia about its centre of mass, at the centre of mass's world pose."""
         rec = ecm.links.get(self._e)
         if rec is None:
             return None
-        moment = np.asarray(rec.body.getInertia().getMoment(), dtype=float)
-        mass = MassMatrix3d(rec.body.getMass(), vector3(np.diag(moment)),
-                            vector3((moment[0, 1], moment[0, 2], moment[1, 2])))
-        T = rec.body.getWorldTransform().matrix()
-        T[:3, 3] = rec.body.getCOM()
+        m, moment = ecm.engine.link_inertia(rec.body)
+        mass = MassMatrix3d(m, vector3(np.diag(moment)), vector3((moment[0, 1], moment[0, 2], moment[1, 2])))
+        T = ecm.engine.link_pose(rec.body)
+        T[:3, 3] = ecm.engine.link_com(rec.body)
         return Inertiald(mass, pose_from_matrix(T))
 
     def world_inertial_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
         if rec is None:
             return None
-        T = rec.body.getWorldTransform().matrix()
-        T[:3, 3] = rec.body.getCOM()
+        T = ecm.engine.link_pose(rec.body)
+        T[:3, 3] = ecm.engine.link_com(rec.body)
         return pose_from_matrix(T)
 
     def enable_velocity_checks(self, ecm: EntityComponentManager, enable: bool = True) -> None:
@@ -433,7 +379,7 @@ class Link:
             request_check(ecm, rec, "velocity_check")
         else:
             rec.velocity_check = 0
-            ecm.__dict__.pop("_batches", None)
+            ecm.batches.clear()
 
     def world_linear_velocity(self, ecm: EntityComponentManager, offset: Vector3d | None = None) -> Vector3d | None:
         """Velocity of the link origin, or of a point at ``offset`` in the link frame, in world."""
@@ -442,9 +388,7 @@ class Link:
             return None
         if rec.velocity_check == 1:
             return Vector3d()  # enabled, not yet filled by physics (gz-sim: zero)
-        if offset is None:
-            return vector3(rec.body.getLinearVelocity())
-        return vector3(rec.body.getLinearVelocity(vector_array(offset)))
+        return vector3(ecm.engine.link_linear_velocity(rec.body, None if offset is None else vector_array(offset)))
 
     def world_angular_velocity(self, ecm: EntityComponentManager) -> Vector3d | None:
         rec = ecm.links.get(self._e)
@@ -452,42 +396,30 @@ class Link:
             return None
         if rec.velocity_check == 1:
             return Vector3d()
-        return vector3(rec.body.getAngularVelocity())
+        return vector3(ecm.engine.link_angular_velocity(rec.body))
 
     def add_world_force(self, ecm: EntityComponentManager, force: Vector3d, position: Vector3d | None = None) -> None:
         """Force in world coordinates at the centre of mass, or at ``position``
         from the centre of mass in the link frame (gz-sim's convention)."""
         body = ecm.links[self._e].body
-        offset = body.getLocalCOM()
+        offset = ecm.engine.link_local_com(body)
         if position is not None:
             offset = offset + vector_array(position)
-        body.addExtForce(vector_array(force), offset, False, True)
+        ecm.engine.add_link_force(body, vector_array(force), offset)
 
     def add_world_wrench(self, ecm: EntityComponentManager, force: Vector3d, torque: Vector3d) -> None:
         """Force and torque in world coordinates, applied at the link origin, for one step."""
         body = ecm.links[self._e].body
-        body.addExtForce(vector_array(force), np.zeros(3), False, True)
-        body.addExtTorque(vector_array(torque), False)
+        ecm.engine.add_link_force(body, vector_array(force), np.zeros(3))
+        ecm.engine.add_link_torque(body, vector_array(torque))
 
 
-class Joint:
-    __slots__ = ("_e",)
-
-    def __init__(self, entity):
-        self._e = _entity(entity)
-
-    def entity(self) -> int:
-        return self._e
+class Joint(_ModelPart):
+    __slots__ = ()
+    _TABLE = "joints"
 
     def reset_entity(self, new_entity) -> None:
         self._e = int(new_entity)
-
-    def valid(self, ecm: EntityComponentManager) -> bool:
-        return self._e in ecm.joints
-
-    def name(self, ecm: EntityComponentManager) -> str | None:
-        rec = ecm.joints.get(self._e)
-        return rec.name if rec else None
 
     def parent_link_name(self, ecm: EntityComponentManager) -> str | None:
         rec = ecm.joints.get(self._e)
@@ -505,16 +437,13 @@ class Joint:
         rec = ecm.joints.get(self._e)
         return rec.type if rec else None
 
-    def parent_model(self, ecm: EntityComponentManager) -> Model:
-        return Model(ecm.joints[self._e].model)
-
     def enable_position_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]
         if enable:
             request_check(ecm, rec, "position_check")
         else:
             rec.position_check = 0
-            ecm.__dict__.pop("_batches", None)
+            ecm.batches.clear()
 
     def enable_velocity_check(self, ecm: EntityComponentManager, enable: bool = True) -> None:
         rec = ecm.joints[self._e]
@@ -522,7 +451,7 @@ class Joint:
             request_check(ecm, rec, "velocity_check")
         else:
             rec.velocity_check = 0
-            ecm.__dict__.pop("_batches", None)
+            ecm.batches.clear()
 
     def position(self, ecm: EntityComponentManager) -> list[float] | None:
         """None before ``enable_position_check``, ``[]`` until the next physics update, then one value per DOF."""
@@ -564,12 +493,12 @@ class Joint:
 
     def reset_position(self, ecm: EntityComponentManager, positions: list[float]) -> None:
         rec = ecm.joints[self._e]
-        rec.joint.setPositions(np.asarray(positions, dtype=float))
+        ecm.engine.set_joint_positions(rec.joint, np.asarray(positions, dtype=float))
         rec.state.refresh()
 
     def reset_velocity(self, ecm: EntityComponentManager, velocities: list[float]) -> None:
         rec = ecm.joints[self._e]
-        rec.joint.setVelocities(np.asarray(velocities, dtype=float))
+        ecm.engine.set_joint_velocities(rec.joint, np.asarray(velocities, dtype=float))
         rec.state.refresh()
 
 
@@ -577,10 +506,10 @@ class Joint:
 # Not part of gz-sim's API. plugins_py/gz_compat.py offers ``link_world_states``,
 # ``add_link_world_wrenches``, ``joint_states`` and ``set_joint_forces`` in
 # every host: under Gazebo they loop over the Link/Joint API; here they read
-# and write all links or joints of a skeleton at once (link poses and twists
-# from eels_gz/gzapi/kinematics.py), which is what makes 20 screws and 40
+# and write all links or joints of a model at once (through its ModelState:
+# eels_gz/dart/kinematics.py), which is what makes 20 screws and 40
 # joints cheap. A plugin passes the same list every step; the batch is cached
-# by the list's identity.
+# by the list's identity (ecm.batches).
 
 
 class _Batch:
@@ -598,9 +527,7 @@ class _Batch:
 def _lookup(ecm: EntityComponentManager, kind: str, items):
     """The batch of a plugin's list, found by the list's identity (a plugin passes
     the same list every step; the cache holds it, so its id is not reused)."""
-    cache = ecm.__dict__.get("_batches")
-    if cache is None:
-        cache = ecm.__dict__["_batches"] = {}
+    cache = ecm.batches
     entry = cache.get((kind, id(items)))
     if entry is not None and entry[0] is items and len(items) == entry[1]:
         return cache, entry[2]
@@ -613,12 +540,12 @@ def _batch(ecm: EntityComponentManager, links) -> _Batch | None:
         recs = [ecm.links[link.entity()] for link in links]
         states = {id(ecm.models[r.model].state) for r in recs}
         state = ecm.models[recs[0].model].state if recs else None
-        if len(states) != 1 or state is None or state.kinematics() is None:
+        if len(states) != 1 or state is None or not state.batchable():
             hit = False
         else:
             for r in recs:
                 if r.index < 0:
-                    r.index = r.body.getIndexInSkeleton()
+                    r.index = ecm.engine.link_index(r.body)
             hit = _Batch(links, state, np.array([r.index for r in recs], dtype=np.int64), recs)
             n = len(recs)
             hit.out = (np.empty((n, 3)), np.empty((n, 3, 3)), np.empty((n, 3)), np.empty((n, 3)))
@@ -643,9 +570,8 @@ def link_world_states(ecm: EntityComponentManager, links):
             return None
         hit.ready = 1 not in checks  # stays so until a check is switched off or the world resets
         fresh = np.array(checks) == 1
-    kin = hit.state.kinematics()
     pos, rot, lin, ang = hit.out
-    gather_link_states(kin.T, kin.v, kin.w, hit.idx, pos, rot, lin, ang)
+    hit.state.link_states(hit.idx, pos, rot, lin, ang)
     if fresh is not None and fresh.any():
         lin[fresh] = 0.0
         ang[fresh] = 0.0
@@ -658,64 +584,7 @@ def add_link_world_wrenches(ecm: EntityComponentManager, links, forces, torques)
     hit = _batch(ecm, links) if ecm.batch_api else None
     if hit is None:
         return False
-    state, idx = hit.state, hit.idx
-    if state.vel_cmd or state.servo:
-        # velocity-commanded joints (SERVO actuators) discard the generalized forces set on their DOFs,
-        # so batched wrenches would not reach them; gz-sim applies link wrenches to the bodies, which a
-        # servo resists only up to its effort limit: the caller applies them one link at a time
-        return False
-    if state.ext_tau is None:
-        state.ext_tau = np.zeros(state.skel.getNumDofs())
-    kin = state.kinematics()
-    wrench_forces(kin, idx, np.asarray(forces, float), np.asarray(torques, float), state.ext_tau)
-    state.ext_used = True
-    if state.wrenches is not None:
-        state.wrenches.add(kin.T, idx, forces, torques)
-    return True
-
-
-class BatchedWrenches:
-    """The batched link wrenches of one skeleton, for the force-torque sensors: those of the coming step
-    (``add``), and, once it is taken (``step_taken``), those of the step just taken with the body poses
-    they were applied at (``subtree_wrench``)."""
-
-    def __init__(self, n_bodies: int):
-        self.coming = np.zeros((n_bodies, 6))  # world force, world moment about the origin
-        self.taken = np.zeros((n_bodies, 6))
-        self.T_coming = np.zeros((n_bodies, 4, 4))
-        self.T_taken = np.zeros((n_bodies, 4, 4))
-        self.any_coming = self.any_taken = False
-
-    def add(self, T: np.ndarray, idx, forces, torques) -> None:
-        f = np.asarray(forces, float)
-        moment = np.asarray(torques, float) + np.cross(T[idx, :3, 3], f)
-        np.add.at(self.coming[:, :3], idx, f)
-        np.add.at(self.coming[:, 3:], idx, moment)
-        if not self.any_coming:
-            self.T_coming[:] = T  # the state they act in: the step's start
-        self.any_coming = True
-
-    def step_taken(self) -> None:
-        self.coming, self.taken = self.taken, self.coming
-        self.T_coming, self.T_taken = self.T_taken, self.T_coming
-        self.any_taken, self.any_coming = self.any_coming, False
-        self.coming.fill(0.0)
-
-    def clear(self) -> None:
-        self.coming.fill(0.0)
-        self.taken.fill(0.0)
-        self.any_coming = self.any_taken = False
-
-    def subtree_wrench(self, bodies, child: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """(torque, force) in body ``child``'s frame about its origin of the batched wrenches the last
-        step applied to ``bodies`` (the subtree below a joint), or None when it applied none."""
-        if not self.any_taken:
-            return None
-        f = self.taken[bodies, :3].sum(axis=0)
-        moment = self.taken[bodies, 3:].sum(axis=0)
-        T = self.T_taken[child]
-        R, p = T[:3, :3], T[:3, 3]
-        return R.T @ (moment - np.cross(p, f)), R.T @ f
+    return hit.state.add_link_wrenches(hit.idx, forces, torques)
 
 
 def _joint_batch(ecm: EntityComponentManager, joints) -> _Batch | None:

@@ -4,7 +4,7 @@ test/ros checks they agree):
 
 - ``/clock`` (gz.msgs.Clock), like gz-sim's server, every ``period`` steps;
 - the publishing systems the robot's description names, as gz-sim runs them
-  (eels_gz/gzapi/gz_systems.py): JointStatePublisher (``/joint_states`` in
+  (eels_gz/gzapi/publishers.py): JointStatePublisher (``/joint_states`` in
   the shipped descriptions) and OdometryPublisher (``/ground_truth/odom``:
   the base pose in ``world``, the twist from finite differences as gz-sim
   computes it);
@@ -22,24 +22,13 @@ import logging
 
 import numpy as np
 
-from eels_gz.gzapi import gz_systems, msgs, transport
+from eels_gz.gzapi import msgs, publishers, transport
 from eels_gz.gzapi.gzmath import Pose3d, Quaterniond, Vector3d
 
 log = logging.getLogger(__name__)
 
 CLOCK, JOINT_STATES, GROUND_TRUTH = "/clock", "/joint_states", "/ground_truth/odom"
 ENABLE_GRAVITY, SET_POSE = "/enable_gravity", "/set_pose"
-
-
-def robot_joints(skel) -> tuple[list[str], np.ndarray]:
-    """Names and DOF indices of the robot's 1-DOF joints (the joint-state publisher's joints)."""
-    names, dofs = [], []
-    for j in range(skel.getNumJoints()):
-        joint = skel.getJoint(j)
-        if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
-            names.append(joint.getName())
-            dofs.append(joint.getIndexInSkeleton(0))
-    return names, np.array(dofs, dtype=int)
 
 
 class HostTopics:
@@ -52,14 +41,12 @@ class HostTopics:
         self._clock = self.node.advertise(CLOCK, msgs.Clock)
         self.node.subscribe(msgs.Boolean, ENABLE_GRAVITY, self._on_gravity)
         self.node.subscribe(msgs.Pose, SET_POSE, self._on_set_pose)
-        self.gravity = np.array(sim.world.getGravity(), dtype=float)
-        self.systems = gz_systems.start(sim, self.node)
+        self.gravity = sim.gravity
+        self.systems = publishers.start(sim, self.node)
 
     # --- commands -------------------------------------------------------------------
     def _on_gravity(self, msg) -> None:
-        g = self.gravity if msg.data else np.zeros(3)
-        self.sim.world.setGravity(g)
-        self.sim.ecm.gravity = g.copy()
+        self.sim.set_gravity(self.gravity if msg.data else np.zeros(3))
         log.info("gravity %s", "on" if msg.data else "off")
 
     def _on_set_pose(self, msg) -> None:

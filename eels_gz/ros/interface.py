@@ -46,7 +46,7 @@ class RosInterface:
     """The bridge of one simulation to ROS 2; ``close()`` when the run ends."""
 
     def __init__(self, sim, transport: str = "auto", domain_id: int = 0, bridge_file=None):
-        robot = sim.robot_skeleton.getName() if sim.robot_skeleton is not None else ""
+        robot = sim.robot_name
         fts = [(joint, name) for joint, name, kind, _ in sim.sensor_specs if kind == "force_torque"]
         self.entries = load_bridge(bridge_file, robot=robot, fts_sensors=fts, world=sim.spec.name)
         self.kind, self.backend = make_backend(transport, domain_id)

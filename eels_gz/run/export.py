@@ -4,7 +4,7 @@
 
 - ``world.sdf``: the world's own content (``worlds/<world>.sdf`` or the SDF file given) with the
   Physics, Sensors, Imu and ForceTorque systems loaded (added when the world lacks them; gz-sim 8's
-  names, :data:`eels_gz.gzapi.systems.BUILTIN_SYSTEMS`), its step set to the run's ``physics.dt`` (and
+  names, :data:`eels_gz.gzapi.system_loader.BUILTIN_SYSTEMS`), its step set to the run's ``physics.dt`` (and
   its DART collision detector and solver to the run's when they are set), and the robot as an
   ``<include>`` at its placed pose, holding the initial_joints system (the placed joint positions)
   and the scenario's systems (:func:`eels_gz.scenarios.plugin_elements.scenario_plugins`);
@@ -43,7 +43,7 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.errors import ConfigError, TerrainError
-from eels_gz.gzapi.systems import GZ_NAMESPACE
+from eels_gz.gzapi.system_loader import GZ_NAMESPACE
 from eels_gz.rotations import rpy_matrix
 from eels_gz.run.placing import PLACEMENT_FILE, placement_record
 from eels_gz.run.resolve import (Resolved, RunFiles, check_contact_step, resolve_run, scenario_system_plugins,
@@ -161,7 +161,7 @@ def _system_file(element) -> str:
 def add_systems(world, headless: bool = False) -> list[str]:
     """Add the REQUIRED_SYSTEMS the ``<world>`` element lacks, after its last plugin; their file names.
     ``headless``: the Sensors system is neither added nor kept (:data:`RENDERING_SENSORS`)."""
-    from eels_gz.gzapi.systems import BUILTIN_SYSTEMS
+    from eels_gz.gzapi.system_loader import BUILTIN_SYSTEMS
 
     if headless:
         for plugin in world.findall("plugin"):

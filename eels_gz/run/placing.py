@@ -78,8 +78,6 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     name = scenario.get("placement") if scenario else None
     if not name:
         return None
-    from eels_gz.dart.terrain_start import world_gravity  # the engine: only for a scenario that places
-
     where = prep.scenario_file or "scenario"
     module = pure_module(str(name))
     if module is None or not hasattr(module, "place"):
@@ -88,7 +86,7 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     ctx = PlacementContext(params=dict(scenario["params"]), scenario=scenario, robot=prep.settings["config"]["robot"]["name"],
                            urdf=urdf, source=sim.robot_description.source,
                            world_file=prep.settings["resolved"]["world_file"], terrain=prep.terrain,
-                           gravity=world_gravity(sim),
+                           gravity=sim.gravity,
                            settle=settle if settle is not None else settler(sim, prep.terrain),
                            base_pose=sim.frame_world_pose(root_link(urdf)))
     modules = {m for m, _ in system_entries(scenario, where)}

@@ -133,13 +133,14 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
         xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
-    soil_params = _soil_params_file(cfg["soil"], entry, files)
+    soil_set = check_soil(cfg["soil"], entry)  # the one parse of the run's soil set
+    soil_params = _soil_params_file(cfg["soil"], soil_set, files)
     xacro_args.update(_world_args(entry, world, spec, soil_params))
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
     return Resolved(cfg, entry, world, spec, dt, duration, n_modules, scenario, scenario_file, contact_set,
-                    contact_params, check_soil(cfg["soil"], entry), soil_params,
+                    contact_params, soil_set, soil_params,
                     _contact_label(contact, contact_params, files) if contact_set is not None else "",
                     xacro_args, description, granular_set, granular_params)
 
@@ -354,16 +355,15 @@ def check_soil(soil: dict, entry):
     return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
 
 
-def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None) -> str:
-    """The soil set the soil contact reads (``<soil_params>``, :func:`check_soil`): ``soil.params`` as
-    named, or, when keys are set on their own (``soil.cohesion``...), that set with them replaced, written
-    resolved to ``work_dir/soil.yaml`` (a temporary folder without one) so the run records what it used;
-    "" for none."""
+def _soil_params_file(soil: dict, params, work_dir: RunFiles | str | Path | None) -> str:
+    """The soil set the soil contact reads (``<soil_params>``; ``params``: the run's set as
+    :func:`check_soil` resolved it): ``soil.params`` as named, or, when keys are set on their own
+    (``soil.cohesion``...), that set with them replaced, written resolved to ``work_dir/soil.yaml`` (a
+    temporary folder without one) so the run records what it used; "" for none."""
     from eels_gz.config import soil_overrides
     from eels_gz.soil.params import soil_config_path, write_soil_params
 
     files = _files(work_dir)
-    params = check_soil(soil, entry)
     overrides = soil_overrides(soil)
     if params is None or (not overrides and not files.record):
         return str(soil.get("params") or "")

@@ -19,6 +19,7 @@ import yaml
 from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInterrupted, SimulationDiverged,
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
+from eels_gz.gzapi.gzsim import ResolvedSet
 from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
                                   check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, compiled_signatures, load_cached_kernels
@@ -60,23 +61,19 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     r = resolve_run(cfg, work_dir)  # shared with eels-gz export (eels_gz.run.resolve)
     cfg, rcfg, entry, world, spec, dt, duration = r.cfg, r.cfg["robot"], r.entry, r.world, r.spec, r.dt, r.duration
     scenario, scenario_file, description = r.scenario, r.scenario_file, r.description
-    contact, contact_set, contact_params = cfg["contact"], r.contact_set, r.contact_params
+    contact, contact_set = cfg["contact"], r.contact_set
     phys = cfg["physics"]
     host = cfg["sim"]
     plugins = _scenario_system_plugins(r, work_dir)
     say_estimate(f"a run of {duration:g} s simulated at a {dt:g} s step", duration / dt)  # before the build
-    from eels_gz.contact.params import resolved_contact_sets
-
-    # the screw contact system reads <contact_params> in configure: it gets the set resolved above
-    with resolved_contact_sets({contact_params: contact_set} if contact_set is not None else {}):
-        sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
-                                         plugins=plugins, yaw=float(rcfg["yaw"])),
-                         dt=dt, collision_detector=phys["collision_detector"],
-                         max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                         batch_api=bool(host["batch_api"]), solver=phys["solver"])
+    sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
+                                     plugins=plugins, yaw=float(rcfg["yaw"])),
+                     dt=dt, collision_detector=phys["collision_detector"],
+                     max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
+                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(r))
     n_modules = r.n_modules
     if contact_set is not None:
-        check_contact_step(r, sim.robot_skeleton.getMass())
+        check_contact_step(r, sim.robot_mass())
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
@@ -86,6 +83,7 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     resolved_cfg = copy.deepcopy(cfg)
     resolved_cfg["duration"] = duration
     resolved_cfg["robot"]["n_modules"] = n_modules
+    bodies, dofs = sim.robot_sizes()
     resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name, solver=sim.solver_name)
     if scenario is not None:
         resolved_cfg["scenario"] = {"name": cfg["scenario"]["name"], **scenario["params"]}
@@ -94,13 +92,13 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
         "resolved": {
             "world_file": str(world),
             "robot_description": description.source,
-            "bodies": sim.robot_skeleton.getNumBodyNodes(),
+            "bodies": bodies,
             "dt": sim.dt,
             "collision_detector": sim.detector_name,
             "solver": sim.solver_name,
             "contact": contact["model"],
             "duration": duration,
-            "dofs": sim.robot_skeleton.getNumDofs(),
+            "dofs": dofs,
             "systems": [s.module for s in sim.systems],
         },
     }
@@ -114,6 +112,16 @@ def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
     return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+
+
+def _param_sets(r) -> dict[str, ResolvedSet]:
+    """The contact, soil and granular sets the run resolved, handed to its systems (the host context,
+    ``ecm.param_sets``): each keyed by the element its system reads and with the value written there,
+    so the systems' ``configure`` take them instead of reading the files again."""
+    given = {"contact_params": (r.contact_params, r.contact_set), "soil_params": (r.soil_params, r.soil_set),
+             "granular_params": (r.granular_params, r.granular_set)}
+    return {element: ResolvedSet(str(source), params) for element, (source, params) in given.items()
+            if params is not None}
 
 
 def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
@@ -138,16 +146,8 @@ class Recorder:
 
     def __init__(self, sim: Simulation, mcap_path: Path | None):
         self.sim = sim
-        skel = sim.robot_skeleton
-        self.base = skel.getBodyNode(0)
-        self.joint_dofs, self.joint_names = [], []
-        for j in range(skel.getNumJoints()):
-            joint = skel.getJoint(j)
-            if joint.getType() != "FreeJoint" and joint.getNumDofs() == 1:
-                self.joint_dofs.append(joint.getIndexInSkeleton(0))
-                self.joint_names.append(joint.getName())
-        self.joint_dofs = np.array(self.joint_dofs, dtype=int)
-        self.state = next(s for s in sim.states if s.skel is skel)
+        self.joint_names, self.joint_dofs = sim.robot_joints()
+        self.state = sim.robot_state
         self.t, self.pos, self.quat = [], [], []
         self.odom = np.empty(13)  # base_odometry's output: position, quaternion, twist in the base frame
         self.log = McapLog(mcap_path) if mcap_path else None
@@ -155,7 +155,7 @@ class Recorder:
             self.log.channel("/clock", messages.CLOCK)
             self.log.channel("/joint_states", messages.JOINT_STATE)
             self.log.channel("/ground_truth/odom", messages.ODOMETRY)
-            self.templates = messages.RunLogTemplates(self.joint_names, "world", self.base.getName())
+            self.templates = messages.RunLogTemplates(self.joint_names, "world", sim.robot_base_name())
             self.no_effort = np.zeros(len(self.joint_dofs))
             from eels_gz.dart.scene_log import SceneLog
 
@@ -164,12 +164,7 @@ class Recorder:
     def sample(self) -> None:
         t = self.sim.time
         t_ns = round(t * 1e9)
-        kin = self.state.kinematics()
-        if kin is not None:  # the step's batched kinematics, which the scene log and the sensors share
-            T, v, w = kin.T[0], kin.v[0], kin.w[0]
-        else:
-            T = self.base.getWorldTransform().matrix()
-            v, w = np.asarray(self.base.getLinearVelocity()), np.asarray(self.base.getAngularVelocity())
+        T, v, w = self.sim.robot_base_state()
         odom = self.odom
         base_odometry(T, v, w, odom)
         self.t.append(t)
@@ -577,7 +572,7 @@ def _summary(sim, rec, prep, wall, status, error, out, cfg, setup_sim_time: floa
     if rec is not None and rec.t:
         p, q = rec.pos[-1], rec.quat[-1]
     else:  # nothing recorded (the log could not be opened): the state reached
-        T = sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
+        T = sim.robot_base_pose()
         p, q = T[:3, 3], matrix_to_quat(T[:3, :3])
     files = {"summary": str(final / "summary.json")}
     if rec is not None and rec.log:

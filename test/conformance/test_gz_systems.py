@@ -24,7 +24,7 @@ from eels_gz import config, registry
 from eels_gz.gzapi import msgs, transport
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors, force_torque_topic
-from eels_gz.gzapi.systems import BUILTIN_SYSTEMS, PYTHON_LOADER
+from eels_gz.gzapi.system_loader import BUILTIN_SYSTEMS, PYTHON_LOADER
 from eels_gz.gzapi.topics import HostTopics
 from eels_gz.paths import asset
 from eels_gz.terrain.writers import write_world

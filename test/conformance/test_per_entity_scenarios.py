@@ -46,7 +46,7 @@ def test_per_entity_path_ends_where_the_batched_path_does(name, tmp_path):
     ends = {}
     for batch in (True, False):
         summary, sim, q0 = run(name, batch, tmp_path / f"batch_{batch}")
-        batches = sim.ecm.__dict__.get("_batches")
+        batches = sim.ecm.batches
         assert bool(batches) is batch, f"batch_api={batch}: the batch caches say the other path ran"
         moved = np.abs(sim.robot_skeleton.getPositions() - q0).max()
         assert moved > 100 * TOL, f"batch_api={batch}: the robot barely moved ({moved:.2e}): the test proves nothing"

@@ -40,7 +40,10 @@ COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_lin
                     "joint_states_each", "set_joint_forces_each", "base_link", "watched_link"}
 # the gz calls the checker must recognise in a file (fewer: it lost track of the types); a thin watcher
 # whose gz calls are in shared helpers (gz_compat.base_link, tethers.TetherWatch) makes only a few itself
-MIN_CHECKED = {"hang.py": 3, "tube_dangle.py": 1, "timed_system.py": 4}  # timed_system: its own params and UpdateInfo
+# timed_system: its own params and UpdateInfo; the contact systems: their pre_update, reset and
+# <world_file> are contact_system.ContactSystem's
+MIN_CHECKED = {"hang.py": 3, "tube_dangle.py": 1, "timed_system.py": 4,
+               "contact_system.py": 4, "rft_contact.py": 3, "screw_contact.py": 4}
 # model code that receives the gz API module from a plugin
 API_USERS = [REPO / "eels_gz" / "rover" / "gz_model.py"]
 
@@ -61,7 +64,8 @@ HOST_ONLY = host_only_names()
 
 def test_the_plugin_set_is_the_expected_one():
     assert {p.stem for p in SYSTEM_PLUGINS} == {"joint_control", "screw_contact", "soil_contact", "icr_steering",
-                                                "wheel_odometry", "wheel_rig", "initial_joints", "joint_coupling",
+                                                "contact_system", "wheel_odometry", "wheel_rig", "initial_joints",
+                                                "joint_coupling",
                                                 "hold", "screw_spin", "surface_traverse", "sidewind", "leader_follower",
                                                 "snake_io", "tethers", "tube_dangle", "wall_climb", "moulin_descent",
                                                 "rover_drive", "drag_rig", "rft_contact", "hang", "timed_system"}

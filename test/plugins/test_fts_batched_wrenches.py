@@ -2,8 +2,8 @@
 batched (as generalized forces, eels_gz.gzapi.gzsim.add_link_world_wrenches) or one link at a time
 (``Link.add_world_wrench``: DART's own external forces, the path Gazebo runs). DART's transmitted body
 force includes its external forces but not generalized forces, so the batched path's wrenches below
-the sensor's joint are taken out of it (gzsim.BatchedWrenches); before that, EELS 1.5's three sensors
-read up to 480 N off on the ice.
+the sensor's joint are taken out of it (eels_gz.dart.skeleton_state.BatchedWrenches); before that,
+EELS 1.5's three sensors read up to 480 N off on the ice.
 
 Tolerance: both paths give the same motion to round-off (test_per_entity_path) and the same wrenches;
 the readings then differ only by floating-point order, ~1e-12 of the 30 N they carry: 1e-6 N leaves

@@ -1,4 +1,4 @@
-"""The host's batched link and joint access (eels_gz/gzapi/kinematics.py and
+"""The host's batched link and joint access (eels_gz/dart/kinematics.py and
 the gz_compat helpers built on it) gives what DART and the per-link gz API
 give, so plugins may use either path."""
 
@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from eels_gz import registry
+from eels_gz.dart.kinematics import SkeletonKinematics, wrench_forces
+from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.description.assemble import robot_description
 from eels_gz.gzapi import gzsim
-from eels_gz.gzapi.kinematics import SkeletonKinematics, wrench_forces
-from eels_gz.dart.simulation import RobotSpec, Simulation
 
 # round-off of 4x4 products down a 40-body chain at unit scale
 TOL = 1e-12
@@ -236,7 +236,7 @@ def test_mass_matrix_sparsity_is_the_trees(name):
 def test_dof_parents_refuses_children_numbered_first():
     from types import SimpleNamespace
 
-    from eels_gz.gzapi.kinematics import REVOLUTE
+    from eels_gz.dart.kinematics import REVOLUTE
     from eels_gz.dart.mass_matrix import dof_parents
 
     kin = SimpleNamespace(kind=np.array([REVOLUTE, REVOLUTE]), parent=np.array([-1, 0]), dof=np.array([1, 0]))

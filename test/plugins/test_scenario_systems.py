@@ -30,16 +30,16 @@ class Probe:
         self.label, _ = sdf.get_string("label", "")
         self.params = scenario_params(sdf)
         if self.label == "a":
-            register_peer(entity, "probe_a", self)
+            register_peer(entity, "probe_a", self, ecm)
         self.found = "unset"
 
     def pre_update(self, info, ecm):
         CALLS.append(self.label)
         if self.found == "unset":
-            self.found = peer(self.entity, "probe_a")
+            self.found = peer(self.entity, "probe_a", ecm)
         end_at = self.params.get("end_at")
         if end_at is not None and info.iterations >= end_at:
-            request_run_end(f"done_{self.label}", f"{self.label} ended it at iteration {info.iterations}")
+            request_run_end(f"done_{self.label}", f"{self.label} ended it at iteration {info.iterations}", ecm)
 
 def get_system():
     return Probe()
@@ -158,7 +158,7 @@ class Ender:
     def post_update(self, info, ecm):
         self.n += 1
         if self.n == int(self.params["steps"]):
-            request_run_end("target_reached", f"stopped after {self.n} steps")
+            request_run_end("target_reached", f"stopped after {self.n} steps", ecm)
     def metrics(self):
         return {"steps_seen": self.n}
     def plot(self, path):

@@ -14,7 +14,6 @@ import pytest
 from lxml import etree
 
 from eels_gz import config, registry
-from eels_gz.gzapi import gzsim
 from eels_gz.gzapi.element import Element
 from eels_gz.paths import asset
 from eels_gz.run.runner import prepare
@@ -35,7 +34,6 @@ def robot(tmp_path, monkeypatch):
                                    f"<world_file>{world}</world_file></plugin>"), "test")
     monkeypatch.syspath_prepend(str(asset("plugins_py")))
     sys.modules.pop("snake_io", None)
-    gzsim._active = sim.ecm
     from snake_io import SnakeIO
 
     jc = next(s for s in sim.systems if s.module == "joint_control")

@@ -18,7 +18,7 @@ import pytest
 from eels_gz import config
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
-from eels_gz.gzapi.topics import HostTopics, robot_joints
+from eels_gz.gzapi.topics import HostTopics
 from eels_gz.ros.interface import RosInterface
 
 HERE = Path(__file__).resolve().parent
@@ -62,7 +62,7 @@ def eels_1_5():
 
 def test_listener_receives_joint_states_clock_wrenches_and_imu(eels_1_5):
     sim = eels_1_5
-    names, _ = robot_joints(sim.robot_skeleton)
+    names, _ = sim.robot_joints()
     topics = HostTopics(sim, period=5)
     sensors = HostSensors(sim, noise=False)
     fts = [n for _, n, kind, _ in sim.sensor_specs if kind == "force_torque"]

@@ -1,9 +1,11 @@
-"""A run resolves its contact parameters once: the file ``contact.params`` names is read once on the
-whole path of ``eels-gz run`` (the set with its ``--set contact.*`` keys, the step's stability check,
-summary.json and the screw contact system's ``configure`` all use that one resolved set), and the
-resolved set is still written to the run folder (``contact.yaml``) when keys are set on their own.
-The parses are counted by wrapping the YAML loader of eels_gz.paramsets, which reads every
-contact (and soil) parameter file. Before this, one run read it three times (four with ``contact.*`` keys)."""
+"""A run resolves its parameter sets once: the file ``contact.params`` (``soil.params``,
+``granular.params``) names is read once on the whole path of ``eels-gz run`` (the set with its
+``--set contact.*`` keys, the step's stability check, summary.json and the contact system's
+``configure``, which gets the set from the host context ``ecm.param_sets``, all use that one resolved
+set), and the resolved set is still written to the run folder (``contact.yaml``) when keys are set on
+their own. The parses are counted by wrapping the YAML loader of eels_gz.paramsets, which reads every
+contact, soil and granular parameter file. Before issue 42 one run read its contact set three times
+(four with ``contact.*`` keys); before issue 46 a rover's soil set three times and a granular medium twice."""
 
 from __future__ import annotations
 
@@ -16,7 +18,10 @@ from click.testing import CliRunner
 
 import eels_gz.paramsets as paramsets
 from eels_gz.cli import main
-from eels_gz.contact.params import load_contact_params, resolved_contact_sets
+from eels_gz.contact.params import ContactParams, load_contact_params
+from eels_gz.granular.params import load_granular_params
+from eels_gz.gzapi import gzsim
+from eels_gz.soil.params import load_soil_params
 
 
 @pytest.fixture
@@ -54,14 +59,35 @@ def test_one_run_reads_its_contact_parameters_once(tmp_path, parses, keys):
     assert summary["settings"]["resolved"]["contact_params"] == expected
 
 
-def test_outside_a_run_the_file_is_read(tmp_path, parses):
-    """The hand-over is scoped to the run's setup: after it (and under Gazebo, where the plugin reads
-    ``<contact_params>`` in configure) each load reads the file."""
+@pytest.mark.parametrize("args, name, key", [
+    (["--scenario", "rover_drive", "--set", "soil.params=dry_sand"], "dry_sand.yaml", "soil_params"),  # archimede
+    (["--scenario", "screw_spin", "--contact", "rft"], "mars_simulant_mms.yaml", "granular_params"),  # rft medium
+])
+def test_one_run_reads_its_soil_or_granular_set_once(tmp_path, parses, args, name, key):
+    out = tmp_path / "run"
+    res = CliRunner().invoke(main, ["run", *args, "--duration", "0.01", "--set", "log.mcap=false", "--set",
+                                    "log.plot=false", "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    assert parses == [name]  # once, for the whole run: the system got the resolved set from the host
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "ok"
+    load = load_soil_params if key == "soil_params" else load_granular_params
+    assert summary["settings"]["resolved"][key] == load(name[:-len(".yaml")]).to_dict()  # the set it ran with
+
+
+def test_outside_a_run_the_file_is_read(parses):
+    """Without a host context (and under Gazebo, where the plugin reads ``<contact_params>`` in
+    configure) each load reads the file: no cache keyed by path. The host context hands a set only
+    to the element naming the source it was resolved from."""
     load_contact_params("ice")
-    with resolved_contact_sets({"ice": load_contact_params("ice_regulated")}):
-        assert load_contact_params("ice") == load_contact_params("ice_regulated")  # handed on, not read
-    assert load_contact_params("ice").stick_length > 0.0  # read again: the block is over
-    assert parses == ["ice.yaml", "ice_regulated.yaml", "ice_regulated.yaml", "ice.yaml"]
+    load_contact_params("ice")
+    assert parses == ["ice.yaml", "ice.yaml"]
+    ecm = gzsim.EntityComponentManager()
+    given = ContactParams(**{**load_contact_params("ice").to_dict(), "mu": 0.3})
+    ecm.param_sets = {"contact_params": gzsim.ResolvedSet("ice", given)}
+    assert gzsim.resolved_set(ecm, "contact_params", "ice") is given
+    assert gzsim.resolved_set(ecm, "contact_params", "ice_regulated") is None  # another set: read its file
+    assert gzsim.resolved_set(ecm, "soil_params", "ice") is None
 
 
 def test_a_sweep_reads_the_set_once_per_sample_run(tmp_path, parses):

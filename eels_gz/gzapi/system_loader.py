@@ -65,9 +65,9 @@ BUILTIN_SYSTEMS = {
     "gz-sim-forcetorque-system": ("gz::sim::systems::ForceTorque",
                                   "force-torque sensors (eels_gz/dart/sensors.py, DART joint wrench)"),
     "gz-sim-joint-state-publisher-system": ("gz::sim::systems::JointStatePublisher",
-                                            "joint states (eels_gz/gzapi/gz_systems.py)"),
+                                            "joint states (eels_gz/gzapi/publishers.py)"),
     "gz-sim-odometry-publisher-system": ("gz::sim::systems::OdometryPublisher",
-                                         "model odometry, the ground truth (eels_gz/gzapi/gz_systems.py)"),
+                                         "model odometry, the ground truth (eels_gz/gzapi/publishers.py)"),
 }
 PLUGIN_ERRORS = ("stop", "disable")
 

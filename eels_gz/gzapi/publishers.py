@@ -95,7 +95,8 @@ class OdometryPublisher:
         model = sim.ecm.models[entity]
         if model.state is None:
             raise SdfError(f"OdometryPublisher on static model '{model.name}'", element.file_path())
-        self.body = model.state.skel.getBodyNode(0)  # a URDF model's frame is its root link's
+        self.body = sim.ecm.links[model.links[0]].body  # a URDF model's frame is its root (canonical) link's
+        self.engine = sim.ecm.engine
         where = element.file_path()
         self.odom_frame, _ = element.get_string("odom_frame", f"{model.name}/odom")
         self.base_frame, _ = element.get_string("robot_base_frame", f"{model.name}/base_footprint")
@@ -131,7 +132,7 @@ class OdometryPublisher:
 
     def post_update(self, sec: int, nsec: int) -> None:
         t = sec + nsec * 1e-9
-        T = self.body.getWorldTransform().matrix() @ self.offset
+        T = self.engine.link_pose(self.body) @ self.offset
         if self.last_T is None:  # gz-sim: the first update only records the start
             self.last_T, self.last_t = T, t
             return

@@ -34,6 +34,7 @@ from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
 from eels_gz.rotations import quat_yaw as _yaw
+from eels_gz.steps import period
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class HostRos:
         rate = float(rcfg["state_rate"])
         if not rate > 0:
             raise ConfigError(f"ros.state_rate must be positive, got {rate}")
-        self.topics = HostTopics(sim, period=max(1, int(round(1.0 / (rate * sim.dt)))))
+        self.topics = HostTopics(sim, period=period(rate, sim.dt))
         self.interface = RosInterface(sim, rcfg["transport"], rcfg["domain"])
         self.bridged = self.interface.describe()  # summary.json's ros.bridged
         self.post_step = self.topics.post_step
@@ -408,7 +409,7 @@ class _RunLoop:
     def _loop(self, sensors, ros, wall0: float) -> None:
         sim, cfg, stop, rec = self.sim, self.cfg, self.stop, self.rec
         n_steps = int(round(self.prep.duration / sim.dt))
-        every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
+        every = period(cfg["log"]["rate"], sim.dt)
         pace = cfg["ros"]["rate"]
         reset_at = cfg["sim"]["reset_at"]
         watch = WorldBounds(sim, self.prep.terrain)

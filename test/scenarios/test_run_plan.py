@@ -1,0 +1,79 @@
+"""The run plan (eels_gz.run.plan): resolved once, frozen and typed; the step defaulted in one place and
+read from the plan; the step check weighing the robot as the engine does."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from eels_gz import config
+from eels_gz.run import plan as plan_module
+from eels_gz.run.plan import RunPlan
+from eels_gz.run.resolve import resolve_run, urdf_mass
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def hold_plan(tmp_path_factory) -> RunPlan:
+    cfg = config.resolve(overrides={"scenario": "hold", "contact": {"model": "screw"}, "duration": 0.02,
+                                    "sensors": {"enabled": False}, "log": {"mcap": False, "plot": False}})
+    return resolve_run(cfg, tmp_path_factory.mktemp("plan"))
+
+
+def test_the_plan_is_frozen_and_holds_what_the_run_takes(hold_plan):
+    plan = hold_plan
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        plan.dt = 0.002
+    assert plan.dt == plan.world.spec.dt == 0.001 and plan.duration == 0.02
+    assert plan.robot.entry.name == "eels_1_0_front_only" and plan.robot.n_modules == plan.robot.entry.n_modules
+    assert plan.contact_model == "screw" and plan.contact.params is not None and plan.contact.file == "ice"
+    assert plan.soil.params is None and plan.granular.params is None
+    assert plan.scenario.name == "hold" and plan.scenario.loaded["systems"] and Path(plan.scenario.file).is_file()
+    assert plan.sensors.enabled is False and plan.log.mcap is False and plan.log.rate == 100.0
+    recorded = plan.resolved_config()
+    assert recorded["physics"]["dt"] == 0.001 and recorded["duration"] == 0.02
+    assert recorded["scenario"] == {"name": "hold", **plan.scenario.loaded["params"]}
+
+
+def test_every_field_of_the_plan_is_typed():
+    """No field of a plan dataclass is typed ``object`` (or left untyped, ``Any``)."""
+    for _, cls in vars(plan_module).items():
+        if isinstance(cls, type) and dataclasses.is_dataclass(cls) and cls.__module__ == plan_module.__name__:
+            assert cls.__dataclass_params__.frozen, f"{cls.__name__} is not frozen"
+            loose = [f.name for f in dataclasses.fields(cls) if re.search(r"\b(object|Any)\b", str(f.type))]
+            assert not loose, f"{cls.__name__}: fields {loose} are not typed"
+
+
+def test_the_step_has_its_default_in_one_place():
+    """``physics.dt or the world's step`` is written once: WorldSpec.step."""
+    found = []
+    for path in (ROOT / "eels_gz").rglob("*.py"):
+        for line in path.read_text().splitlines():
+            if re.search(r"\bdt\b\"?\]?\s+or\s", line.split("#")[0]):
+                found.append(f"{path.relative_to(ROOT)}: {line.strip()}")
+    assert len(found) == 1 and found[0].startswith("eels_gz/dart/sdf_world.py"), "\n".join(found)
+
+
+def test_the_runner_reads_the_step_from_the_plan():
+    """eels_gz/run/runner.py never reads the step back from the simulation (``sim.dt``)."""
+    tree = ast.parse((ROOT / "eels_gz" / "run" / "runner.py").read_text())
+    reads = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "dt"
+             and ast.unparse(node.value).split(".")[-1] == "sim"]
+    assert not reads, f"runner.py reads sim.dt on lines {reads}: read plan.dt"
+
+
+def test_run_and_export_weigh_the_robot_alike(hold_plan):
+    """The step check takes the description's total mass in run and export alike: what the engine's
+    skeleton of it weighs (the optimizer merges bodies and keeps their mass), to the last bit."""
+    from eels_gz.run.runner import prepare
+
+    prep = prepare(hold_plan)
+    try:
+        assert prep.sim.robot_skeleton.getMass() == urdf_mass(hold_plan.robot.description.urdf) == 100.0
+    finally:
+        prep.sim.close()

@@ -439,9 +439,24 @@ def launch_export(scenario: str, robot: str = "", world: str = "", contact: str 
     export's error (ConfigError, RegistryError...), whose message names it."""
     import tempfile
 
+    cfg = _launch_config(scenario, robot, world, contact, n_modules)
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    return write_export(cfg, out, headless=headless)
+
+
+def launch_plan(robot: str = "", world: str = "", contact: str = "", n_modules: str = "") -> RunPlan:
+    """launch/sim.launch.py without ``scenario:=``: the run plan of the launch arguments (empty: the run
+    defaults), resolved as ``eels-gz run`` resolves them; the launch spawns its description in its world.
+    Bad input raises the resolution's error (ConfigError, RegistryError...), whose message names it."""
+    return resolve_run(_launch_config("", robot, world, contact, n_modules))
+
+
+def _launch_config(scenario: str, robot: str, world: str, contact: str, n_modules: str) -> dict:
+    """The configuration of the launch arguments (empty: the scenario's, else the run defaults)."""
     from eels_gz import config
 
-    overrides: dict = {"scenario": scenario}
+    overrides: dict = {"scenario": scenario} if scenario else {}
     if robot:
         overrides.setdefault("robot", {})["name"] = robot
     if n_modules:
@@ -450,7 +465,4 @@ def launch_export(scenario: str, robot: str = "", world: str = "", contact: str 
         overrides["world"] = world
     if contact:
         overrides["contact"] = {"model": contact}
-    cfg = config.resolve(None, overrides, [])
-    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    return write_export(cfg, out, headless=headless)
+    return config.resolve(None, overrides, [])

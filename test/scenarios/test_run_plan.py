@@ -77,3 +77,19 @@ def test_run_and_export_weigh_the_robot_alike(hold_plan):
         assert prep.sim.robot_skeleton.getMass() == urdf_mass(hold_plan.robot.description.urdf) == 100.0
     finally:
         prep.sim.close()
+
+
+def test_the_launch_spawns_the_plan_run_resolves():
+    """launch/sim.launch.py without scenario:= spawns the description of the run plan of its arguments
+    (eels_gz.run.export.launch_plan), the one ``eels-gz run`` resolves; it builds none of its own."""
+    from eels_gz.run.export import launch_plan
+
+    plan = launch_plan(robot="eels_1_0_front_only", world="ice_plane", contact="rft")
+    ran = resolve_run(config.resolve(overrides={"robot": {"name": "eels_1_0_front_only"}, "world": "ice_plane",
+                                                "contact": {"model": "rft"}}))
+    assert plan.robot.xacro_args == ran.robot.xacro_args and plan.robot.description.urdf == ran.robot.description.urdf
+    assert plan.granular.file == "mars_simulant_mms"
+    tree = ast.parse((ROOT / "launch" / "sim.launch.py").read_text())
+    called = {ast.unparse(n.func).split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    assert not called & {"robot_description", "load_world", "resolve_run"}, called & {"robot_description",
+                                                                                      "load_world", "resolve_run"}

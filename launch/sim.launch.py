@@ -124,11 +124,10 @@ def _scenario(arg: dict, headless: bool) -> list:
     from eels_gz.run.export import launch_export
 
     try:
-        result, plan = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
-                                     contact=arg["contact"], n_modules=arg["n_modules"], headless=headless)
+        result, plan, urdf = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
+                                           contact=arg["contact"], n_modules=arg["n_modules"], headless=headless)
     except EelsError as exc:
         raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None
-    urdf = Path(result["files"]["robot"]).read_text()
     return [
         _gz_sim(result["files"]["world"], arg["gui"]),
         _state_publisher(urdf),

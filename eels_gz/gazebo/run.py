@@ -148,8 +148,8 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             listener = listener_python(env_probe)
             # as fast as the machine allows, as the embedded host runs; paced when the run asks (--rate)
             rate = cfg["ros"].get("rate")
-            result, plan = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0),
-                                     time_systems=time_systems)
+            result, plan, urdf = write_export(cfg, out / EXPORT_DIR, headless=True,
+                                              real_time_factor=float(rate or 0.0), time_systems=time_systems)
         if save_config is not None:  # as run writes it (eels_gz.run.runner.run)
             from eels_gz.outputs import command_line
             from eels_gz.own_files import stamp_config
@@ -160,7 +160,6 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
         begin_result(out / "summary.json")
         partition = new_partition()
         env = run_environment(gz, partition, python_path(), str(asset("plugins_py")), str(asset("models")))
-        urdf = (out / EXPORT_DIR / f"{plan.robot.entry.name}.urdf").read_text()
         entries, wait = recorded_topics(urdf, plan.robot.entry.name, result["world_name"])
         iterations = int(result["iterations"])
         total = max(1, iterations)

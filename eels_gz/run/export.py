@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
@@ -66,6 +67,15 @@ SENSORS_SYSTEM = "gz-sim-sensors-system"
 RENDERING_SENSORS = frozenset({"camera", "depth_camera", "depth", "rgbd_camera", "rgbd", "gpu_lidar", "gpu_ray",
                                "thermal_camera", "thermal", "segmentation_camera", "segmentation",
                                "boundingbox_camera", "boundingbox", "wideanglecamera", "multicamera"})
+
+
+class Exported(NamedTuple):
+    """What :func:`write_export` wrote: export.json's content, the run plan it resolved, and the robot's
+    URDF as written to ``DIR/<robot>.urdf`` (its Gazebo blocks, as Gazebo includes it)."""
+
+    result: dict
+    plan: RunPlan
+    urdf: str
 
 
 def _matrix(pose) -> np.ndarray:
@@ -332,9 +342,10 @@ def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | Non
 
 def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
                  headless: bool = False, real_time_factor: float | None = None,
-                 time_systems: bool = False) -> tuple[dict, RunPlan]:
-    """:func:`export_scenario`, also returning the run plan it resolved (the launch file bridges the description's
-    sensors and gives robot_state_publisher its URDF). ``headless``: for a server without a render
+                 time_systems: bool = False) -> Exported:
+    """:func:`export_scenario`, also returning the run plan it resolved and the robot's URDF as written
+    (:class:`Exported`: the launch file bridges the description's sensors and gives robot_state_publisher
+    the URDF, the Gazebo host records its topics). ``headless``: for a server without a render
     engine, the world loads no Sensors system and the description has no rendering sensors
     (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems).
     ``real_time_factor``: the world's ``<physics><real_time_factor>`` (gz-sim paces the run to it;
@@ -384,7 +395,8 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         urdf_root = etree.fromstring(gazebo_urdf.encode())
         timed_systems(urdf_root, timing)
         gazebo_urdf = etree.tostring(urdf_root, encoding="unicode")
-    (work / robot_file).write_text(named(gazebo_urdf))
+    robot_urdf = named(gazebo_urdf)
+    (work / robot_file).write_text(robot_urdf)
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
                                       encoding="utf-8")
@@ -427,15 +439,15 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "files": files,
     }
     (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
-    return result, plan
+    return Exported(result, plan, robot_urdf)
 
 
 def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
-                  out_dir: str | Path | None = None, headless: bool = False) -> tuple[dict, RunPlan]:
+                  out_dir: str | Path | None = None, headless: bool = False) -> Exported:
     """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
     (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
     new temporary folder when None).
-    Returns (export.json's content, the run plan: its description and world). Bad input raises the
+    Returns what :func:`write_export` wrote (export.json's content, the run plan, the URDF). Bad input raises the
     export's error (ConfigError, RegistryError...), whose message names it."""
     import tempfile
 

@@ -93,3 +93,12 @@ def test_the_launch_spawns_the_plan_run_resolves():
     called = {ast.unparse(n.func).split(".")[-1] for n in ast.walk(tree) if isinstance(n, ast.Call)}
     assert not called & {"robot_description", "load_world", "resolve_run"}, called & {"robot_description",
                                                                                       "load_world", "resolve_run"}
+
+
+def test_the_export_hands_back_its_plan_and_the_urdf_it_wrote(tmp_path):
+    """write_export returns the URDF it wrote (the Gazebo host and the launch read no file back)."""
+    from eels_gz.run.export import write_export
+
+    result, plan, urdf = write_export(config.resolve(overrides={"scenario": "screw_spin"}), tmp_path / "export")
+    assert urdf == Path(result["files"]["robot"]).read_text() and "<gazebo" in urdf
+    assert plan.robot.entry.name == result["robot"] and plan.dt == result["dt"]

@@ -36,6 +36,7 @@ from eels_gz.run.plan import LogPlan, ParamSet, RobotPlan, RunFiles, RunPlan, Sc
 
 if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
+    from eels_gz.soil.params import SoilParams
 
 DEFAULT_DURATION = 10.0
 CONTACT_MODELS = ("stock", "screw", "rft")
@@ -93,8 +94,8 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Run
         xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
-    soil_params = _soil_params_file(cfg["soil"], entry, files)
-    xacro_args.update(_world_args(entry, world, spec, soil_params))
+    soil = _resolve_soil(cfg["soil"], entry, files)
+    xacro_args.update(_world_args(entry, world, spec, soil.file))
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
@@ -104,7 +105,7 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Run
         dt=dt, duration=duration, contact_model=contact["model"],
         contact=ParamSet(contact_set, contact_params,
                          _contact_label(contact, contact_params, files) if contact_set is not None else ""),
-        soil=ParamSet(check_soil(cfg["soil"], entry), soil_params), granular=ParamSet(granular_set, granular_params),
+        soil=soil, granular=ParamSet(granular_set, granular_params),
         scenario=ScenarioPlan(cfg["scenario"].get("name"), scenario, scenario_file),
         sensors=SensorsPlan(bool(scfg["enabled"]), bool(scfg["noise"]), int(scfg["seed"]), bool(scfg["cameras"]),
                             str(scfg.get("camera_renderer", "auto"))),
@@ -330,11 +331,11 @@ def check_soil(soil: dict, entry):
     return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
 
 
-def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None) -> str:
-    """The soil set the soil contact reads (``<soil_params>``, :func:`check_soil`): ``soil.params`` as
-    named, or, when keys are set on their own (``soil.cohesion``...), that set with them replaced, written
-    resolved to ``work_dir/soil.yaml`` (a temporary folder without one) so the run records what it used;
-    "" for none."""
+def _resolve_soil(soil: dict, entry, work_dir: RunFiles | str | Path | None) -> ParamSet[SoilParams]:
+    """The run's soil set, resolved once (:func:`check_soil`; None for none), and the set the soil contact
+    reads (``<soil_params>``): ``soil.params`` as named, or, when keys are set on their own
+    (``soil.cohesion``...), that set with them replaced, written resolved to ``work_dir/soil.yaml`` (a
+    temporary folder without one) so the run records what it used; "" for none."""
     from eels_gz.config import soil_overrides
     from eels_gz.soil.params import soil_config_path, write_soil_params
 
@@ -342,13 +343,13 @@ def _soil_params_file(soil: dict, entry, work_dir: RunFiles | str | Path | None)
     params = check_soil(soil, entry)
     overrides = soil_overrides(soil)
     if params is None or (not overrides and not files.record):
-        return str(soil.get("params") or "")
+        return ParamSet(params, str(soil.get("params") or ""))
     header = (f"{soil['params']} ({soil_config_path(soil['params'])})"
               + (" with " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run"
                  if overrides else "") + ", resolved")
     path, named = files.place("soil.yaml", "eels_gz_soil_")
     write_soil_params(params, path, header)
-    return named
+    return ParamSet(params, named)
 
 
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:

@@ -102,3 +102,13 @@ def test_the_export_hands_back_its_plan_and_the_urdf_it_wrote(tmp_path):
     result, plan, urdf = write_export(config.resolve(overrides={"scenario": "screw_spin"}), tmp_path / "export")
     assert urdf == Path(result["files"]["robot"]).read_text() and "<gazebo" in urdf
     assert plan.robot.entry.name == result["robot"] and plan.dt == result["dt"]
+
+
+def test_the_resolution_reads_the_soil_set_once(monkeypatch):
+    """The plan's soil set is the one parse of the run's soil file (it was two in the resolution)."""
+    import eels_gz.soil.params as soil_params
+
+    load, reads = soil_params.load_soil_params, []
+    monkeypatch.setattr(soil_params, "load_soil_params", lambda *a, **k: reads.append(a) or load(*a, **k))
+    plan = resolve_run(config.resolve(overrides={"robot": {"name": "archimede"}, "soil": {"params": "dry_sand"}}))
+    assert len(reads) == 1 and plan.soil.params is not None and plan.soil.file == "dry_sand"

@@ -57,7 +57,7 @@ class RobotPlan:
 
     entry: RobotEntry
     description: Description
-    xacro_args: dict[str, str]
+    xacro_args: dict[str, str | float]  # state_rate (Hz) a number, the others text
     n_modules: int | None
 
 

@@ -258,13 +258,14 @@ def scene_log(rounds: int, steps: int) -> dict:
     """One /tf + forces sample of EELS 1.0 alternating with screw contact against one simulation step."""
     import tempfile
 
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
     from eels_gz.dart.scene_log import SceneLog
     from eels_gz.ros.mcap_log import McapLog
 
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_alternating"}, "contact": {"model": "screw"}})
     with tempfile.TemporaryDirectory() as tmp:
-        sim = prepare(cfg, tmp).sim
+        sim = prepare(resolve_run(cfg, tmp)).sim
         log = McapLog(Path(tmp) / "log.mcap")
         scene = SceneLog(sim, log, sim.robot_source_urdf)
         sim.step()

@@ -111,6 +111,11 @@ class WorldSpec:
     models: list[ModelSpec] = field(default_factory=list)
     plugins: list[PluginSpec] = field(default_factory=list)
 
+    def step(self, dt: float | None = None) -> float:
+        """The step (s) a run takes in this world: ``dt`` when set (a run's physics.dt), else the world's
+        ``<max_step_size>`` (gz-sim's 0.001 when the world gives none). The one default of a run's step."""
+        return float(dt or self.dt)
+
 
 class _Reader:
     """Walks one SDF file; every access checks the element is known."""

@@ -15,6 +15,9 @@ placed pose with its own and the scenario's Python systems, so there is no
 ``create``. A scenario whose behaviour is still embedded-host code is
 refused with the export's message.
 
+Without a scenario, the arguments are resolved into the run plan ``eels-gz
+run`` would resolve for them (eels_gz.run.export.launch_plan): its
+description (xacro arguments as a run passes them) and world are spawned.
 Wires ros_gz_sim's ``gz_sim.launch.py`` (the world), robot_state_publisher
 (the robot's xacro with its Gazebo tags), ``ros_gz_sim create`` (spawns
 the URDF with its Gazebo blocks from a temporary file, at the resting pose
@@ -82,28 +85,20 @@ def _bridge_file(robot: str, world_name: str, specs: list[tuple]) -> str:
 
 
 def _setup(context):
-    from eels_gz import registry
-    from eels_gz.description.assemble import robot_description
-    from eels_gz.sdf_reader import load_world
+    from eels_gz.errors import EelsError
     from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
+    from eels_gz.run.export import launch_plan
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
     headless = arg["headless"] == "true"
     if arg["scenario"]:
         return _scenario(arg, headless)
-    entry = registry.robot(arg["robot"])
-    world = registry.world_path(arg["world"])
-    contact = arg["contact"] or "stock"
-    xacro_args = {}
-    if entry.family == "eels":
-        xacro_args = {"contact": contact, "contact_params": "ice", "world_file": str(world)}
-        if contact == "rft":
-            from eels_gz.run.resolve import GRANULAR_FALLBACK
-
-            xacro_args["granular_params"] = GRANULAR_FALLBACK
-    description = robot_description(entry, n_modules=int(arg["n_modules"]) if arg["n_modules"] else None,
-                                    xacro_args=xacro_args, urdf_file=None, gazebo=True, scenario="")
-    world_name = load_world(world).name
+    try:  # the run plan of these arguments, as eels-gz run resolves it: the description and world to spawn
+        plan = launch_plan(robot=arg["robot"], world=arg["world"], contact=arg["contact"], n_modules=arg["n_modules"])
+    except EelsError as exc:
+        raise RuntimeError(f"robot:={arg['robot']} world:={arg['world']}: {exc}") from None
+    entry, world, description, world_name = (plan.robot.entry, plan.world.path, plan.robot.description,
+                                             plan.world.spec.name)
     spawn = resting_spawn(description, world)
     folder = Path(tempfile.mkdtemp(prefix="eels_gz_spawn_"))
     urdf_file = folder / f"{entry.name}.urdf"
@@ -129,15 +124,14 @@ def _scenario(arg: dict, headless: bool) -> list:
     from eels_gz.run.export import launch_export
 
     try:
-        result, resolved = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
+        result, plan, urdf = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
                                            contact=arg["contact"], n_modules=arg["n_modules"], headless=headless)
     except EelsError as exc:
         raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None
-    urdf = Path(result["files"]["robot"]).read_text()
     return [
         _gz_sim(result["files"]["world"], arg["gui"]),
         _state_publisher(urdf),
-        _bridge(result["robot"], result["world_name"], resolved.description, headless),
+        _bridge(result["robot"], result["world_name"], plan.robot.description, headless),
     ]
 
 

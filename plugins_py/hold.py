@@ -13,6 +13,7 @@ from gz_compat import MetricsFile, base_link, joint_states, link_world_states, p
 from lxml import etree
 
 from eels_gz.scenarios.hold import RestWatch
+from eels_gz.steps import step_start
 
 PLUGIN = "hold"
 MOVING = ("revolute", "continuous", "prismatic")
@@ -41,7 +42,7 @@ class Hold:
         if not self.started:  # the base before the first step moves it (after any placement)
             states = link_world_states(ecm, self.links)
             if states is not None:
-                self.watch.start(info.sim_time.total_seconds() - info.dt.total_seconds(), states[0][0], states[1][0])
+                self.watch.start(step_start(info), states[0][0], states[1][0])
                 self.started = True
 
     def post_update(self, info, ecm):

@@ -20,6 +20,7 @@ from gz_compat import MetricsFile, request_run_end, scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.scenarios import leader_follower as lf
+from eels_gz.steps import step_start
 
 PLUGIN = "leader_follower"
 
@@ -39,7 +40,7 @@ class LeaderFollower:
     def pre_update(self, info, ecm):
         if info.paused or self.ended:
             return
-        now = info.sim_time.total_seconds() - info.dt.total_seconds()  # the time this step starts from
+        now = step_start(info)  # the time this step starts from
         if self.loop is None:
             if not self.snake.read_base(ecm):
                 return

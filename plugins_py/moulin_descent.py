@@ -24,6 +24,7 @@ from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
 from eels_gz.scenarios.moulin_descent import (NAME, FallWatch, helix_metrics, placement_metrics, plot_helix,
                                               stemming_metrics, stemming_params)
+from eels_gz.steps import step_start
 from eels_gz.terrain.world_terrain import find_terrain_field
 
 
@@ -92,7 +93,7 @@ class MoulinDescent(WallClimb):
             return
         if self.placed is None:  # the first step: the run starts where placement left the robot
             self.placed = _placement(self.placement_file)
-            self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
+            self.t0 = step_start(info)
             self.z0 = float(self.placed["base_pose"]["position"][2])
             if self.snake.read(ecm):
                 self.hold = self._hold_analysis()

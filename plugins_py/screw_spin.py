@@ -12,6 +12,7 @@ import numpy as np
 from gz_compat import MetricsFile, base_link, link_world_states, param, sim
 
 from eels_gz.scenarios.screw_spin import spin_metrics
+from eels_gz.steps import step_start
 
 PLUGIN = "screw_spin"
 
@@ -45,7 +46,7 @@ class ScrewSpin:
             pose = self._base(ecm)
             if pose is not None:
                 self.first = self.last = pose
-                self.t0 = self.t = info.sim_time.total_seconds() - info.dt.total_seconds()
+                self.t0 = self.t = step_start(info)
 
     def post_update(self, info, ecm):
         if self.first is not None:

@@ -15,6 +15,7 @@ from gz_compat import MetricsFile, scenario_params
 from snake_io import SnakeIO
 
 from eels_gz.scenarios import sidewind
+from eels_gz.steps import step_start
 
 PLUGIN = "sidewind"
 
@@ -36,7 +37,7 @@ class Sidewind:
     def pre_update(self, info, ecm):
         if info.paused:
             return
-        now = info.sim_time.total_seconds() - info.dt.total_seconds()  # the time this step starts from
+        now = step_start(info)  # the time this step starts from
         if self.t0 is None:
             self.t0 = self.next_sample = now
         t = now - self.t0

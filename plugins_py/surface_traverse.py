@@ -14,6 +14,7 @@ import numpy as np
 from gz_compat import MetricsFile, base_link, link_world_states, param, peer, sim
 
 from eels_gz.scenarios import surface_traverse
+from eels_gz.steps import step_start
 
 PLUGIN = "surface_traverse"
 
@@ -45,7 +46,7 @@ class SurfaceTraverse:
         if self.t0 is None:  # the base before the first step moves it (after any placement)
             jc = peer(self.entity, "joint_control", ecm)
             self.keyframes = sorted({float(f.t) for f in jc.schedule.frames}) if jc is not None else []
-            self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
+            self.t0 = step_start(info)
             self._sample(self.t0, ecm)
 
     def post_update(self, info, ecm):

@@ -21,6 +21,7 @@ from gz_compat import add_link_world_wrenches_each, iter_elements, link_world_st
 
 from eels_gz.description.urdf_tree import fixed_carrier
 from eels_gz.snake.tethers import Tether, attachment_points, tether_from_attributes, tether_wrenches
+from eels_gz.steps import step_start
 
 PLUGIN = "tethers"
 
@@ -116,7 +117,7 @@ class TetherWatch:
 
     def start(self, info, ecm) -> None:
         if self.t0 is None:  # the run's first step (after any placement)
-            self.t0 = info.sim_time.total_seconds() - info.dt.total_seconds()
+            self.t0 = step_start(info)
             self.tethers = peer(self.entity, PLUGIN, ecm)
             if self.tethers is None:
                 raise ValueError(f"{self.where}: the robot has no tethers system (the scenario's systems: must "

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from eels_gz import config, registry
-from eels_gz.run.export import engine_placement, resolved_config
+from eels_gz.run.export import engine_placement
 from eels_gz.run.placing import PLACEMENT_SECTIONS, placement_key, placement_record, shipped_placements_file
 from eels_gz.run.resolve import resolve_run
 from eels_gz.yamlio import load
@@ -46,8 +46,9 @@ def compute(scenario: str) -> dict:
     entries = []
     for cfg in configurations(scenario):
         with tempfile.TemporaryDirectory(prefix="eels_gz_ship_") as scratch:
-            resolved = resolved_config(resolve_run(cfg, scratch))
-        placed = engine_placement(cfg)
+            plan = resolve_run(cfg, scratch)
+            resolved = plan.resolved_config()
+            placed = engine_placement(plan)
         entries.append({"key": placement_key(resolved),
                         "config": {k: resolved.get(k) for k in PLACEMENT_SECTIONS},
                         "placement": placement_record(placed)})

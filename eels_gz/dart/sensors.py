@@ -54,6 +54,7 @@ from eels_gz.sensors.force_torque import wrench_in_frame
 from eels_gz.sensors.imu import imu_values, imu_values_from_origin
 from eels_gz.sensors.lidar import (ShapeArrays, cast, grid_pattern, load_pattern, pack_xyzi)
 from eels_gz.sensors.noise import GaussianNoise, NoiseModel
+from eels_gz.steps import period
 
 log = logging.getLogger(__name__)
 AXES = ("x", "y", "z")
@@ -110,8 +111,7 @@ class _Sensor:
         rate = _float(el, "update_rate", 0.0, where)
         if rate < 0:
             raise DescriptionError(f"{where}: <update_rate> must be >= 0, got {rate}")
-        # 0 means every step, as in Gazebo
-        self.period = 1 if rate == 0 else max(1, int(round(1.0 / (rate * sim.dt))))
+        self.period = period(rate, sim.dt)
 
     def due(self) -> bool:
         return self.sim.iterations % self.period == 0

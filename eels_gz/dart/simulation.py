@@ -93,7 +93,7 @@ class Simulation:
             raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
         self.plugin_errors = plugin_errors
         self.spec = world if isinstance(world, WorldSpec) else load_world(world)
-        self.dt = float(dt or self.spec.dt)
+        self.dt = self.spec.step(dt)
         self.detector_name = collision_detector or self.spec.collision_detector or "ode"
         self.max_velocity = float(max_velocity)
         self.world = dart.simulation.World(self.spec.name)

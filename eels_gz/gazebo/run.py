@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,6 +35,9 @@ from eels_gz.interrupt import interrupts
 from eels_gz.outputs import begin_result, check_writable_dir, write_result
 from eels_gz.paths import asset
 from eels_gz.process_start import process_info
+
+if TYPE_CHECKING:
+    from eels_gz.run.plan import RunPlan
 
 log = logging.getLogger(__name__)
 EXPORT_DIR = "export"
@@ -144,8 +148,8 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             listener = listener_python(env_probe)
             # as fast as the machine allows, as the embedded host runs; paced when the run asks (--rate)
             rate = cfg["ros"].get("rate")
-            result, r = write_export(cfg, out / EXPORT_DIR, headless=True, real_time_factor=float(rate or 0.0),
-                                     time_systems=time_systems)
+            result, plan, urdf = write_export(cfg, out / EXPORT_DIR, headless=True,
+                                              real_time_factor=float(rate or 0.0), time_systems=time_systems)
         if save_config is not None:  # as run writes it (eels_gz.run.runner.run)
             from eels_gz.outputs import command_line
             from eels_gz.own_files import stamp_config
@@ -156,8 +160,7 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
         begin_result(out / "summary.json")
         partition = new_partition()
         env = run_environment(gz, partition, python_path(), str(asset("plugins_py")), str(asset("models")))
-        urdf = (out / EXPORT_DIR / f"{r.entry.name}.urdf").read_text()
-        entries, wait = recorded_topics(urdf, r.entry.name, result["world_name"])
+        entries, wait = recorded_topics(urdf, plan.robot.entry.name, result["world_name"])
         iterations = int(result["iterations"])
         total = max(1, iterations)
 
@@ -165,17 +168,17 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
 
         def report(t: float) -> None:
             nonlocal done
-            k = min(total, round(t / r.dt))
+            k = min(total, round(t / plan.dt))
             if progress is not None and k > done:
                 progress(k - done, total)
                 done = k
 
         gzrun = run_world(gz, out / EXPORT_DIR / "world.sdf", result["world_name"], iterations, out, env,
                           [(e.gz_topic, e.gz_type) for e in wait], stop=stop, listener_python=listener,
-                          progress=report, timeout=120.0 + 100.0 * (iterations * r.dt),
+                          progress=report, timeout=120.0 + 100.0 * (iterations * plan.dt),
                           also=[(e.gz_topic, e.gz_type) for e in entries if e not in wait])
         gzrun.partition = partition
-        summary = _write_outputs(gzrun, result, r, cfg, out, final, entries, gz, called)
+        summary = _write_outputs(gzrun, result, plan, cfg, out, final, entries, gz, called)
     _rename_paths(out / EXPORT_DIR, out / EXPORT_DIR, final / EXPORT_DIR)
     if summary["status"] == "interrupted":
         raise RunInterrupted(gzrun.signum, summary["message"])
@@ -184,7 +187,7 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
     return summary
 
 
-def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, entries, gz: GzSim,
+def _write_outputs(gzrun, result: dict, plan: RunPlan, cfg: dict, out: Path, final: Path, entries, gz: GzSim,
                    called: float) -> dict:
     from eels_gz.ros.mcap_log import McapLog
 
@@ -217,7 +220,7 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
         from eels_gz.rotations import quat_yaw
 
         trajectory(out / "trajectory.png", t, pos, np.array([quat_yaw(q) for q in quat]),
-                   f"{r.entry.name} on {Path(result['world']).stem} in gz-sim {gz.version}"
+                   f"{plan.robot.entry.name} on {Path(result['world']).stem} in gz-sim {gz.version}"
                    + (f", scenario {result['scenario']}" if result["scenario"] else ""))
         files["plot"] = str(final / "trajectory.png")
     gz_metrics = out / EXPORT_DIR / "metrics.json"
@@ -237,12 +240,12 @@ def _write_outputs(gzrun, result: dict, r, cfg: dict, out: Path, final: Path, en
         # the wall time the world ran (gz-sim's stopwatch: the server's start and pauses left out)
         "wall_time": ran,
         "real_time_factor": sim_time / ran if ran > 0 else None,
-        "steps": int(round(sim_time / r.dt)),
+        "steps": int(round(sim_time / plan.dt)),
         "final_base_pose": {"position": [float(v) for v in p], "orientation_wxyz": [float(v) for v in q],
                             "rpy": quat_rpy(q) if len(quat) else [float("nan")] * 3},
         "settings": {"config": result["config"],
-                     "resolved": {"world_file": result["world"], "robot_description": r.description.source,
-                                  "dt": r.dt, "contact": r.cfg["contact"]["model"], "duration": r.duration,
+                     "resolved": {"world_file": result["world"], "robot_description": plan.robot.description.source,
+                                  "dt": plan.dt, "contact": plan.contact_model, "duration": plan.duration,
                                   "lead_in_s": result["lead_in_s"], "iterations": result["iterations"],
                                   "systems": result["python_systems"], "headless": result["headless"]}},
         "files": files,

@@ -34,6 +34,7 @@ import numpy as np
 from eels_gz.errors import SdfError
 from eels_gz.gzapi import msgs, transport
 from eels_gz.gzapi.gzmath import Quaterniond, matrix_to_quat, quat_to_matrix
+from eels_gz.steps import period
 
 log = logging.getLogger(__name__)
 WINDOW = 10  # gz-sim's OdometryPublisher moving-average window (iterations)
@@ -42,7 +43,7 @@ WINDOW = 10  # gz-sim's OdometryPublisher moving-average window (iterations)
 def _rate_period(rate: float, dt: float, where: str, what: str) -> int:
     if rate < 0:
         raise SdfError(f"{what} must be >= 0, got {rate}", where)
-    return 1 if rate == 0 else max(1, int(round(1.0 / (rate * dt))))
+    return period(rate, dt)
 
 
 class JointStatePublisher:

@@ -34,10 +34,10 @@ it (``placement:``, :func:`engine_placement`); otherwise the export runs where d
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from lxml import etree
@@ -46,8 +46,8 @@ from eels_gz.errors import ConfigError, TerrainError
 from eels_gz.gzapi.system_loader import GZ_NAMESPACE
 from eels_gz.rotations import rpy_matrix
 from eels_gz.run.placing import PLACEMENT_FILE, placement_record
-from eels_gz.run.resolve import (Resolved, RunFiles, check_contact_step, resolve_run, scenario_system_plugins,
-                                 urdf_mass)
+from eels_gz.run.plan import RunPlan
+from eels_gz.run.resolve import RunFiles, check_contact_step, resolve_run, scenario_system_plugins
 from eels_gz.scenarios import Placement, scenario_lead_in_s
 from eels_gz.spawn import pose_of
 
@@ -69,6 +69,15 @@ RENDERING_SENSORS = frozenset({"camera", "depth_camera", "depth", "rgbd_camera",
                                "boundingbox_camera", "boundingbox", "wideanglecamera", "multicamera"})
 
 
+class Exported(NamedTuple):
+    """What :func:`write_export` wrote: export.json's content, the run plan it resolved, and the robot's
+    URDF as written to ``DIR/<robot>.urdf`` (its Gazebo blocks, as Gazebo includes it)."""
+
+    result: dict
+    plan: RunPlan
+    urdf: str
+
+
 def _matrix(pose) -> np.ndarray:
     """4x4 world pose of [x, y, z, roll, pitch, yaw] (m, rad; fixed-axis rpy)."""
     T = np.eye(4)
@@ -77,33 +86,23 @@ def _matrix(pose) -> np.ndarray:
     return T
 
 
-def resolved_config(r: Resolved) -> dict:
-    """The resolved configuration as export.json (and a run's summary) records it: duration, module
-    count and step resolved, the scenario as its name and resolved parameters."""
-    resolved_cfg = copy.deepcopy(r.cfg)
-    resolved_cfg["duration"], resolved_cfg["robot"]["n_modules"] = r.duration, r.n_modules
-    resolved_cfg["physics"]["dt"] = r.dt
-    if r.scenario is not None:
-        resolved_cfg["scenario"] = {"name": r.cfg["scenario"]["name"], **r.scenario["params"]}
-    return resolved_cfg
-
-
-def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
+def placement(plan: RunPlan) -> tuple[Placement, str]:
     """The robot's start and where it came from (``engine``, ``shipped``, ``robot.pose`` or the
     ``pose: auto`` method): the scenario's placement before the run (``placement:``, which runs the
     engine as ``run`` does: :func:`engine_placement`; where dartpy is missing, the shipped placement of
     the same configuration, :func:`eels_gz.run.placing.shipped_placement`), else the configuration's
     pose, or ``pose: auto`` on the world's terrain (:func:`eels_gz.spawn.spawn_pose`, the arithmetic of
     the host's own placement)."""
-    if r.scenario and r.scenario.get("placement"):
+    scenario = plan.scenario.loaded
+    if scenario and scenario.get("placement"):
         from eels_gz.dart.available import engine_available
 
         if engine_available():
-            return engine_placement(cfg), "engine"
+            return engine_placement(plan), "engine"
         from eels_gz.run.placing import placement_key, shipped_placement, shipped_placements_file
 
-        name = r.cfg["scenario"]["name"]
-        shipped = shipped_placement(name, placement_key(resolved_config(r)))
+        name = plan.scenario.name
+        shipped = shipped_placement(name, placement_key(plan.resolved_config()))
         if shipped is None:
             raise ConfigError(
                 f"scenario '{name}': its placement before the run settles the robot with the engine (dartpy), "
@@ -112,25 +111,26 @@ def placement(r: Resolved, cfg: dict) -> tuple[Placement, str]:
                 "machine with dartpy (pip install dartpy) and run that world, or use the scenario's own "
                 "robot, world and parameters")
         return shipped, "shipped"
-    pose = r.cfg["robot"]["pose"]
+    rcfg = plan.cfg["robot"]
+    pose = rcfg["pose"]
     if pose != "auto":
         return Placement(_matrix(pose), {}, {"method": "robot.pose"}), "robot.pose"
     from eels_gz.spawn import spawn_pose
     from eels_gz.terrain.world_terrain import find_terrain_field
 
     try:
-        field = find_terrain_field(r.world)
+        field = find_terrain_field(plan.world.path)
     except TerrainError as exc:
-        log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", r.world, exc)
+        log.warning("%s: no terrain distance field (%s); the robot is placed on z = 0", plan.world.path, exc)
         field = None
-    spawn = spawn_pose(r.description, field, optimize=bool(r.cfg["robot"]["optimize"]),
-                       yaw=float(r.cfg["robot"]["yaw"]))
+    spawn = spawn_pose(plan.robot.description, field, optimize=bool(rcfg["optimize"]), yaw=float(rcfg["yaw"]))
     return Placement(_matrix(spawn.pose), dict(spawn.joints), {"method": spawn.method}), spawn.method
 
 
-def engine_placement(cfg: dict) -> Placement:
+def engine_placement(plan: RunPlan) -> Placement:
     """A scenario's placement that needs the engine (gravity off, attraction springs, a rope): the run's own
-    step (:func:`eels_gz.run.placing.place` on the simulation ``run`` prepares), in a scratch folder.
+    step (:func:`eels_gz.run.placing.place` on the simulation ``run`` prepares from ``plan``), with the
+    robot's URDF for the systems in a scratch folder.
     ConfigError when it fails: the world would start the robot where it does not rest."""
     import tempfile
 
@@ -138,14 +138,14 @@ def engine_placement(cfg: dict) -> Placement:
     from eels_gz.run.runner import prepare  # the engine: only for a scenario that places with it
 
     with tempfile.TemporaryDirectory(prefix="eels_gz_placing_") as scratch:
-        prep = prepare(cfg, scratch)
+        prep = prepare(plan, scratch)
         try:
             placed = place(prep.sim, prep, None, settle=None)
         finally:
             prep.sim.close()
     if placed is None or placed.status != "ok":
         why = placed.message if placed is not None else "it placed nothing"
-        raise ConfigError(f"scenario '{cfg['scenario']['name']}': the placement before the run failed "
+        raise ConfigError(f"scenario '{plan.scenario.name}': the placement before the run failed "
                           f"({placed.status if placed is not None else 'none'}): {why}")
     return placed
 
@@ -187,7 +187,7 @@ def add_systems(world, headless: bool = False) -> list[str]:
     return added
 
 
-def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> None:
+def _set_physics(world, plan: RunPlan, real_time_factor: float | None = None) -> None:
     """The run's step (and its collision detector and solver when set, and the real-time factor when
     given) in the world's <physics>."""
     physics = world.find("physics")
@@ -197,14 +197,14 @@ def _set_physics(world, r: Resolved, real_time_factor: float | None = None) -> N
     step = physics.find("max_step_size")
     if step is None:
         step = etree.SubElement(physics, "max_step_size")
-    step.text = repr(float(r.dt))
+    step.text = repr(float(plan.dt))
     if real_time_factor is not None:
         rtf = physics.find("real_time_factor")
         if rtf is None:
             rtf = etree.Element("real_time_factor")
             step.addnext(rtf)
         rtf.text = repr(float(real_time_factor))
-    phys = r.cfg["physics"]
+    phys = plan.cfg["physics"]
     if phys.get("collision_detector") or phys.get("solver"):
         dart = physics.find("dart")
         if dart is None:
@@ -306,11 +306,11 @@ def initial_joints_plugin(joints: dict[str, float]):
     return plugin
 
 
-def scenario_systems(r: Resolved, description_file: Path, metrics_file: Path, placement_file: Path) -> list:
+def scenario_systems(plan: RunPlan, description_file: Path, metrics_file: Path, placement_file: Path) -> list:
     """The scenario's gz-sim systems as <plugin> elements (the writer ``run`` uses,
     :func:`eels_gz.run.resolve.scenario_system_plugins`), parsed with gz-sim's namespace for their
     ``<gz:system_priority>``."""
-    texts = scenario_system_plugins(r, str(description_file), str(metrics_file), str(placement_file))
+    texts = scenario_system_plugins(plan, str(description_file), str(metrics_file), str(placement_file))
     if not texts:
         return []
     wrapped = etree.fromstring(f'<plugins xmlns:gz="{GZ_NAMESPACE}">{"".join(texts)}</plugins>'.encode())
@@ -342,9 +342,10 @@ def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | Non
 
 def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
                  headless: bool = False, real_time_factor: float | None = None,
-                 time_systems: bool = False) -> tuple[dict, Resolved]:
-    """:func:`export_scenario`, also returning the resolution (the launch file bridges the description's
-    sensors and gives robot_state_publisher its URDF). ``headless``: for a server without a render
+                 time_systems: bool = False) -> Exported:
+    """:func:`export_scenario`, also returning the run plan it resolved and the robot's URDF as written
+    (:class:`Exported`: the launch file bridges the description's sensors and gives robot_state_publisher
+    the URDF, the Gazebo host records its topics). ``headless``: for a server without a render
     engine, the world loads no Sensors system and the description has no rendering sensors
     (:data:`RENDERING_SENSORS`); IMU and force-torque sensors stay (their own systems).
     ``real_time_factor``: the world's ``<physics><real_time_factor>`` (gz-sim paces the run to it;
@@ -354,9 +355,9 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     work = Path(work_dir)
     work.mkdir(parents=True, exist_ok=True)
     final = Path(final_dir) if final_dir is not None else work
-    r = resolve_run(cfg, RunFiles(work, record=True))
-    check_contact_step(r, urdf_mass(r.description.urdf))
-    start, start_source = placement(r, cfg)
+    plan = resolve_run(cfg, RunFiles(work, record=True))  # the export's plan, resolved once
+    check_contact_step(plan)
+    start, start_source = placement(plan)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
 
     def named(text: str) -> str:
@@ -364,27 +365,27 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         staging name, DIR.partial, until the export is complete)."""
         return text if final_abs == work_abs else text.replace(f"{work_abs}/", f"{final_abs}/")
 
-    robot_file = f"{r.entry.name}.urdf"
+    robot_file = f"{plan.robot.entry.name}.urdf"
     world_file = final_abs / WORLD_FILE
-    plugins = scenario_systems(r, final_abs / robot_file, final_abs / METRICS_FILE, final_abs / PLACEMENT_FILE)
+    plugins = scenario_systems(plan, final_abs / robot_file, final_abs / METRICS_FILE, final_abs / PLACEMENT_FILE)
 
-    tree = etree.parse(str(r.world), etree.XMLParser(remove_comments=False))
+    tree = etree.parse(str(plan.world.path), etree.XMLParser(remove_comments=False))
     root = tree.getroot()
     world = root.find("world")
     if world is None:
-        raise ConfigError(f"world file '{r.world}': no <world> element under <sdf>")
+        raise ConfigError(f"world file '{plan.world.path}': no <world> element under <sdf>")
     had_sensors_system = any(_system_file(p) == SENSORS_SYSTEM for p in world.findall("plugin"))
     added = add_systems(world, headless)
-    _set_physics(world, r, real_time_factor)
-    world.append(robot_include(r.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
-    scenario = r.cfg["scenario"]["name"]
+    _set_physics(world, plan, real_time_factor)
+    world.append(robot_include(plan.robot.entry.name, (final_abs / robot_file).as_uri(), start, plugins))
+    scenario = plan.scenario.name
     root.insert(0, etree.Comment(
-        f" eels-gz export: scenario {scenario or '(none)'}, robot {r.entry.name}, world {r.world}; "
+        f" eels-gz export: scenario {scenario or '(none)'}, robot {plan.robot.entry.name}, world {plan.world.path}; "
         f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
     etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
     etree.indent(root, space="  ")
-    gazebo_urdf = robot_systems_write_metrics(r.description.gazebo_urdf(), r.scenario, scenario or "",
-                                              str(final_abs / METRICS_FILE))
+    gazebo_urdf = robot_systems_write_metrics(plan.robot.description.gazebo_urdf(), plan.scenario.loaded,
+                                              scenario or "", str(final_abs / METRICS_FILE))
     removed_sensors: list[str] = []
     if headless:
         gazebo_urdf, removed_sensors = without_rendering_sensors(gazebo_urdf)
@@ -394,11 +395,12 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         urdf_root = etree.fromstring(gazebo_urdf.encode())
         timed_systems(urdf_root, timing)
         gazebo_urdf = etree.tostring(urdf_root, encoding="unicode")
-    (work / robot_file).write_text(named(gazebo_urdf))
+    robot_urdf = named(gazebo_urdf)
+    (work / robot_file).write_text(robot_urdf)
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
     (work / WORLD_FILE).write_text(named(etree.tostring(tree, xml_declaration=True, encoding="UTF-8").decode()),
                                       encoding="utf-8")
-    resolved_cfg = resolved_config(r)
+    resolved_cfg = plan.resolved_config()
     files = {"world": str(world_file), "robot": str(final_abs / robot_file),
              "placement": str(final_abs / PLACEMENT_FILE)}
     for key, name in (("scenario", "scenario.yaml"), ("contact", "contact.yaml"), ("soil", "soil.yaml"),
@@ -411,18 +413,18 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         files["timing"] = str(final_abs / TIMING_FILE)
     # the systems' lead-in (wall_climb's push and release) runs in the world's time before the scenario's
     # own duration: the embedded host steps it as setup
-    lead_in = scenario_lead_in_s(r.scenario, r.scenario_file or "scenario")
-    steps = int(round((lead_in + r.duration) / r.dt))
+    lead_in = scenario_lead_in_s(plan.scenario.loaded, plan.scenario.file or "scenario")
+    steps = int(round((lead_in + plan.duration) / plan.dt))
     result = {
         "status": "ok",
         "scenario": scenario,
-        "robot": r.entry.name,
-        "world": str(r.world.resolve()),
+        "robot": plan.robot.entry.name,
+        "world": str(plan.world.path.resolve()),
         "world_name": world.get("name"),
-        "duration": r.duration,
+        "duration": plan.duration,
         "lead_in_s": lead_in,
         "iterations": steps,
-        "dt": r.dt,
+        "dt": plan.dt,
         "placement": placement_record(start),
         "placement_source": start_source,
         "headless": ({"sensors_removed": removed_sensors,
@@ -437,21 +439,36 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "files": files,
     }
     (work / RESULT_FILE).write_text(json.dumps(result, indent=2))
-    return result, r
+    return Exported(result, plan, robot_urdf)
 
 
 def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
-                  out_dir: str | Path | None = None, headless: bool = False) -> tuple[dict, Resolved]:
+                  out_dir: str | Path | None = None, headless: bool = False) -> Exported:
     """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
     (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
     new temporary folder when None).
-    Returns (export.json's content, the resolution: its description and world). Bad input raises the
+    Returns what :func:`write_export` wrote (export.json's content, the run plan, the URDF). Bad input raises the
     export's error (ConfigError, RegistryError...), whose message names it."""
     import tempfile
 
+    cfg = _launch_config(scenario, robot, world, contact, n_modules)
+    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
+    out.mkdir(parents=True, exist_ok=True)
+    return write_export(cfg, out, headless=headless)
+
+
+def launch_plan(robot: str = "", world: str = "", contact: str = "", n_modules: str = "") -> RunPlan:
+    """launch/sim.launch.py without ``scenario:=``: the run plan of the launch arguments (empty: the run
+    defaults), resolved as ``eels-gz run`` resolves them; the launch spawns its description in its world.
+    Bad input raises the resolution's error (ConfigError, RegistryError...), whose message names it."""
+    return resolve_run(_launch_config("", robot, world, contact, n_modules))
+
+
+def _launch_config(scenario: str, robot: str, world: str, contact: str, n_modules: str) -> dict:
+    """The configuration of the launch arguments (empty: the scenario's, else the run defaults)."""
     from eels_gz import config
 
-    overrides: dict = {"scenario": scenario}
+    overrides: dict = {"scenario": scenario} if scenario else {}
     if robot:
         overrides.setdefault("robot", {})["name"] = robot
     if n_modules:
@@ -460,7 +477,4 @@ def launch_export(scenario: str, robot: str = "", world: str = "", contact: str 
         overrides["world"] = world
     if contact:
         overrides["contact"] = {"model": contact}
-    cfg = config.resolve(None, overrides, [])
-    out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    return write_export(cfg, out, headless=headless)
+    return config.resolve(None, overrides, [])

@@ -1,13 +1,15 @@
-"""A run's configuration resolved into what the systems read, without an engine: the one resolution
-that ``eels-gz run`` (:func:`eels_gz.run.runner.prepare` builds the embedded host's simulation from
-it) and ``eels-gz export`` (:mod:`eels_gz.run.export` writes a Gazebo world from it) share.
+"""A run's configuration resolved into its frozen :class:`~eels_gz.run.plan.RunPlan`, without an engine: the
+one resolution that ``eels-gz run`` (:func:`eels_gz.run.runner.prepare` builds the embedded host's
+simulation from the plan) and ``eels-gz export`` (:mod:`eels_gz.run.export` writes a Gazebo world from it)
+share, made once per run.
 
 From a resolved configuration (:func:`eels_gz.config.resolve`, ``--set`` checked there) it takes, in
 this order: the scenario (its ``params:`` overridden by ``scenario.*``), the scenario's defaults
 (robot, world, pose, contact, soil), the robot, the duration, the world and its step, the contact
 model and its parameter set (the one parse of the run's set), the soil set, the xacro arguments and the
-robot's description with its Gazebo blocks. Each check raises ConfigError (or the registry's,
-xacro's, the world reader's error) naming the setting, so a bad run and a bad export fail alike.
+robot's description with its Gazebo blocks; the step's default is the world's (``WorldSpec.step``). Each
+check raises ConfigError (or the registry's, xacro's, the world reader's error) naming the setting, so a
+bad run and a bad export fail alike.
 
 Files a system reads (the resolved scenario, contact and soil sets) are written into ``work_dir``
 when they differ from the named ones, or always with :attr:`RunFiles.record` (an export keeps them
@@ -18,8 +20,6 @@ the description is built. No dartpy, gz or rclpy here.
 from __future__ import annotations
 
 import math
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,9 +32,11 @@ from eels_gz.description.assemble import check_xacro_args, robot_description
 from eels_gz.errors import ConfigError
 from eels_gz.ranges import CONFIG_RANGES, check_number, check_steps
 from eels_gz.run.compatibility import check_combination
+from eels_gz.run.plan import LogPlan, ParamSet, RobotPlan, RunFiles, RunPlan, ScenarioPlan, SensorsPlan, WorldPlan
 
 if TYPE_CHECKING:
     from eels_gz.contact.params import ContactParams
+    from eels_gz.soil.params import SoilParams
 
 DEFAULT_DURATION = 10.0
 CONTACT_MODELS = ("stock", "screw", "rft")
@@ -42,51 +44,13 @@ CONTACT_FALLBACK = {"model": "stock", "params": "ice"}
 GRANULAR_FALLBACK = "mars_simulant_mms"  # the medium of contact.model rft when neither run nor scenario names one
 
 
-@dataclass(frozen=True)
-class RunFiles:
-    """Where the resolution writes the files the systems read (``work_dir``; a temporary folder when
-    None), and whether to write them even when they equal the named sets (``record``)."""
-
-    work_dir: Path | None = None
-    record: bool = False
-
-    def place(self, name: str, prefix: str) -> tuple[Path, str]:
-        """(the path to write ``name`` to, the absolute path the description gives for it)."""
-        folder = Path(self.work_dir) if self.work_dir is not None else Path(tempfile.mkdtemp(prefix=prefix))
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder / name, str((folder / name).resolve())
-
-
 def _files(work_dir: RunFiles | str | Path | None) -> RunFiles:
     return work_dir if isinstance(work_dir, RunFiles) else RunFiles(Path(work_dir) if work_dir is not None else None)
 
 
-@dataclass
-class Resolved:
-    """A configuration resolved (module docstring): what both hosts run."""
-
-    cfg: dict  # the configuration with the scenario's defaults applied
-    entry: object  # the robot's registry entry (eels_gz.registry.RobotEntry)
-    world: Path  # the world's SDF file
-    spec: object  # the world as read (eels_gz.sdf_reader.WorldSpec; no engine)
-    dt: float  # s, physics.dt or the world's <max_step_size>
-    duration: float  # s
-    n_modules: int | None  # the modules of an EELS robot (None: a robot without modules)
-    scenario: dict | None  # the loaded scenario, parameters resolved
-    scenario_file: str  # what joint_control reads (<scenario>), "" for none
-    contact_set: ContactParams | None  # the screw contact's parameters, None under the engine's contact
-    contact_params: str  # the set as the screw contact reads it (<contact_params>)
-    soil_set: object | None  # the soil contact's parameters (eels_gz.soil.params), None for none
-    soil_params: str  # the set as the soil contact reads it (<soil_params>), "" for none
-    contact_label: str  # how messages name the screw contact's set: its file, and keys set on their own
-    xacro_args: dict  # what the description was built with
-    description: object  # eels_gz.description.xacro_loader.Description, with its Gazebo blocks
-    granular_set: object | None = None  # the rft contact's medium (eels_gz.granular.params), None for none
-    granular_params: str = ""  # the medium as the rft contact reads it (<granular_params>), "" for none
-
-
-def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Resolved:
-    """Resolve ``cfg`` (module docstring); ``work_dir``: a folder or a :class:`RunFiles`."""
+def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> RunPlan:
+    """Resolve ``cfg`` into its :class:`~eels_gz.run.plan.RunPlan` (module docstring); ``work_dir``: a
+    folder or a :class:`RunFiles`."""
     from eels_gz.sdf_reader import load_world  # the SDF reader; it imports no engine
 
     files = _files(work_dir)
@@ -94,10 +58,7 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     cfg = scenario_defaults(cfg, scenario)
     rcfg = cfg["robot"]
     entry = registry.robot(rcfg["name"])
-    duration = cfg["duration"]
-    if scenario is not None and duration is None:
-        duration = scenario.get("duration")
-    duration = DEFAULT_DURATION if duration is None else float(duration)
+    duration = run_duration(cfg, scenario)
     if not (duration > 0 and math.isfinite(duration)):
         raise ConfigError(f"duration must be a finite number of seconds > 0, got {duration}")
     check_number("duration", duration, CONFIG_RANGES["duration"], "the run" if scenario is None or cfg["duration"]
@@ -106,7 +67,7 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
     spec = load_world(world)
     cfg = _world_soil_default(cfg, entry, world)
     phys = cfg["physics"]
-    dt = float(phys["dt"] or spec.dt)
+    dt = spec.step(phys["dt"])
     if dt > duration:
         raise ConfigError(f"the step physics.dt = {dt:g} s is longer than the duration {duration:g} s: "
                           "the run would take no step; shorten the step or lengthen the duration")
@@ -133,16 +94,30 @@ def resolve_run(cfg: dict, work_dir: RunFiles | str | Path | None = None) -> Res
         xacro_args["contact_params"] = contact["params"]
     elif contact["model"] != "stock":
         raise ConfigError(f"contact.model '{contact['model']}' applies to EELS robots only, not '{entry.name}'")
-    soil_set = check_soil(cfg["soil"], entry)  # the one parse of the run's soil set
-    soil_params = _soil_params_file(cfg["soil"], soil_set, files)
-    xacro_args.update(_world_args(entry, world, spec, soil_params))
+    soil = _resolve_soil(cfg["soil"], entry, files)
+    xacro_args.update(_world_args(entry, world, spec, soil.file))
     description = robot_description(entry, n_modules=rcfg["n_modules"], xacro_args=xacro_args,
                                     urdf_file=rcfg["urdf"], gazebo=True, scenario=scenario_file)
     n_modules = rcfg["n_modules"] if rcfg["n_modules"] is not None else entry.n_modules
-    return Resolved(cfg, entry, world, spec, dt, duration, n_modules, scenario, scenario_file, contact_set,
-                    contact_params, soil_set, soil_params,
-                    _contact_label(contact, contact_params, files) if contact_set is not None else "",
-                    xacro_args, description, granular_set, granular_params)
+    scfg, lcfg = cfg["sensors"], cfg["log"]
+    return RunPlan(
+        cfg=cfg, world=WorldPlan(world, spec), robot=RobotPlan(entry, description, xacro_args, n_modules),
+        dt=dt, duration=duration, contact_model=contact["model"],
+        contact=ParamSet(contact_set, contact_params,
+                         _contact_label(contact, contact_params, files) if contact_set is not None else ""),
+        soil=soil, granular=ParamSet(granular_set, granular_params),
+        scenario=ScenarioPlan(cfg["scenario"].get("name"), scenario, scenario_file),
+        sensors=SensorsPlan(bool(scfg["enabled"]), bool(scfg["noise"]), int(scfg["seed"]), bool(scfg["cameras"]),
+                            str(scfg.get("camera_renderer", "auto"))),
+        log=LogPlan(float(lcfg["rate"]), bool(lcfg["mcap"]), bool(lcfg["plot"])), files=files)
+
+
+def run_duration(cfg: dict, scenario: dict | None) -> float:
+    """The run's duration (s): ``duration``, else the scenario's, else DEFAULT_DURATION."""
+    duration = cfg["duration"]
+    if scenario is not None and duration is None:
+        duration = scenario.get("duration")
+    return DEFAULT_DURATION if duration is None else float(duration)
 
 
 def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
@@ -158,28 +133,29 @@ def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
     return str(contact_config_path(contact["params"])) + "".join(f", contact.{k} = {v!r}" for k, v in overrides.items())
 
 
-def check_contact_step(r: Resolved, mass: float) -> None:
+def check_contact_step(plan: RunPlan) -> None:
     """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
-    resolved set, with the screw's static share of the robot's weight (``mass`` kg, the robot's total:
-    the host's skeleton, or :func:`urdf_mass` without an engine) as its load."""
-    if r.contact_set is None or not r.n_modules:
+    resolved set, with the screw's static share of the robot's weight (its description's total mass,
+    :func:`urdf_mass`, in ``run`` and ``export`` alike) as its load."""
+    contact, n_modules = plan.contact.params, plan.robot.n_modules
+    if contact is None or not n_modules:
         return
     from eels_gz.contact.stability import ScrewLoad, step_bounds
 
-    entry = r.entry
+    entry = plan.robot.entry
     variant = registry.eels_variants().get(entry.xacro_args.get("variant", entry.name), {})
-    n_screws = int(r.n_modules) * int(variant.get("screws") or 0)
+    n_screws = int(n_modules) * int(variant.get("screws") or 0)
     if not n_screws:
         return
     screw = variant["screw"]
-    weight = mass * float(np.linalg.norm(r.spec.gravity))
+    weight = urdf_mass(plan.robot.description.urdf) * float(np.linalg.norm(plan.world.spec.gravity))
     load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
-    bounds = step_bounds(r.contact_set, load)
+    bounds = step_bounds(contact, load)
     name, bound = min(bounds.items(), key=lambda kv: kv[1])
-    if r.dt > bound:
+    if plan.dt > bound:
         raise ConfigError(
-            f"the step physics.dt = {r.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
-            f"{name} ({r.contact_label}, on a {screw['mass']:g} kg screw of {entry.name} "
+            f"the step physics.dt = {plan.dt:g} s is above the stability bound {bound:.3g} s of the screw contact's "
+            f"{name} ({plan.contact.label}, on a {screw['mass']:g} kg screw of {entry.name} "
             f"carrying {load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would "
             f"blow up. Use --dt {0.9 * bound:.2g} or less")
 
@@ -193,7 +169,7 @@ def urdf_mass(urdf: str) -> float:
     return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
 
 
-def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None,
+def scenario_system_plugins(plan: RunPlan, description_file: str, metrics_file: str | None = None,
                             placement_file: str | None = None) -> list[str]:
     """The ``<plugin>`` elements (XML text) of the scenario's systems, for ``run`` (appended to the robot
     model's plugins) and ``export`` (inside the robot's <include>): eels_gz.scenarios.plugin_elements'
@@ -201,16 +177,16 @@ def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: st
     ``metrics_file`` (where the systems write their metrics), and for a scenario with a placement
     ``placement_file`` (its ``placement.json``, which the systems read the placed joints from). A scenario
     with ``tethers:`` but no ``tethers`` system gets the writer's error naming it."""
-    if not (r.scenario and (r.scenario.get("systems") or r.scenario.get("tethers"))):
+    scenario = plan.scenario
+    if not (scenario.loaded and (scenario.loaded.get("systems") or scenario.loaded.get("tethers"))):
         return []
     from eels_gz.scenarios.plugin_elements import robot_system_modules, scenario_plugins
 
-    name = r.cfg["scenario"]["name"]
-    return list(scenario_plugins(name, r.scenario, robot=r.entry.name, description_file=description_file,
-                                 world_file=str(Path(r.world).resolve()), metrics_file=metrics_file,
-                                 source=r.scenario_file or str(name),
-                                 robot_systems=robot_system_modules(r.description.gazebo),
-                                 placement_file=placement_file if r.scenario.get("placement") else None))
+    return list(scenario_plugins(scenario.name, scenario.loaded, robot=plan.robot.entry.name,
+                                 description_file=description_file, world_file=str(plan.world.path.resolve()),
+                                 metrics_file=metrics_file, source=scenario.file or str(scenario.name),
+                                 robot_systems=robot_system_modules(plan.robot.description.gazebo),
+                                 placement_file=placement_file if scenario.loaded.get("placement") else None))
 
 
 def _scenario_file(scfg: dict, work_dir: RunFiles | str | Path | None) -> tuple[str, dict | None]:
@@ -355,24 +331,25 @@ def check_soil(soil: dict, entry):
     return resolve_soil_params(soil["params"], overrides)  # an unknown set or a bad key stops here
 
 
-def _soil_params_file(soil: dict, params, work_dir: RunFiles | str | Path | None) -> str:
-    """The soil set the soil contact reads (``<soil_params>``; ``params``: the run's set as
-    :func:`check_soil` resolved it): ``soil.params`` as named, or, when keys are set on their own
+def _resolve_soil(soil: dict, entry, work_dir: RunFiles | str | Path | None) -> ParamSet[SoilParams]:
+    """The run's soil set, resolved once (:func:`check_soil`; None for none), and the set the soil contact
+    reads (``<soil_params>``): ``soil.params`` as named, or, when keys are set on their own
     (``soil.cohesion``...), that set with them replaced, written resolved to ``work_dir/soil.yaml`` (a
     temporary folder without one) so the run records what it used; "" for none."""
     from eels_gz.config import soil_overrides
     from eels_gz.soil.params import soil_config_path, write_soil_params
 
     files = _files(work_dir)
+    params = check_soil(soil, entry)
     overrides = soil_overrides(soil)
     if params is None or (not overrides and not files.record):
-        return str(soil.get("params") or "")
+        return ParamSet(params, str(soil.get("params") or ""))
     header = (f"{soil['params']} ({soil_config_path(soil['params'])})"
               + (" with " + ", ".join(f"{k} = {v!r}" for k, v in overrides.items()) + " set by the run"
                  if overrides else "") + ", resolved")
     path, named = files.place("soil.yaml", "eels_gz_soil_")
     write_soil_params(params, path, header)
-    return named
+    return ParamSet(params, named)
 
 
 def scenario_defaults(cfg: dict, scenario: dict | None) -> dict:

@@ -1,10 +1,9 @@
-"""``eels-gz run``: a resolved configuration -> a simulation in the embedded
-host -> ``log.mcap``, ``summary.json`` and ``trajectory.png``."""
+"""``eels-gz run``: a resolved configuration -> its run plan (:func:`eels_gz.run.resolve.resolve_run`, once)
+-> a simulation in the embedded host -> ``log.mcap``, ``summary.json`` and ``trajectory.png``."""
 
 from __future__ import annotations
 
 import contextlib
-import copy
 import gc
 import json
 import logging
@@ -20,6 +19,7 @@ from eels_gz.errors import (ConfigError, PluginCallbackError, RobotLost, RunInte
                             WriteFailed)
 from eels_gz.gzapi.gzmath import matrix_to_quat
 from eels_gz.gzapi.gzsim import ResolvedSet
+from eels_gz.run.plan import RunPlan, SensorsPlan
 from eels_gz.run.resolve import (CONTACT_MODELS, DEFAULT_DURATION, _scenario_file, check_contact_step,  # noqa: F401
                                   check_soil, resolve_run, scenario_defaults, scenario_system_plugins)
 from eels_gz.run.numba_compile import CompileWatch, KernelManifest, compiled_signatures, load_cached_kernels
@@ -35,6 +35,7 @@ from eels_gz.ros import messages
 from eels_gz.ros.mcap_log import McapLog
 from eels_gz.rotations import quat_rpy as _rpy
 from eels_gz.rotations import quat_yaw as _yaw
+from eels_gz.steps import period
 
 log = logging.getLogger(__name__)
 
@@ -42,103 +43,107 @@ log = logging.getLogger(__name__)
 @dataclass
 class Prepared:
     sim: Simulation
-    duration: float
+    plan: RunPlan  # what the simulation was built from
     settings: dict
-    scenario: dict | None = None  # the loaded scenario, parameters resolved
-    scenario_file: str = ""
     terrain: object | None = None  # the world's terrain distance field (eels_gz.terrain), if it has one
 
+    @property
+    def duration(self) -> float:
+        return self.plan.duration
 
-def prepare(cfg: dict, work_dir: str | Path | None = None) -> Prepared:
-    """Build the simulation a resolved configuration describes (``work_dir``:
-    where a parametrized scenario is written resolved).
+    @property
+    def scenario(self) -> dict | None:
+        """The loaded scenario, parameters resolved."""
+        return self.plan.scenario.loaded
 
-    Checked before the robot is built: the step against the duration; after:
-    the step against the screw contact's stability bound
-    (:mod:`eels_gz.contact.stability`). ``robot.pose: auto`` puts the robot
-    on the terrain under it (:mod:`eels_gz.dart.terrain_start`).
+    @property
+    def scenario_file(self) -> str:
+        return self.plan.scenario.file
+
+
+def prepare(plan: RunPlan, work_dir: str | Path | None = None) -> Prepared:
+    """Build the simulation of a run plan (``work_dir``: where the robot's URDF is written for a
+    scenario's systems to read; the plan's own folder when None).
+
+    Checked before the robot is built: the step against the screw contact's stability bound
+    (:mod:`eels_gz.contact.stability`; the step against the duration was checked by the resolution).
+    ``robot.pose: auto`` puts the robot on the terrain under it (:mod:`eels_gz.dart.terrain_start`).
     """
-    r = resolve_run(cfg, work_dir)  # shared with eels-gz export (eels_gz.run.resolve)
-    cfg, rcfg, entry, world, spec, dt, duration = r.cfg, r.cfg["robot"], r.entry, r.world, r.spec, r.dt, r.duration
-    scenario, scenario_file, description = r.scenario, r.scenario_file, r.description
-    contact, contact_set = cfg["contact"], r.contact_set
+    cfg, rcfg, entry, dt, duration = plan.cfg, plan.cfg["robot"], plan.robot.entry, plan.dt, plan.duration
+    scenario, description = plan.scenario.loaded, plan.robot.description
+    contact_set = plan.contact.params
     phys = cfg["physics"]
     host = cfg["sim"]
-    plugins = _scenario_system_plugins(r, work_dir)
+    check_contact_step(plan)
+    plugins = _scenario_system_plugins(plan, work_dir if work_dir is not None else plan.files.work_dir)
     say_estimate(f"a run of {duration:g} s simulated at a {dt:g} s step", duration / dt)  # before the build
-    sim = Simulation(spec, RobotSpec(entry.name, description, rcfg["pose"], optimize=bool(rcfg["optimize"]),
-                                     plugins=plugins, yaw=float(rcfg["yaw"])),
+    sim = Simulation(plan.world.spec, RobotSpec(entry.name, description, rcfg["pose"],
+                                                optimize=bool(rcfg["optimize"]), plugins=plugins,
+                                                yaw=float(rcfg["yaw"])),
                      dt=dt, collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(r))
-    n_modules = r.n_modules
-    if contact_set is not None:
-        check_contact_step(r, sim.robot_mass())
+                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(plan))
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":
         placed = place_on_terrain(sim, description, terrain, AUTO_CLEARANCE)
     elif not (scenario and scenario.get("placement")):  # a scenario's placement sets the start before the run
         check_start_pose(sim, rcfg["pose"])
-    resolved_cfg = copy.deepcopy(cfg)
-    resolved_cfg["duration"] = duration
-    resolved_cfg["robot"]["n_modules"] = n_modules
+    resolved_cfg = plan.resolved_config()
+    resolved_cfg["physics"].update(collision_detector=sim.detector_name, solver=sim.solver_name)
     bodies, dofs = sim.robot_sizes()
-    resolved_cfg["physics"].update(dt=sim.dt, collision_detector=sim.detector_name, solver=sim.solver_name)
-    if scenario is not None:
-        resolved_cfg["scenario"] = {"name": cfg["scenario"]["name"], **scenario["params"]}
     settings = {
         "config": resolved_cfg,
         "resolved": {
-            "world_file": str(world),
+            "world_file": str(plan.world.path),
             "robot_description": description.source,
             "bodies": bodies,
-            "dt": sim.dt,
+            "dt": dt,
             "collision_detector": sim.detector_name,
             "solver": sim.solver_name,
-            "contact": contact["model"],
+            "contact": plan.contact_model,
             "duration": duration,
             "dofs": dofs,
             "systems": [s.module for s in sim.systems],
         },
     }
-    soil_set = r.soil_set
+    soil_set = plan.soil.params
     if soil_set is not None:  # the numbers the soil contact runs with (summary.json)
         settings["resolved"]["soil_params"] = soil_set.to_dict()
     if contact_set is not None:  # the numbers the screw contact runs with (summary.json)
         settings["resolved"]["contact_params"] = contact_set.to_dict()
-    if r.granular_set is not None:  # the medium the rft contact runs with (summary.json)
-        settings["resolved"]["granular_params"] = r.granular_set.to_dict()
+    if plan.granular.params is not None:  # the medium the rft contact runs with (summary.json)
+        settings["resolved"]["granular_params"] = plan.granular.params.to_dict()
     if placed is not None:
         settings["resolved"]["auto_pose"] = placed["method"]
-    return Prepared(sim, duration, settings, scenario, scenario_file, terrain)
+    return Prepared(sim, plan, settings, terrain)
 
 
-def _param_sets(r) -> dict[str, ResolvedSet]:
+def _param_sets(plan: RunPlan) -> dict[str, ResolvedSet]:
     """The contact, soil and granular sets the run resolved, handed to its systems (the host context,
     ``ecm.param_sets``): each keyed by the element its system reads and with the value written there,
     so the systems' ``configure`` take them instead of reading the files again."""
-    given = {"contact_params": (r.contact_params, r.contact_set), "soil_params": (r.soil_params, r.soil_set),
-             "granular_params": (r.granular_params, r.granular_set)}
-    return {element: ResolvedSet(str(source), params) for element, (source, params) in given.items()
-            if params is not None}
+    given = {"contact_params": plan.contact, "soil_params": plan.soil, "granular_params": plan.granular}
+    return {element: ResolvedSet(str(ps.file), ps.params) for element, ps in given.items() if ps.params is not None}
 
 
-def _scenario_system_plugins(r, work_dir: Path | None) -> tuple[str, ...]:
+def _scenario_system_plugins(plan: RunPlan, work_dir: Path | None) -> tuple[str, ...]:
     """The ``<plugin>`` elements of the scenario's systems (eels_gz.run.resolve.scenario_system_plugins,
     the export's writer too), with the robot's URDF written to ``work_dir/robot.urdf`` (a temporary
     folder without one) for them to read."""
-    if not (r.scenario and (r.scenario.get("systems") or r.scenario.get("tethers"))):  # tethers: a system's
+    scenario = plan.scenario.loaded
+    if not (scenario and (scenario.get("systems") or scenario.get("tethers"))):  # tethers: a system's
         return ()
     import tempfile
 
     folder = Path(work_dir) if work_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_robot_"))
     folder.mkdir(parents=True, exist_ok=True)
     urdf = folder / "robot.urdf"
-    urdf.write_text(r.description.urdf)
+    urdf.write_text(plan.robot.description.urdf)
     from eels_gz.run.placing import PLACEMENT_FILE
 
-    return tuple(scenario_system_plugins(r, str(urdf.resolve()), placement_file=str((folder / PLACEMENT_FILE).resolve())))
+    return tuple(scenario_system_plugins(plan, str(urdf.resolve()),
+                                         placement_file=str((folder / PLACEMENT_FILE).resolve())))
 
 
 class Recorder:
@@ -186,16 +191,17 @@ class Recorder:
 
 
 class HostRos:
-    """The host's gz topics (clock, joint states, ground truth, commands) bridged to ROS 2."""
+    """The host's gz topics (clock, joint states, ground truth, commands) bridged to ROS 2, the state
+    published every ``ros.state_rate`` Hz of simulated time on a ``dt`` s step."""
 
-    def __init__(self, sim: Simulation, rcfg: dict):
+    def __init__(self, sim: Simulation, rcfg: dict, dt: float):
         from eels_gz.gzapi.topics import HostTopics
         from eels_gz.ros.interface import RosInterface
 
         rate = float(rcfg["state_rate"])
         if not rate > 0:
             raise ConfigError(f"ros.state_rate must be positive, got {rate}")
-        self.topics = HostTopics(sim, period=max(1, int(round(1.0 / (rate * sim.dt)))))
+        self.topics = HostTopics(sim, period=period(rate, dt))
         self.interface = RosInterface(sim, rcfg["transport"], rcfg["domain"])
         self.bridged = self.interface.describe()  # summary.json's ros.bridged
         self.post_step = self.topics.post_step
@@ -204,24 +210,24 @@ class HostRos:
         self.interface.close()
 
 
-def start_sensors(sim: Simulation, scfg: dict, mcap=None):
-    """The robot's simulated sensors (eels_gz.dart.sensors) when ``sensors.enabled``, logged to ``mcap``."""
-    if not scfg["enabled"] or sim.robot_skeleton is None or not sim.sensor_specs:
+def start_sensors(sim: Simulation, plan: SensorsPlan, mcap=None):
+    """The robot's simulated sensors (eels_gz.dart.sensors) when the plan has them on, logged to ``mcap``."""
+    if not plan.enabled or sim.robot_skeleton is None or not sim.sensor_specs:
         return None
     from eels_gz.dart.sensors import HostSensors, log_sensors
 
-    sensors = HostSensors(sim, noise=bool(scfg["noise"]), seed=int(scfg["seed"]), cameras=bool(scfg["cameras"]),
-                          camera_renderer=str(scfg.get("camera_renderer", "auto")))
+    sensors = HostSensors(sim, noise=plan.noise, seed=plan.seed, cameras=plan.cameras,
+                          camera_renderer=plan.camera_renderer)
     if mcap is not None:
         log_sensors(sensors, mcap)
     return sensors
 
 
-def start_ros(sim: Simulation, rcfg: dict) -> HostRos | None:
-    """The ROS 2 interface of a run when ``ros.enabled``; checks ``ros.rate``."""
+def start_ros(sim: Simulation, rcfg: dict, dt: float) -> HostRos | None:
+    """The ROS 2 interface of a run on a ``dt`` s step when ``ros.enabled``; checks ``ros.rate``."""
     if rcfg["rate"] is not None and not rcfg["rate"] > 0:
         raise ConfigError(f"ros.rate (--rate) must be positive, got {rcfg['rate']}")
-    return HostRos(sim, rcfg) if rcfg["enabled"] else None
+    return HostRos(sim, rcfg, dt) if rcfg["enabled"] else None
 
 
 def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
@@ -257,7 +263,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
                                                 what="--save-config file"))
                  if save_config is not None else None)
         with stop.immediately():
-            prep = prepare(cfg, out)
+            prep = prepare(resolve_run(cfg, out))  # the run's plan, resolved once
         if saved is not None:
             saved.write_text(stamp_config(yaml.safe_dump(prep.settings["config"], sort_keys=False), command_line()))
         begin_result(out / "summary.json")
@@ -349,7 +355,7 @@ class _RunLoop:
         lead_in = max((float(getattr(s.system, "lead_in_s", 0.0)) for s in sim.systems if not s.disabled), default=0.0)
         self.prep.settings["resolved"]["lead_in_s"] = lead_in  # setup_sim_time's share stepped with the systems
         with self.stop.immediately():
-            for _ in range(int(round(lead_in / sim.dt))):
+            for _ in range(int(round(lead_in / self.prep.plan.dt))):
                 sim.step()
                 if sim.ecm.run_end is not None:
                     self.status, self.message = sim.ecm.run_end
@@ -366,13 +372,13 @@ class _RunLoop:
             except RunInterrupted as exc:
                 self.message = f"interrupted by {exc.signal_name} during the scenario's setup, at t = {sim.time:.4f} s"
                 self.status, self.error = "interrupted", RunInterrupted(exc.signum, self.message)
-            self.rec = Recorder(sim, self.out / "log.mcap" if cfg["log"]["mcap"] else None)
+            self.rec = Recorder(sim, self.out / "log.mcap" if self.prep.plan.log.mcap else None)
             self.rec.sample()
             sim0 = sim.time  # simulated by the scenario's setup (placement, settling) before the timed run
             self.physics0 = sim.physics_seconds
             if self.status == "ok":
-                sensors = self.sensors = start_sensors(sim, cfg["sensors"], self.rec.log)
-                ros = start_ros(sim, cfg["ros"])
+                sensors = self.sensors = start_sensors(sim, self.prep.plan.sensors, self.rec.log)
+                ros = start_ros(sim, cfg["ros"], self.prep.plan.dt)
                 self.bridged = ros.bridged if ros is not None else None
                 # paid here, not on the kernels' first calls in the loop; only those runs of this kind call
                 self.kernels = KernelManifest(kind=self._kind(), before=self.had)
@@ -402,8 +408,10 @@ class _RunLoop:
 
     def _loop(self, sensors, ros, wall0: float) -> None:
         sim, cfg, stop, rec = self.sim, self.cfg, self.stop, self.rec
-        n_steps = int(round(self.prep.duration / sim.dt))
-        every = max(1, int(round(1.0 / (cfg["log"]["rate"] * sim.dt))))
+        plan = self.prep.plan
+        dt = plan.dt
+        n_steps = int(round(plan.duration / dt))
+        every = period(plan.log.rate, dt)
         pace = cfg["ros"]["rate"]
         reset_at = cfg["sim"]["reset_at"]
         watch = WorldBounds(sim, self.prep.terrain)
@@ -419,7 +427,7 @@ class _RunLoop:
                 sensors.post_step()
             if ros is not None:
                 ros.post_step()
-            if reset_at is not None and not sim.resets and sim.time >= reset_at - 0.5 * sim.dt:
+            if reset_at is not None and not sim.resets and sim.time >= reset_at - 0.5 * dt:
                 rec.sample()  # the robot's last state
                 t_reset = sim.time
                 sim.reset()  # gz-sim's world control reset: it removes the robot (Simulation.reset)

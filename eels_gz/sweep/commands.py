@@ -211,16 +211,16 @@ class RunCommand:
         estimate (eels_gz.ranges.say_estimate); None when they cannot be known before it runs."""
         from eels_gz import registry
         from eels_gz.control.setpoints import load_scenario
-        from eels_gz.run.resolve import DEFAULT_DURATION, scenario_defaults
+        from eels_gz.run.resolve import run_duration, scenario_defaults
         from eels_gz.sdf_reader import load_world
 
         scfg = cfg["scenario"]
         scenario = load_scenario(registry.scenario_path(scfg["name"]), {k: v for k, v in scfg.items()
                                                                            if k != "name"}) if scfg.get("name") else None
         resolved = scenario_defaults(cfg, scenario)
-        duration = resolved["duration"] or (scenario or {}).get("duration") or DEFAULT_DURATION
-        dt = resolved["physics"]["dt"] or load_world(registry.world_path(resolved["world"])).dt
-        return float(duration) / float(dt)
+        # the plan's duration and step (eels_gz.run.resolve), without building the robot's description
+        dt = load_world(registry.world_path(resolved["world"])).step(resolved["physics"]["dt"])
+        return run_duration(resolved, scenario) / dt
 
     def run(self, cfg: dict, folder: Path) -> tuple[str, str | None]:
         """Run ``cfg`` into ``folder``; (status, message) from its summary, or ``input_error`` when the

@@ -22,6 +22,7 @@ from lxml import etree
 
 from eels_gz import config, registry
 from eels_gz.gzapi import msgs, transport
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors, force_torque_topic
 from eels_gz.gzapi.system_loader import BUILTIN_SYSTEMS, PYTHON_LOADER
@@ -72,7 +73,7 @@ def test_written_world_names_the_sensor_systems(tmp_path):
 @pytest.mark.parametrize("robot", ["eels_1_5", "archimede"])
 def test_description_systems_are_real(robot):
     cfg = config.resolve(overrides={"robot": {"name": robot}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     for filename, specs in sim.gz_systems.items():
         for _, spec in specs:
             assert filename in SYSTEMS and spec.name in SYSTEMS[filename], (filename, spec.name)
@@ -89,7 +90,7 @@ def test_force_torque_topic_is_gz_sims_default():
 def eels_1_5(world: str = "ice_plane", **over):
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}}, "world": world,
                                     **over})
-    return prepare(cfg).sim
+    return prepare(resolve_run(cfg)).sim
 
 
 def test_sensors_publish_on_gz_topics_when_the_world_names_their_systems():

@@ -39,13 +39,15 @@ SYSTEM_PLUGINS = [p for p in PLUGINS if p.stem not in COMPAT]
 COMPAT_FUNCTIONS = {"iter_elements", "param", "link_world_states_each", "add_link_world_wrenches_each",
                     "joint_states_each", "set_joint_forces_each", "base_link", "watched_link"}
 # the gz calls the checker must recognise in a file (fewer: it lost track of the types); a thin watcher
-# whose gz calls are in shared helpers (gz_compat.base_link, tethers.TetherWatch) makes only a few itself
-# timed_system: its own params and UpdateInfo; the contact systems: their pre_update, reset and
-# <world_file> are contact_system.ContactSystem's
+# whose gz calls are in shared helpers (gz_compat.base_link, tethers.TetherWatch, eels_gz.steps.step_start's
+# UpdateInfo reads) makes only a few itself; timed_system: its own params and UpdateInfo; the contact
+# systems: their pre_update, reset and <world_file> are contact_system.ContactSystem's
 MIN_CHECKED = {"hang.py": 3, "tube_dangle.py": 1, "timed_system.py": 4,
-               "contact_system.py": 4, "rft_contact.py": 3, "screw_contact.py": 4}
-# model code that receives the gz API module from a plugin
-API_USERS = [REPO / "eels_gz" / "rover" / "gz_model.py"]
+               "contact_system.py": 4, "rft_contact.py": 3, "screw_contact.py": 4,
+               "leader_follower.py": 3, "screw_spin.py": 2, "sidewind.py": 3, "surface_traverse.py": 4,
+               "steps.py": 2}
+# model code that receives the gz API module (or its UpdateInfo) from a plugin
+API_USERS = [REPO / "eels_gz" / "rover" / "gz_model.py", REPO / "eels_gz" / "steps.py"]
 
 
 def host_only_names() -> set[str]:

@@ -16,6 +16,7 @@ from lxml import etree
 from eels_gz import config, registry
 from eels_gz.description.assemble import robot_description
 from eels_gz.gzapi import msgs, transport
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
 
@@ -48,8 +49,8 @@ def gazebo_frames(entry) -> dict[str, str]:
 def test_host_stamps_the_frames_gazebo_stamps(name):
     entry = registry.robot(name)
     expected = gazebo_frames(entry)
-    sim = prepare(config.resolve(overrides={"robot": {"name": name, "xacro_args": _xacro_args(entry)},
-                                            "duration": 0.01})).sim
+    sim = prepare(resolve_run(config.resolve(overrides={"robot": {"name": name, "xacro_args": _xacro_args(entry)},
+                                            "duration": 0.01}))).sim
     sensors = HostSensors(sim, noise=False, cameras=True)
     stamped = {s.name: s.frame_id for s in sensors.sensors if hasattr(s, "frame_id") and hasattr(s, "pub")
                and not type(s).__name__.startswith("CameraInfo")}
@@ -60,8 +61,8 @@ def test_messages_carry_the_frame():
     """On the bus: the IMU's and a force-torque sensor's headers of EELS 1.5 carry their <gz_frame_id>."""
     entry = registry.robot("eels_1_5")
     expected = gazebo_frames(entry)
-    sim = prepare(config.resolve(overrides={"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}},
-                                            "duration": 0.01})).sim
+    sim = prepare(resolve_run(config.resolve(overrides={"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}},
+                                            "duration": 0.01}))).sim
     sensors = HostSensors(sim, noise=False)
     fts = next(s for s in sensors.sensors if s.kind == "force_torque")
     got = {}

@@ -131,9 +131,10 @@ def test_a_rover_command_beyond_its_motors(tmp_path):
 
 
 def _prepared(**overrides):
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
 
-    return prepare(config.resolve(overrides=overrides))
+    return prepare(resolve_run(config.resolve(overrides=overrides)))
 
 
 def test_pose_auto_puts_a_rover_on_a_dem():

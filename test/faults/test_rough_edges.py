@@ -103,9 +103,10 @@ def _get(cfg: dict, key: str):
 
 
 def test_hang_hangs_by_itself():
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
 
-    prep = prepare(config.resolve(overrides={"scenario": "hang"}))
+    prep = prepare(resolve_run(config.resolve(overrides={"scenario": "hang"})))
     T = prep.sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
     assert T[2, 3] == pytest.approx(2.0) and T[:3, 0] == pytest.approx([0.0, 0.0, 1.0], abs=1e-9)  # tail up
     assert prep.settings["config"]["robot"]["pose"] == pytest.approx([0, 0, 2.0, 0, -math.pi / 2, 0])

@@ -10,6 +10,7 @@ from faults_cli import SMALL, cli
 
 from eels_gz import config
 from eels_gz.errors import PlacementError
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 
 # m: the engine's contact depth against the plane is exact for the screw cylinders up to round-off
@@ -29,7 +30,7 @@ def rest_z() -> float:
     """Base height of the auto pose on ice_plane: lowest collision at AUTO_CLEARANCE above z = 0."""
     from eels_gz.dart.simulation import AUTO_CLEARANCE
 
-    sim = prepare(small_cfg("auto")).sim
+    sim = prepare(resolve_run(small_cfg("auto"))).sim
     return float(sim.robot_skeleton.getRootBodyNode().getWorldTransform().translation()[2]) - AUTO_CLEARANCE
 
 
@@ -44,14 +45,14 @@ def test_a_pose_3_cm_inside_the_ice_is_refused_and_writes_nothing(tmp_path, rest
 
 def test_the_refusal_measures_the_depth(rest_z):
     with pytest.raises(PlacementError, match=r"collision 'module_\d_(screw_link|shell)_collision' 0\.025 m inside"):
-        prepare(small_cfg([0, 0, rest_z - 0.025, 0, 0, 0]))
+        prepare(resolve_run(small_cfg([0, 0, rest_z - 0.025, 0, 0, 0])))
 
 
 def test_a_pose_within_the_start_tolerance_runs(rest_z):
     from eels_gz.dart.terrain_start import START_DEPTH
 
-    prepare(small_cfg([0, 0, rest_z - 0.5 * START_DEPTH, 0, 0, 0]))
-    prepare(small_cfg([0, 0, rest_z + 0.001, 0, 0, 0]))
+    prepare(resolve_run(small_cfg([0, 0, rest_z - 0.5 * START_DEPTH, 0, 0, 0])))
+    prepare(resolve_run(small_cfg([0, 0, rest_z + 0.001, 0, 0, 0])))
 
 
 def test_a_fixed_base_robot_keeps_its_root_joint_origin_under_its_pose():
@@ -67,7 +68,7 @@ def test_a_fixed_base_robot_keeps_its_root_joint_origin_under_its_pose():
     cfg = config.resolve()
     config.set_key(cfg, "robot.name", "drag_rig", "test")
     config.set_key(cfg, "robot.pose", [0.4, -0.2, 0.05, 0.0, 0.0, 0.3], "test")
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     joint = etree.fromstring(sim.robot_source_urdf.encode()).find("joint[@name='drag_x']")
     origin = np.eye(4)
     origin[:3, 3] = [float(v) for v in joint.find("origin").get("xyz").split()]

@@ -15,6 +15,7 @@ from eels_gz import config
 from eels_gz.errors import DescriptionError
 from eels_gz.gzapi import msgs
 from eels_gz.dart.cameras import Camera, camera_model
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare, run
 from eels_gz.dart.sensors import HostSensors
 from eels_gz.ros import convert
@@ -28,7 +29,7 @@ HEAD = {"robot": {"name": "eels_1_0_alternating", "n_modules": 1}, "world": "tub
 
 @pytest.fixture(scope="module")
 def head():
-    sim = prepare(config.resolve(overrides=HEAD)).sim
+    sim = prepare(resolve_run(config.resolve(overrides=HEAD))).sim
     sensors = HostSensors(sim, noise=False, cameras=True)
     return sim, sensors
 

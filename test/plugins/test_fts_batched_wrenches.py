@@ -16,6 +16,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.dart.sensors import ForceTorque, HostSensors
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 
 TOL = 1e-6  # N and N m (module docstring)
@@ -24,7 +25,7 @@ TOL = 1e-6  # N and N m (module docstring)
 def readings(batch: bool, frame: str | None = None) -> np.ndarray:
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "world": "ice_plane", "contact": {"model": "screw"},
                                     "scenario": {"name": "screw_spin"}, "sim": {"batch_api": batch}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     sensors = HostSensors(sim, noise=False)
     fts = [s for s in sensors.sensors if isinstance(s, ForceTorque)]
     assert len(fts) == 3

@@ -17,6 +17,7 @@ import pytest
 
 from eels_gz import config
 from eels_gz.run.placing import settle
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.scenarios.moulin_descent import bore_center
 from eels_gz.snake.chain import SnakeChain
@@ -32,7 +33,7 @@ HELIX_RADIUS = {"tube": 0.45, "moulin": 0.5}  # m: screws (0.09 m) start clear o
 def _placed(world: str, timeout: float | None = None):
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only"}, "world": world,
                                     "sensors": {"enabled": False}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
     terrain = find_terrain_field(sim.spec)
     params = replace(load_snake_params().placement, helix_radius=HELIX_RADIUS[world])

@@ -9,12 +9,13 @@ import pytest
 
 from eels_gz import config
 from eels_gz.gzapi import msgs, transport
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
 
 
 def _sim(robot: str, pose="auto"):
-    return prepare(config.resolve(overrides={"robot": {"name": robot, "pose": pose}, "duration": 0.5})).sim
+    return prepare(resolve_run(config.resolve(overrides={"robot": {"name": robot, "pose": pose}, "duration": 0.5}))).sim
 
 
 def test_archimede_carries_imu_planar_lidar_and_rgbd_camera():

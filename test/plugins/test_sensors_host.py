@@ -15,6 +15,7 @@ from mcap.reader import make_reader
 from eels_gz import config
 from eels_gz.errors import DescriptionError
 from eels_gz.gzapi import msgs, transport
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare, run
 from eels_gz.dart.sensors import HostSensors
 
@@ -23,7 +24,7 @@ HEAD = {"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}}, "duration
 
 @pytest.fixture(scope="module")
 def sim():
-    return prepare(config.resolve(overrides=HEAD)).sim
+    return prepare(resolve_run(config.resolve(overrides=HEAD))).sim
 
 
 def _collect(sim, sensors, topic, cls, steps):
@@ -104,7 +105,7 @@ def test_logged_sensor_bytes_are_the_bridged_messages(tmp_path):
     from eels_gz.ros.mcap_log import McapLog
     from eels_gz.ros.messages import encode
 
-    sim = prepare(config.resolve(overrides=HEAD)).sim
+    sim = prepare(resolve_run(config.resolve(overrides=HEAD))).sim
     sensors = HostSensors(sim, noise=True, seed=3)
     log = McapLog(tmp_path / "log.mcap")
     log_sensors(sensors, log)

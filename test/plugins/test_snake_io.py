@@ -16,6 +16,7 @@ from lxml import etree
 from eels_gz import config, registry
 from eels_gz.gzapi.element import Element
 from eels_gz.paths import asset
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 
 TOL = 1e-12
@@ -26,7 +27,7 @@ ROBOT = "eels_1_0_front_only"
 def robot(tmp_path, monkeypatch):
     cfg = config.resolve(overrides={"robot": {"name": ROBOT}, "contact": {"model": "screw"},
                                     "sensors": {"enabled": False}, "scenario": {"name": "screw_spin"}})
-    sim = prepare(cfg, tmp_path).sim
+    sim = prepare(resolve_run(cfg, tmp_path)).sim
     urdf = tmp_path / "robot_source.urdf"
     urdf.write_text(sim.robot_source_urdf)
     world = registry.world_path("ice_plane").resolve()

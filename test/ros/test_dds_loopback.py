@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
 from eels_gz.gzapi.topics import HostTopics
@@ -57,7 +58,7 @@ def run_until_done(sim, topics: HostTopics, proc: subprocess.Popen, budget_s: fl
 def eels_1_5():
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5", "xacro_args": {"head": "true"}},
                                     "duration": 1.0})
-    return prepare(cfg).sim
+    return prepare(resolve_run(cfg)).sim
 
 
 def test_listener_receives_joint_states_clock_wrenches_and_imu(eels_1_5):

@@ -21,6 +21,7 @@ import pytest
 from lxml import etree
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.rover.from_urdf import rpy_matrix
 from eels_gz.spawn import AUTO_CLEARANCE, ZeroPose, pose_of
@@ -91,8 +92,8 @@ def create_node(actions) -> tuple[dict, str]:
 
 def host_pose(robot: str, world: str) -> tuple[np.ndarray, dict[str, float]]:
     """(base pose 4x4, joint positions by name) of the host's robot after ``pose: auto``."""
-    sim = prepare(config.resolve(overrides={"robot": {"name": robot, "pose": "auto"}, "world": world,
-                                            "contact": {"model": "stock"}, "duration": 0.01})).sim
+    sim = prepare(resolve_run(config.resolve(overrides={"robot": {"name": robot, "pose": "auto"}, "world": world,
+                                            "contact": {"model": "stock"}, "duration": 0.01}))).sim
     skel = sim.robot_skeleton
     joints = {skel.getJoint(i).getName(): float(skel.getJoint(i).getPosition(0))
               for i in range(skel.getNumJoints()) if skel.getJoint(i).getNumDofs() == 1}
@@ -154,7 +155,7 @@ def test_the_bridge_carries_every_sensor_the_rover_publishes(monkeypatch):
     (bridge,) = [a for a in actions if type(a).__name__ == "Node" and a.kwargs["executable"] == "parameter_bridge"]
     entries = yaml.safe_load(Path(bridge.kwargs["parameters"][0]["config_file"]).read_text())
     bridged = {e["gz_topic_name"] for e in entries if e["direction"] == "GZ_TO_ROS"}
-    sim = prepare(config.resolve(overrides={"robot": {"name": "archimede"}, "duration": 0.01})).sim
+    sim = prepare(resolve_run(config.resolve(overrides={"robot": {"name": "archimede"}, "duration": 0.01}))).sim
     published = set(HostSensors(sim, noise=False, cameras=True).topics)
     assert len(published) == 7  # imu, lidar points, two images, their camera_info and the depth points
     assert published <= bridged, published - bridged

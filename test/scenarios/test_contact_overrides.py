@@ -15,6 +15,7 @@ from eels_gz import config
 from eels_gz.cli import main
 from eels_gz.contact.params import KEYS, load_contact_params
 from eels_gz.errors import ConfigError
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 
 SMALL = {"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0.01,
@@ -23,7 +24,7 @@ SMALL = {"robot": {"name": "eels_1_0_front_only", "n_modules": 2}, "duration": 0
 
 def test_a_key_set_on_its_own_replaces_that_key_of_the_set_the_plugin_reads(tmp_path):
     cfg = config.resolve(None, SMALL, ["contact.mu=0.12", "contact.ev_a=4", "contact.params=ice_regulated"])
-    prep = prepare(cfg, tmp_path)
+    prep = prepare(resolve_run(cfg, tmp_path))
     try:
         plugin = next(s.system for s in prep.sim.systems if s.module == "screw_contact")
         expected = {**load_contact_params("ice_regulated").to_dict(), "mu": 0.12, "ev_a": 4.0}
@@ -37,7 +38,7 @@ def test_a_key_set_on_its_own_replaces_that_key_of_the_set_the_plugin_reads(tmp_
 
 
 def test_without_keys_the_named_set_is_used_as_it_is(tmp_path):
-    prep = prepare(config.resolve(None, SMALL), tmp_path)
+    prep = prepare(resolve_run(config.resolve(None, SMALL), tmp_path))
     try:
         plugin = next(s.system for s in prep.sim.systems if s.module == "screw_contact")
         assert plugin.params == load_contact_params("ice")
@@ -76,7 +77,7 @@ def test_contact_keys_need_the_screw_model(tmp_path):
     cfg = config.resolve(None, {**SMALL, "contact": {"model": "stock"}}, ["contact.mu=0.1"])
     with pytest.raises(ConfigError, match=r"contact.mu set parameters of the screw contact, but contact.model "
                                           r"is 'stock'"):
-        prepare(cfg, tmp_path)
+        prepare(resolve_run(cfg, tmp_path))
 
 
 def test_a_null_key_keeps_the_set_value():

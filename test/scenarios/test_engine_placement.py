@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare, run
 
 HELIX = {"name": "moulin_descent", "helix": 1.0, "z_start": -2.0, "mobility_threshold": 1.396}
@@ -36,7 +37,7 @@ def test_the_settled_placement_is_recorded_and_the_run_starts_from_it(tmp_path):
     from eels_gz.run.placing import place
 
     cfg = config.resolve(overrides={"scenario": HELIX, "duration": 0.01, "sensors": {"enabled": False}})
-    prep = prepare(cfg, tmp_path)
+    prep = prepare(resolve_run(cfg, tmp_path))
     sim = prep.sim
     t0 = sim.time
     placed = place(sim, prep, tmp_path)
@@ -68,7 +69,7 @@ def test_a_timed_out_placement_ends_the_run_before_its_first_step(tmp_path):
 def test_held_systems_see_no_step():
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": "hang",
                                     "sensors": {"enabled": False}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     (held,) = [s for s in sim.systems if s.module == "tethers"]
     control = next(s.system for s in sim.systems if s.module == "joint_control")
     calls = []

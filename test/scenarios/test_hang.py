@@ -42,6 +42,7 @@ import yaml
 
 from eels_gz import config, registry
 from eels_gz.errors import ConfigError
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.sensors import HostSensors
 from eels_gz.errors import PluginError
@@ -57,7 +58,7 @@ ROUNDING = 1e-9  # relative floor of the torque bound
 def _hang():
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5", "pose": [0, 0, 2.0, 0, -math.pi / 2, 0]},
                                     "scenario": "hang"})
-    return prepare(cfg).sim
+    return prepare(resolve_run(cfg)).sim
 
 
 def _subtree(body) -> set[str]:
@@ -196,7 +197,7 @@ def test_tether_on_unknown_link(tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "scenario_path", lambda name: path)
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "scenario": {"name": "hang"}})
     with pytest.raises(PluginError, match="'no_link' is not a link of the robot"):
-        prepare(cfg)
+        prepare(resolve_run(cfg))
 
 
 def test_tethers_need_the_tethers_system():

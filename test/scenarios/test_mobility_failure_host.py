@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare, run
 from eels_gz.scenarios.mobility_watch import MobilityWatch, threshold_from
 from eels_gz.snake.chain import axis_rotation
@@ -19,7 +20,7 @@ from eels_gz.snake.params import load_snake_params
 
 def test_mobility_failure_triggers_past_the_threshold_and_not_before():
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_5"}, "sensors": {"enabled": False}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     threshold = threshold_from({})
     assert threshold == load_snake_params().mobility.threshold
     watch = MobilityWatch(threshold)

@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import HostRos, prepare
 from eels_gz.ros.dds import DdsNode
 from eels_gz.ros.messages import typestore
@@ -41,8 +42,9 @@ def _setup(pose=None, robot="eels_1_0_front_only"):
     if pose is not None:
         overrides["robot"]["pose"] = pose
     cfg = config.resolve(overrides=overrides)
-    sim = prepare(cfg).sim
-    return sim, HostRos(sim, cfg["ros"])
+    plan = resolve_run(cfg)
+    sim = prepare(plan).sim
+    return sim, HostRos(sim, cfg["ros"], plan.dt)
 
 
 class Repeater:

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from eels_gz import config
 from eels_gz.cli import main
 from eels_gz.errors import ConfigError
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare, run
 
 PACED_S = 10.0  # s of simulated time, as the issue asks
@@ -27,7 +28,7 @@ def _cfg(**ros):
 
 def test_rate_one_keeps_sim_time_with_wall_time(tmp_path):
     # can this machine run the scenario faster than real time? measured, not assumed
-    sim = prepare(_cfg()).sim
+    sim = prepare(resolve_run(_cfg())).sim
     n = 500
     t0 = time.perf_counter()
     for _ in range(n):

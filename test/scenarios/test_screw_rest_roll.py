@@ -44,6 +44,7 @@ import yaml
 from eels_gz import config, registry
 from eels_gz.contact.params import load_contact_params
 from eels_gz.description.xacro_loader import load_description
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.dart.simulation import RobotSpec, Simulation
 from eels_gz.paths import asset
@@ -151,8 +152,9 @@ def test_a_lone_screw_rolls_against_b_w_above_it():
 
 def test_a_straight_robot_holds_an_overturning_moment():
     moment = 0.1  # N m about the robot's axis, on its tail
-    prepared = prepare(config.resolve(overrides={"robot": {"name": "eels_1_0_front_only"}, "scenario": "hold",
-                                                 "contact": {"model": "screw"}, "sensors": {"enabled": False}}))
+    cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only"}, "scenario": "hold",
+                                    "contact": {"model": "screw"}, "sensors": {"enabled": False}})
+    prepared = prepare(resolve_run(cfg))
     sim = prepared.sim
     base = sim.robot_skeleton.getBodyNode(0)
     on = []

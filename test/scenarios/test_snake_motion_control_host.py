@@ -50,6 +50,7 @@ import pytest
 import yaml
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.paths import asset
 from eels_gz.scenarios.screw_drive import ScrewDrive, body_twist_between
@@ -80,7 +81,7 @@ def stiff_params(folder) -> str:
 def new_robot(params: str, shape: str):
     cfg = config.resolve(overrides={"contact": {"model": "screw", "params": params},
                                     "sensors": {"enabled": False}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     snake = SnakeHost(sim, "motion control test")
     q = crescent_shape(snake.chain, CRESCENT) if shape == "crescent" else straight_shape(snake.chain)
     snake.place(snake.base_pose(), q)

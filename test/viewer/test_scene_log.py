@@ -12,6 +12,7 @@ from mcap.reader import make_reader
 from scipy.spatial.transform import Rotation
 
 from eels_gz import config
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import Recorder, prepare
 from eels_gz.dart.scene_log import ARROW_M_PER_N, EMBED_MAX_TRIANGLES, package_uri
 from eels_gz.paths import share_dir
@@ -30,7 +31,7 @@ TOPIC_TYPES = {
 def _record(tmp_path, robot, world, n_modules, steps, contact="screw", **xacro):
     cfg = config.resolve(overrides={"robot": {"name": robot, "n_modules": n_modules, "xacro_args": xacro},
                                     "world": world, "contact": {"model": contact}})
-    sim = prepare(cfg, tmp_path).sim
+    sim = prepare(resolve_run(cfg, tmp_path)).sim
     rec = Recorder(sim, tmp_path / "log.mcap")
     rec.sample()
     for _ in range(steps):

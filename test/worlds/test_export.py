@@ -113,6 +113,7 @@ def test_export_resolves_as_run_does(tmp_path):
     on the ice), the step, the robot's Python systems, the contact set the screw contact reads and the
     scenario parameters are the same."""
     from eels_gz.contact.params import load_contact_params
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
 
     sets = ["contact.mu=0.11", "physics.dt=0.0005", "robot.n_modules=4"]
@@ -121,7 +122,7 @@ def test_export_resolves_as_run_does(tmp_path):
               "--out", str(out))
     assert res.exit_code == 0, res.output
     cfg = config.resolve(None, {"scenario": "crescent_spin", "contact": {"model": "screw"}}, sets)
-    prep = prepare(cfg, tmp_path / "run")
+    prep = prepare(resolve_run(cfg, tmp_path / "run"))
     T = prep.sim.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
     from eels_gz.spawn import pose_of
 
@@ -147,13 +148,14 @@ def test_a_scenario_systems_are_those_run_loads(tmp_path):
     """screw_spin (a scenario of systems): its system is inside the robot's <include> with the priority,
     the resolved parameters (--set applied) and the description the run's host loads it with, plus
     <metrics_file> in the export folder; the host loads the exported world's modules, no more, no less."""
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
 
     out = tmp_path / "export"
     res = cli("export", "--scenario", "screw_spin", "--set", "scenario.screw_rate=2.5", "--out", str(out))
     assert res.exit_code == 0, res.output
     cfg = config.resolve(None, {"scenario": "screw_spin"}, ["scenario.screw_rate=2.5"])
-    sim = prepare(cfg, tmp_path / "run").sim
+    sim = prepare(resolve_run(cfg, tmp_path / "run")).sim
     (include,) = etree.parse(str(out / "world.sdf")).getroot().iter("include")
     ns = "{http://gazebosim.org/schema}"
     exported = {p.findtext("module_name"): p for p in include.iter("plugin")}
@@ -172,6 +174,7 @@ def test_a_rover_on_the_dem_starts_where_the_host_places_it(tmp_path):
     """Archimede on mars_dem (pose: auto, the ROAMS placement bends its suspension): the include's pose
     and its initial_joints system's positions are those the host's run starts from, and libsdformat
     accepts the include with that system inside."""
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
     from eels_gz.spawn import pose_of
 
@@ -179,7 +182,7 @@ def test_a_rover_on_the_dem_starts_where_the_host_places_it(tmp_path):
     res = cli("export", "--scenario", "hold", "--robot", "archimede", "--world", "mars_dem", "--out", str(out))
     assert res.exit_code == 0, res.output
     cfg = config.resolve(None, {"scenario": "hold", "robot": {"name": "archimede"}, "world": "mars_dem"}, [])
-    skel = prepare(cfg, tmp_path / "run").sim.robot_skeleton
+    skel = prepare(resolve_run(cfg, tmp_path / "run")).sim.robot_skeleton
     host = {skel.getJoint(i).getName(): float(skel.getJoint(i).getPosition(0))
             for i in range(skel.getNumJoints()) if skel.getJoint(i).getNumDofs() == 1}
     pose = include_pose(out / "world.sdf", "archimede")
@@ -343,6 +346,7 @@ def test_the_exported_world_steps_as_the_run_does(tmp_path):
     """screw_spin under the screw contact with --set contact.mu and scenario.screw_rate: the exported
     world, run by the embedded host, follows the run's own simulation step for step (base pose and every
     joint position after ROUND_TRIP_STEPS steps)."""
+    from eels_gz.run.resolve import resolve_run
     from eels_gz.run.runner import prepare
 
     sets = ["contact.mu=0.11", "scenario.screw_rate=2.0"]
@@ -350,8 +354,8 @@ def test_the_exported_world_steps_as_the_run_does(tmp_path):
     res = cli("export", "--scenario", "screw_spin", "--contact", "screw", *sum((["--set", s] for s in sets), []),
               "--out", str(out))
     assert res.exit_code == 0, res.output
-    ran = prepare(config.resolve(None, {"scenario": "screw_spin", "contact": {"model": "screw"}}, sets),
-                  tmp_path / "run").sim
+    ran = prepare(resolve_run(config.resolve(None, {"scenario": "screw_spin", "contact": {"model": "screw"}}, sets),
+                  tmp_path / "run")).sim
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     exported = host_from_export(out, scratch)
@@ -394,7 +398,7 @@ def test_host_code_beside_systems_is_refused(extra, message, tmp_path, monkeypat
 
 def test_a_step_above_the_contact_stability_bound_is_refused_as_run_refuses_it(tmp_path):
     """The screw contact's stability bound (eels_gz.contact.stability) with the robot's weight from the
-    URDF (the export has no engine) gives run's message, to the digit: the mass is the skeleton's."""
+    URDF in both (the export has no engine) gives run's message, to the digit."""
     args = ["--scenario", "hold", "--contact", "screw", "--set", "physics.dt=0.01"]
     exported = cli("export", *args, "--out", str(tmp_path / "export"))
     ran = cli("run", *args, "--out", str(tmp_path / "run"))

@@ -33,6 +33,7 @@ import trimesh
 from eels_gz import config
 from eels_gz.dart.body_points import joint_positions
 from eels_gz.run.placing import settle
+from eels_gz.run.resolve import resolve_run
 from eels_gz.run.runner import prepare
 from eels_gz.scenarios.moulin_descent import bore_center
 from eels_gz.snake.chain import SnakeChain
@@ -95,7 +96,7 @@ def test_scanned_moulin_placement_and_hang(scanned, monkeypatch):
     monkeypatch.setenv("GZ_SIM_RESOURCE_PATH", str(out / "models"))
     cfg = config.resolve(overrides={"robot": {"name": "eels_1_0_front_only", "n_modules": N_MODULES},
                                     "world": str(out / "worlds" / "moulin_scan.sdf"), "sensors": {"enabled": False}})
-    sim = prepare(cfg).sim
+    sim = prepare(resolve_run(cfg)).sim
     chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
     angles = lambda: joint_positions(sim, chain.joints)  # noqa: E731
     base_pose = lambda: sim.frame_world_pose(chain.root)  # noqa: E731

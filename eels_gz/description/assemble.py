@@ -33,8 +33,11 @@ log = logging.getLogger(__name__)
 
 
 def xacro_arg_names(path: str | Path) -> set[str]:
-    """The ``<xacro:arg name=...>`` a xacro file declares, with those of the files it includes."""
+    """The ``<xacro:arg name=...>`` a xacro file declares, with those of the files it includes (read
+    through :func:`~eels_gz.description.xacro_cache.source_bytes`: the read xacro's run shares)."""
     from lxml import etree
+
+    from eels_gz.description.xacro_cache import source_bytes
 
     names: set[str] = set()
     todo, seen = [Path(path)], set()
@@ -44,8 +47,8 @@ def xacro_arg_names(path: str | Path) -> set[str]:
             continue
         seen.add(file)
         try:
-            root = etree.parse(str(file)).getroot()
-        except etree.XMLSyntaxError:
+            root = etree.fromstring(source_bytes(file))
+        except (OSError, etree.XMLSyntaxError):
             continue  # xacro reports it with its own message
         names |= {el.get("name") for el in root.iter(f"{XACRO_NS}arg") if el.get("name")}
         todo += [file.parent / el.get("filename") for el in root.iter(f"{XACRO_NS}include")
@@ -70,7 +73,7 @@ def check_xacro_args(entry, args: dict, where: str, reserved: dict[str, str] | N
 def _check_values(desc: Description) -> None:
     """Every geometry, inertia, limit and origin physically valid (eels_gz.description.validity):
     DescriptionError naming the file and element; a warning for each implausible value."""
-    for warning in check_urdf(desc.urdf, desc.source):
+    for warning in check_urdf(desc.model.element, desc.source):
         log.warning("%s", warning)
 
 

@@ -44,14 +44,13 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
-from eels_gz.description.similarity import UrdfTree, parse_tree, parse_xml
+from eels_gz.description.model import WORLD_LINK, RobotModel
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError
 from eels_gz.rotations import matrix_rpy, rpy_matrix
 
 log = logging.getLogger(__name__)
 
-WORLD_LINK = "world"
 PRESERVE_TAGS = ("preserveFixedJoint", "disableFixedJointLumping")
 # link-level <gazebo> tags that describe the link's own collisions or visuals
 SURFACE_TAGS = ("mu1", "mu2", "kp", "kd", "fdir1", "maxContacts", "minDepth", "maxVel", "material", "selfCollide")
@@ -82,14 +81,16 @@ class ModelCounts:
 
 @dataclass(frozen=True)
 class OptimizedModel:
-    """Result of :func:`optimize_urdf`.
+    """Result of the optimizer (:func:`optimize_model`).
 
-    ``merged`` maps every body of the optimized model to the original links
-    it holds, the body's own link first. ``massless_bodies`` are links that
-    stay bodies without mass (a warning names them).
+    ``model`` is the optimized robot (:class:`~eels_gz.description.model.RobotModel`, read from
+    the optimizer's own tree: no parse), ``urdf`` its text. ``merged`` maps every body of the
+    optimized model to the original links it holds, the body's own link first.
+    ``massless_bodies`` are links that stay bodies without mass (a warning names them).
     """
 
     urdf: str
+    model: RobotModel
     frames: dict[str, Frame]
     merged: dict[str, tuple[str, ...]]
     removed_joints: tuple[str, ...]
@@ -206,7 +207,7 @@ def _is_true(el: etree._Element | None) -> bool:
     return el is not None and (el.text or "").strip().lower() in ("true", "1")
 
 
-def locked_joints(robot: etree._Element, tree: UrdfTree) -> dict[str, str]:
+def locked_joints(robot: etree._Element, tree: RobotModel) -> dict[str, str]:
     """Fixed joints the URDF itself says must survive, each with the reason.
 
     A ``<gazebo reference="JOINT">`` block with ``<preserveFixedJoint>`` or
@@ -225,7 +226,7 @@ def locked_joints(robot: etree._Element, tree: UrdfTree) -> dict[str, str]:
     return found
 
 
-def _kept_fixed(robot, tree: UrdfTree, keep_joints, keep_links, source: str) -> set[str]:
+def _kept_fixed(robot, tree: RobotModel, keep_joints, keep_links, source: str) -> set[str]:
     keep_joints, keep_links = list(keep_joints), list(keep_links)
     for name in keep_joints:
         if name not in tree.joints:
@@ -247,7 +248,7 @@ def _kept_fixed(robot, tree: UrdfTree, keep_joints, keep_links, source: str) -> 
     return kept
 
 
-def count(robot: etree._Element, tree: UrdfTree, source: str) -> ModelCounts:
+def count(robot: etree._Element, tree: RobotModel, source: str) -> ModelCounts:
     """Bodies, massless links and fixed joints of a parsed URDF."""
     nodes = {n.get("name"): n for n in robot.findall("link")}
     bodies = [name for name in tree.links if name != WORLD_LINK]
@@ -256,17 +257,40 @@ def count(robot: etree._Element, tree: UrdfTree, source: str) -> ModelCounts:
 
 
 # --- the optimizer --------------------------------------------------------------------------
-def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: Iterable[str] = (),
-                  source: str = "URDF") -> OptimizedModel:
-    """Merge bodies joined by fixed joints and turn massless links into frames (see module doc).
+def optimize_model(model: RobotModel, keep_joints: Iterable[str] = (),
+                   keep_links: Iterable[str] = ()) -> OptimizedModel:
+    """Merge bodies joined by fixed joints and turn massless links into frames (see module doc); the
+    optimized robot is the result's ``model`` (``model`` itself is not changed).
 
     ``keep_joints``: fixed joints to keep as locked joints (force-torque
     sensor joints); those marked in ``<gazebo reference>`` blocks are kept
     anyway. ``keep_links``: links that must stay bodies (their fixed parent
-    joint is kept). ``source`` names the description in errors and warnings.
+    joint is kept). ``model.source`` names the description in errors and warnings.
     """
-    robot = parse_xml(urdf_xml, source)
-    tree = parse_tree(robot, source)
+    return _optimize(_working_copy(model.element), keep_joints, keep_links, model.source)
+
+
+def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: Iterable[str] = (),
+                  source: str = "URDF") -> OptimizedModel:
+    """:func:`optimize_model` of URDF text (one parse); ``source`` names it in errors and warnings."""
+    return optimize_model(RobotModel.from_urdf(urdf_xml, source), keep_joints, keep_links)
+
+
+def _working_copy(robot: etree._Element) -> etree._Element:
+    """A copy of ``robot`` for the optimizer to rewrite, without the whitespace between elements (as
+    :func:`~eels_gz.description.model.parse_xml` reads it, so that its output is indented anew)."""
+    robot = copy.deepcopy(robot)
+    for el in robot.iter():
+        if len(el) and el.text is not None and not el.text.strip():
+            el.text = None
+        if el.tail is not None and not el.tail.strip():
+            el.tail = None
+    return robot
+
+
+def _optimize(robot: etree._Element, keep_joints, keep_links, source: str) -> OptimizedModel:
+    """The optimizer on ``robot``, a working copy it rewrites in place."""
+    tree = RobotModel(robot, source)
     before = count(robot, tree, source)
     kept = _kept_fixed(robot, tree, keep_joints, keep_links, source)
     links = {n.get("name"): n for n in robot.findall("link")}
@@ -313,14 +337,16 @@ def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: It
             robot.remove(links[m])
     _repoint_gazebo(robot, tree, body_of, pose_in_body, set(removed), source)
 
-    out_tree = parse_tree(robot, source)
+    out_tree = RobotModel(robot, source)
     massless = tuple(b for b in merged if b != WORLD_LINK and link_inertial(links[b], source)[0] <= 0.0)
     if massless:
         log.warning("%s: massless bodies remain (DART cannot simulate a massless body with DOFs reliably; "
                     "give them an <inertial> or fix them to a massive body): %s", source, ", ".join(massless))
     frames = {link: Frame(link, body_of[link], _readonly(pose_in_body[link])) for link in tree.links}
+    urdf = etree.tostring(robot, encoding="unicode", pretty_print=True)
     return OptimizedModel(
-        urdf=etree.tostring(robot, encoding="unicode", pretty_print=True),
+        urdf=urdf,
+        model=RobotModel(robot, source, urdf=urdf),
         frames=frames,
         merged={b: tuple(m) for b, m in merged.items()},
         removed_joints=tuple(removed),
@@ -338,18 +364,20 @@ def optimize_description(description: Description, keep_joints: Iterable[str] = 
     The reference blocks take part (fixed joints they mark survive, those of
     merged links are re-pointed) and come back split off, as
     :func:`~eels_gz.description.xacro_loader.split_gazebo` leaves them.
-    Model-level ``<gazebo>`` blocks are returned unchanged.
+    Model-level ``<gazebo>`` blocks are returned unchanged. The optimized description carries its
+    model (the optimizer's tree, not parsed again), as does the result.
     """
-    robot = parse_xml(description.urdf, description.source)
+    robot = _working_copy(description.model.element)
     for block in description.references:
-        robot.append(copy.deepcopy(block))
-    model = optimize_urdf(etree.tostring(robot, encoding="unicode"), keep_joints, keep_links, description.source)
-    out = parse_xml(model.urdf, description.source)
-    references = out.findall("gazebo")
+        robot.append(_working_copy(block))
+    result = _optimize(robot, keep_joints, keep_links, description.source)
+    references = robot.findall("gazebo")
     for block in references:
-        out.remove(block)
-    urdf = etree.tostring(out, encoding="unicode", pretty_print=True)
-    return dataclasses.replace(description, urdf=urdf, references=references), model
+        robot.remove(block)
+    urdf = etree.tostring(robot, encoding="unicode", pretty_print=True)
+    model = RobotModel(robot, description.source, urdf=urdf)
+    return (dataclasses.replace(description, urdf=urdf, references=references, _model=model),
+            dataclasses.replace(result, model=model))
 
 
 def _readonly(T: np.ndarray) -> np.ndarray:
@@ -368,7 +396,7 @@ def _sdf_pose(el: etree._Element, source: str) -> np.ndarray:
     return pose_matrix(v[:3], v[3:])
 
 
-def _repoint_gazebo(robot, tree: UrdfTree, body_of, pose_in_body, removed: set[str], source: str) -> None:
+def _repoint_gazebo(robot, tree: RobotModel, body_of, pose_in_body, removed: set[str], source: str) -> None:
     """Re-point ``<gazebo reference>`` blocks of merged links and drop those of contracted joints."""
     for block in robot.findall("gazebo"):
         ref = block.get("reference")

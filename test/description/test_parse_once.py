@@ -3,15 +3,17 @@ model) and reads each xacro file once (issue 46), for EELS 1.0 and for Archimede
 
 Counted in the test process, around the CLI's own run: every parse through lxml, xml.etree or
 minidom whose document is a URDF (root ``<robot>``, no xacro element: a xacro source is counted as
-a read instead, and xacro's own parse of the files it reads is that read), and every open of a
+a read instead, and xacro's own parse of the files it reads is that read), every open of a
 ``*.xacro`` file (``open``, ``io.open`` and so ``Path.read_text``/``read_bytes``, and lxml's
-parse of a file name). A run with xacro's output cache empty (xacro runs) and one with it filled
-(the files are read to check the entry) are each counted, each as the first run of a process."""
+parse of a file name), and our own parses of a xacro source (its arguments are read once per
+file). A run with xacro's output cache empty (xacro runs) and one with it filled (the files are
+read to check the entry) are each counted, each as the first run of a process."""
 
 from __future__ import annotations
 
 import builtins
 import collections
+import hashlib
 import io
 import os
 import traceback
@@ -23,6 +25,12 @@ import pytest
 from lxml import etree
 
 XACRO_NS = "{http://www.ros.org/wiki/xacro}"
+
+
+def _is_xacro_source(doc) -> bool:
+    root = doc.getroot() if hasattr(doc, "getroot") else doc
+    return isinstance(getattr(root, "tag", None), str) and any(
+        isinstance(el.tag, str) and el.tag.startswith(XACRO_NS) for el in root.iter())
 
 
 def _is_urdf(doc) -> bool:
@@ -43,6 +51,7 @@ class Counter:
     def __init__(self, monkeypatch):
         self.parses: collections.Counter = collections.Counter()
         self.reads: collections.Counter = collections.Counter()
+        self.xacro_parses: collections.Counter = collections.Counter()  # our parses of a xacro source, by text
         for module, names in ((etree, ("fromstring", "parse", "XML")), (ET, ("fromstring", "parse", "XML")),
                               (minidom, ("parseString", "parse"))):
             for name in names:
@@ -67,6 +76,8 @@ class Counter:
             doc = parse(*args, **kwargs)
             stack = traceback.extract_stack()[:-1]
             in_xacro = any(f"{os.sep}xacro{os.sep}" in frame.filename for frame in stack)
+            if not in_xacro and hasattr(doc, "tag") and _is_xacro_source(doc):
+                self.xacro_parses[hashlib.sha256(etree.tostring(doc)).hexdigest()[:12]] += 1
             if not in_xacro and _is_urdf(doc):
                 ours = [f for f in stack if f"{os.sep}eels_gz{os.sep}" in f.filename]
                 where = ours[-1] if ours else stack[-1]
@@ -96,3 +107,5 @@ def test_one_run_parses_its_urdf_at_most_twice_and_reads_each_xacro_once(tmp_pat
         assert count.reads, "no xacro file read: the counter misses xacro's reads"
         assert sum(count.parses.values()) <= 2, f"{name}: URDF parsed {dict(count.parses)}"
         assert max(count.reads.values()) == 1, f"{name}: xacro files read {dict(count.reads)}"
+        assert max(count.xacro_parses.values(), default=0) <= 1, \
+            f"{name}: xacro sources parsed for their arguments {dict(count.xacro_parses)}"

@@ -41,15 +41,20 @@ class Description:
                            else RobotModel.from_urdf(self.urdf, self.source))
         return self._model
 
-    def gazebo_urdf(self) -> str:
-        """The URDF with its ``<gazebo>`` blocks, as Gazebo reads it (robot_state_publisher and
-        ``ros_gz_sim create`` in Gazebo mode): without them Gazebo would get no plugins or sensors."""
+    def gazebo_element(self) -> etree._Element:
+        """A new ``<robot>`` element (a copy of the model's) with its ``<gazebo>`` blocks, for a writer
+        that adds to it: see :meth:`gazebo_urdf`."""
         import copy
 
         root = copy.deepcopy(self.model.element)
         for block in [*self.gazebo, *self.references]:
             root.append(copy.deepcopy(block))
-        return etree.tostring(root, encoding="unicode")
+        return root
+
+    def gazebo_urdf(self) -> str:
+        """The URDF with its ``<gazebo>`` blocks, as Gazebo reads it (robot_state_publisher and
+        ``ros_gz_sim create`` in Gazebo mode): without them Gazebo would get no plugins or sensors."""
+        return etree.tostring(self.gazebo_element(), encoding="unicode")
 
 
 def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:

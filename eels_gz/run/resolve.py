@@ -160,7 +160,7 @@ def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
 def check_contact_step(r: Resolved, mass: float) -> None:
     """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
     resolved set, with the screw's static share of the robot's weight (``mass`` kg, the robot's total:
-    the host's skeleton, or :func:`urdf_mass` without an engine) as its load."""
+    the host's skeleton, or the robot model's ``total_mass`` without an engine) as its load."""
     if r.contact_set is None or not r.n_modules:
         return
     from eels_gz.contact.stability import ScrewLoad, step_bounds
@@ -181,15 +181,6 @@ def check_contact_step(r: Resolved, mass: float) -> None:
             f"{name} ({r.contact_label}, on a {screw['mass']:g} kg screw of {entry.name} "
             f"carrying {load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would "
             f"blow up. Use --dt {0.9 * bound:.2g} or less")
-
-
-def urdf_mass(urdf: str) -> float:
-    """The total mass (kg) of a URDF's links: what DART's skeleton of it weighs (the optimizer merges
-    bodies and keeps their mass)."""
-    from lxml import etree
-
-    root = etree.fromstring(urdf.encode())
-    return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
 
 
 def scenario_system_plugins(r: Resolved, description_file: str, metrics_file: str | None = None,

@@ -56,7 +56,7 @@ class _Robot:
 
     def __init__(self, sim):
         self.sim = sim
-        self.chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
+        self.chain = SnakeChain.from_model(sim.robot_source_model)
         self.joints = list(self.chain.joints)
         self.shape_joints = set(self.chain.bend_joints() + self.chain.twist_joints())
         self.joint_control = next((s.system for s in sim.systems if s.module == "joint_control"), None)

@@ -213,6 +213,27 @@ class RobotModel:
             link = self.joints[j].parent
         return T
 
+    def fixed_carrier(self, link: str, present) -> tuple[str, np.ndarray]:
+        """The link that carries ``link`` in a model whose fixed joints may have been merged (gz-sim's
+        URDF import lumps a link into its parent across a fixed joint; so does the embedded host's
+        optimizer): ``(carrier, T_carrier_link)``, the first of ``link`` and its ancestors across fixed
+        joints for which ``present(name)`` is true, and the pose (4x4) of ``link`` in it. A link that is
+        not in the model, or one reached only across a moving joint, is a DescriptionError naming it."""
+        from eels_gz.description.optimizer import read_origin
+
+        if link not in self.link_elements:
+            raise DescriptionError(f"{self.source}: '{link}' is not a link of the robot")
+        T = np.eye(4)
+        name = link
+        while not present(name):
+            joint = self.parent_joint.get(name)
+            if joint is None or self.joints[joint].type != "fixed":
+                raise DescriptionError(f"{self.source}: link '{link}' is not a link of the simulated model, "
+                                       "nor fixed to one")
+            T = read_origin(self.joint_elements[joint], f"joint '{joint}'", self.source) @ T
+            name = self.joints[joint].parent
+        return name, T
+
     @functools.cached_property
     def mimics(self) -> tuple[Mimic, ...]:
         """The ``<mimic>`` relations, in document order."""

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 from lxml import etree
 
-from eels_gz.description.optimizer import read_origin
+from eels_gz.description.model import read_origin
 from eels_gz.paths import share_dir
 from eels_gz.ros import messages
 

@@ -16,17 +16,20 @@ optimizer) works on a copy (``copy.deepcopy(model.element)``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 from lxml import etree
 
 from eels_gz.errors import DescriptionError
+from eels_gz.rotations import rpy_matrix
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
 WORLD_LINK = "world"  # the root of a fixed-base URDF (a rig): not a body, the world frame
 WHEEL_SUFFIX = "_wheel_joint"  # rover naming contract (urdf/rover_macros.xacro): <id>_wheel_joint
 STEER_SUFFIX = "_steer_joint"  # and <id>_steer_joint for a steerable wheel
+INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,60 @@ def _joint_link(node: etree._Element, tag: str, joint: str, source: str) -> str:
     if not link:
         raise DescriptionError(f"{source}: joint '{joint}' has no <{tag} link=...>")
     return link
+
+
+# --- element readers (origins, inertials) -------------------------------------------------
+def pose_matrix(xyz: Iterable[float], rpy: Iterable[float]) -> np.ndarray:
+    """4x4 pose of a position and URDF fixed-axis roll-pitch-yaw."""
+    T = np.eye(4)
+    T[:3, :3] = rpy_matrix(*rpy)
+    T[:3, 3] = list(xyz)
+    return T
+
+
+def read_floats(text: str | None, n: int, what: str, source: str) -> list[float]:
+    """``n`` finite numbers of an attribute's ``text`` (zeros when absent); DescriptionError naming ``what``."""
+    if text is None:
+        return [0.0] * n
+    try:
+        values = [float(v) for v in text.split()]
+    except ValueError:
+        values = []
+    if len(values) != n or not all(np.isfinite(values)):
+        raise DescriptionError(f"{source}: {what} is '{text}', expected {n} finite numbers")
+    return values
+
+
+def read_origin(parent: etree._Element, what: str, source: str) -> np.ndarray:
+    """The 4x4 pose of a URDF ``<origin>`` child of ``parent`` (identity if absent)."""
+    el = parent.find("origin")
+    if el is None:
+        return np.eye(4)
+    return pose_matrix(read_floats(el.get("xyz"), 3, f"{what} origin xyz", source),
+                       read_floats(el.get("rpy"), 3, f"{what} origin rpy", source))
+
+
+def link_inertial(link: etree._Element, source: str) -> tuple[float, np.ndarray, np.ndarray]:
+    """Mass (kg), centre of mass (m) and inertia about it (kg m^2), in the link frame."""
+    name = link.get("name")
+    el = link.find("inertial")
+    if el is None:
+        return 0.0, np.zeros(3), np.zeros((3, 3))
+    mass_el = el.find("mass")
+    mass = read_floats(None if mass_el is None else mass_el.get("value"), 1, f"link '{name}' mass", source)[0]
+    if mass_el is None or mass < 0:
+        raise DescriptionError(f"{source}: link '{name}' <inertial> needs <mass value=...> >= 0")
+    T = read_origin(el, f"link '{name}' inertial", source)
+    inertia_el = el.find("inertia")
+    values = {k: 0.0 for k in INERTIA_KEYS}
+    if inertia_el is not None:
+        for k in INERTIA_KEYS:
+            values[k] = read_floats(inertia_el.get(k, "0"), 1, f"link '{name}' inertia {k}", source)[0]
+    I_c = np.array([[values["ixx"], values["ixy"], values["ixz"]],
+                    [values["ixy"], values["iyy"], values["iyz"]],
+                    [values["ixz"], values["iyz"], values["izz"]]])
+    R = T[:3, :3]
+    return mass, T[:3, 3].copy(), R @ I_c @ R.T
 
 
 class RobotModel:
@@ -203,8 +260,6 @@ class RobotModel:
 
     def joint_pose(self, name: str) -> np.ndarray:
         """4x4 pose of a joint frame in the root link frame, every joint at zero."""
-        from eels_gz.description.optimizer import read_origin
-
         T = read_origin(self.joint_elements[name], f"joint '{name}'", self.source)
         link = self.joints[name].parent
         while link in self.parent_joint:
@@ -219,8 +274,6 @@ class RobotModel:
         optimizer): ``(carrier, T_carrier_link)``, the first of ``link`` and its ancestors across fixed
         joints for which ``present(name)`` is true, and the pose (4x4) of ``link`` in it. A link that is
         not in the model, or one reached only across a moving joint, is a DescriptionError naming it."""
-        from eels_gz.description.optimizer import read_origin
-
         if link not in self.link_elements:
             raise DescriptionError(f"{self.source}: '{link}' is not a link of the robot")
         T = np.eye(4)
@@ -253,8 +306,6 @@ class RobotModel:
     @functools.cached_property
     def total_mass(self) -> float:
         """The robot's mass (kg): the sum of its links' ``<inertial><mass>`` (the optimizer conserves it)."""
-        from eels_gz.description.optimizer import link_inertial
-
         return float(sum(link_inertial(link, self.source)[0] for link in self.link_elements.values()))
 
     def massless_links(self) -> list[str]:

@@ -44,17 +44,16 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
-from eels_gz.description.model import WORLD_LINK, RobotModel
+from eels_gz.description.model import WORLD_LINK, RobotModel, link_inertial, pose_matrix, read_floats, read_origin
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError
-from eels_gz.rotations import matrix_rpy, rpy_matrix
+from eels_gz.rotations import matrix_rpy
 
 log = logging.getLogger(__name__)
 
 PRESERVE_TAGS = ("preserveFixedJoint", "disableFixedJointLumping")
 # link-level <gazebo> tags that describe the link's own collisions or visuals
 SURFACE_TAGS = ("mu1", "mu2", "kp", "kd", "fdir1", "maxContacts", "minDepth", "maxVel", "material", "selfCollide")
-INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 @dataclass(frozen=True)
@@ -101,37 +100,9 @@ class OptimizedModel:
 
 
 # --- poses ----------------------------------------------------------------------------------
-def pose_matrix(xyz: Iterable[float], rpy: Iterable[float]) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = rpy_matrix(*rpy)
-    T[:3, 3] = list(xyz)
-    return T
-
-
 def _fmt(values: Iterable[float]) -> str:
     # repr is the shortest text that reads back to the same double: no rounding is added
     return " ".join(repr(float(v) + 0.0) for v in values)
-
-
-def _floats(text: str | None, n: int, what: str, source: str) -> list[float]:
-    if text is None:
-        return [0.0] * n
-    try:
-        values = [float(v) for v in text.split()]
-    except ValueError:
-        values = []
-    if len(values) != n or not all(np.isfinite(values)):
-        raise DescriptionError(f"{source}: {what} is '{text}', expected {n} finite numbers")
-    return values
-
-
-def read_origin(parent: etree._Element, what: str, source: str) -> np.ndarray:
-    """The 4x4 pose of a URDF ``<origin>`` child of ``parent`` (identity if absent)."""
-    el = parent.find("origin")
-    if el is None:
-        return np.eye(4)
-    return pose_matrix(_floats(el.get("xyz"), 3, f"{what} origin xyz", source),
-                       _floats(el.get("rpy"), 3, f"{what} origin rpy", source))
 
 
 def write_origin(parent: etree._Element, T: np.ndarray) -> None:
@@ -145,29 +116,6 @@ def write_origin(parent: etree._Element, T: np.ndarray) -> None:
 
 
 # --- mass properties ------------------------------------------------------------------------
-def link_inertial(link: etree._Element, source: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """Mass (kg), centre of mass (m) and inertia about it (kg m^2), in the link frame."""
-    name = link.get("name")
-    el = link.find("inertial")
-    if el is None:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
-    mass_el = el.find("mass")
-    mass = _floats(None if mass_el is None else mass_el.get("value"), 1, f"link '{name}' mass", source)[0]
-    if mass_el is None or mass < 0:
-        raise DescriptionError(f"{source}: link '{name}' <inertial> needs <mass value=...> >= 0")
-    T = read_origin(el, f"link '{name}' inertial", source)
-    inertia_el = el.find("inertia")
-    values = {k: 0.0 for k in INERTIA_KEYS}
-    if inertia_el is not None:
-        for k in INERTIA_KEYS:
-            values[k] = _floats(inertia_el.get(k, "0"), 1, f"link '{name}' inertia {k}", source)[0]
-    I_c = np.array([[values["ixx"], values["ixy"], values["ixz"]],
-                    [values["ixy"], values["iyy"], values["iyz"]],
-                    [values["ixz"], values["iyz"], values["izz"]]])
-    R = T[:3, :3]
-    return mass, T[:3, 3].copy(), R @ I_c @ R.T
-
-
 def combine_inertials(parts: Iterable[tuple[float, np.ndarray, np.ndarray, np.ndarray]]):
     """Combine (mass, com, inertia about com, pose of the part in the body) into one (mass, com, inertia).
 
@@ -390,7 +338,7 @@ def _sdf_pose(el: etree._Element, source: str) -> np.ndarray:
     if el.get("rotation_format", "euler_rpy") != "euler_rpy":
         raise DescriptionError(f"{source}: <gazebo> sensor <pose rotation_format='{el.get('rotation_format')}'> "
                                "cannot be re-pointed by the optimizer; use euler_rpy")
-    v = _floats(el.text, 6, "<gazebo> sensor <pose>", source)
+    v = read_floats(el.text, 6, "<gazebo> sensor <pose>", source)
     if el.get("degrees", "false").strip().lower() in ("true", "1"):
         v[3:] = np.radians(v[3:])
     return pose_matrix(v[:3], v[3:])

@@ -33,8 +33,7 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.contact.screw_points import ScrewGeometry
-from eels_gz.description.model import RobotModel
-from eels_gz.description.optimizer import read_origin
+from eels_gz.description.model import RobotModel, read_origin
 from eels_gz.errors import DescriptionError, SnakeModelError
 from eels_gz.snake.chain_kinematics import FIXED, PRISMATIC, REVOLUTE, chain_poses
 

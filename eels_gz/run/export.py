@@ -255,7 +255,15 @@ def headless_world(world_file: str | Path, out_dir: str | Path) -> Path:
     return out
 
 
-def without_rendering_sensors(root) -> list[str]:
+def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
+    """``urdf`` (a description with its Gazebo blocks) without the sensors gz-sim renders, and their names
+    (the launch's spawned URDF; the export removes them from its tree, :func:`remove_rendering_sensors`)."""
+    root = etree.fromstring(urdf.encode())
+    removed = remove_rendering_sensors(root)
+    return etree.tostring(root, encoding="unicode"), removed
+
+
+def remove_rendering_sensors(root) -> list[str]:
     """Remove the sensors gz-sim renders from ``root`` (a description's ``<robot>`` element with its Gazebo
     blocks, changed in place); their names."""
     removed = []
@@ -381,7 +389,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     etree.indent(root, space="  ")
     robot = r.description.gazebo_element()
     robot_systems_write_metrics(robot, r.scenario, scenario or "", str(final_abs / METRICS_FILE))
-    removed_sensors = without_rendering_sensors(robot) if headless else []
+    removed_sensors = remove_rendering_sensors(robot) if headless else []
     if time_systems:
         timing = str(final_abs / TIMING_FILE)
         timed_systems(root, timing)

@@ -267,7 +267,7 @@ def scene_log(rounds: int, steps: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         sim = prepare(resolve_run(cfg, tmp)).sim
         log = McapLog(Path(tmp) / "log.mcap")
-        scene = SceneLog(sim, log, sim.robot_source_urdf)
+        scene = SceneLog(sim, log, sim.robot_source_model)
         sim.step()
         step_s = _median_time(lambda: [sim.step() for _ in range(steps)], rounds) / steps
         sample_s = _median_time(lambda: [scene.sample(round(sim.time * 1e9)) for _ in range(steps)], rounds) / steps

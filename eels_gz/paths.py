@@ -98,6 +98,11 @@ def read_text(path: str | Path, what: str, kind: str, error: type[Exception]) ->
         raw = path.read_bytes()
     except OSError as exc:
         raise error(f"cannot read {what} '{path}': {exc.strerror}") from None
+    return as_text(raw, path, kind, error)
+
+
+def as_text(raw: bytes, path: str | Path, kind: str, error: type[Exception]) -> str:
+    """``raw``, the bytes of ``path``, as UTF-8 text, or ``error`` as :func:`read_text` names it."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

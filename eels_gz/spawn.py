@@ -30,10 +30,9 @@ import logging
 from dataclasses import dataclass, field
 
 import numpy as np
-from lxml import etree
 
 from eels_gz.errors import DescriptionError, PlacementError
-from eels_gz.rover.from_urdf import WHEEL_SUFFIX, UrdfTree, origin_matrix
+from eels_gz.rover.from_urdf import origin_matrix
 
 log = logging.getLogger(__name__)
 AUTO_CLEARANCE = 0.001  # m above the ground for pose "auto"
@@ -116,28 +115,29 @@ def _shape_box(geometry, where: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 class ZeroPose:
-    """Link frames and collision box corners of a URDF with every joint at zero, in the base frame."""
+    """Link frames and collision box corners of a robot model (eels_gz.description.model) with every
+    joint at zero, in the base frame."""
 
-    def __init__(self, urdf: str, source: str = "<urdf>"):
-        self.tree = tree = UrdfTree(urdf, source)
-        self.links: dict[str, np.ndarray] = {tree.base: np.eye(4)}
-        pending = list(tree.links)
+    def __init__(self, model):
+        source = model.source
+        self.links: dict[str, np.ndarray] = {model.root: np.eye(4)}
+        pending = list(model.links)
         while pending:  # parents before children
             rest = []
             for name in pending:
                 if name in self.links:
                     continue
-                joint = tree.by_child[name]
-                parent = joint.find("parent").get("link")
+                joint = model.joint_elements[model.parent_joint[name]]
+                parent = model.parent_link(name)
                 if parent in self.links:
                     self.links[name] = self.links[parent] @ origin_matrix(joint)
                 else:
                     rest.append(name)
             if len(rest) == len(pending):
-                raise DescriptionError(f"{source}: links {rest} are not connected to the root {tree.base}")
+                raise DescriptionError(f"{source}: links {rest} are not connected to the root {model.root}")
             pending = rest
         corners = []
-        for name, link in tree.links.items():
+        for name, link in model.link_elements.items():
             for k, col in enumerate(link.findall("collision")):
                 lo, hi = _shape_box(col.find("geometry"), f"{source}: link '{name}' collision {k}")
                 box = np.array([[x, y, z, 1.0] for x in (lo[0], hi[0]) for y in (lo[1], hi[1])
@@ -145,15 +145,11 @@ class ZeroPose:
                 corners.append((self.links[name] @ origin_matrix(col) @ box.T)[:3].T)
         self.corners = np.vstack(corners) if corners else np.zeros((0, 3))
         # body origins, the base first (DART's body 0)
-        self.origins = np.array([self.links[n][:3, 3] for n in [tree.base] + [n for n in tree.links if n != tree.base]])
+        bodies = [model.root] + [n for n in model.links if n != model.root]
+        self.origins = np.array([self.links[n][:3, 3] for n in bodies])
 
     def world(self, points: np.ndarray, T: np.ndarray) -> np.ndarray:
         return points @ T[:3, :3].T + T[:3, 3]
-
-
-def _is_rover(urdf: str) -> bool:
-    root = etree.fromstring(urdf.encode())
-    return any((j.get("name") or "").endswith(WHEEL_SUFFIX) for j in root.iter("joint"))
 
 
 def pose_of(T: np.ndarray) -> tuple[float, ...]:
@@ -175,7 +171,7 @@ def spawn_pose(description, field, clearance: float = AUTO_CLEARANCE, optimize: 
         from eels_gz.description.optimizer import optimize_description
 
         bodies, _ = optimize_description(description)
-    zero = ZeroPose(bodies.urdf, description.source)
+    zero = ZeroPose(bodies.model)
     if not len(zero.corners):
         raise DescriptionError(f"{description.source}: the robot has no collision shapes, so pose 'auto' cannot "
                                "rest it on the ground; give the pose")
@@ -212,10 +208,10 @@ def _on_terrain(zero: "ZeroPose", description, field, T: np.ndarray, clearance: 
     """:func:`spawn_pose` on a terrain, from the level start ``T`` (``flat``, its Spawn): the rover
     placement, or the pitch along the terrain and the drop onto it (module docstring); ``at`` ends the
     method's name (where the start was)."""
-    if _is_rover(description.urdf):
+    if description.model.is_rover:
         from eels_gz.rover.resting_pose import CONTACT_TOL, RoverKinematics, place, surface_distance
 
-        kin = RoverKinematics(description.urdf, description.source)
+        kin = RoverKinematics(description.model)
         centres = kin.wheel_centres(flat.pose, np.zeros(len(kin.free)))
         gaps = surface_distance(field, centres, kin.radius) - kin.radius
         if np.all(np.abs(gaps - clearance) <= CONTACT_TOL):

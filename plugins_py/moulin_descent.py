@@ -18,7 +18,6 @@ from gz_compat import MetricsFile, param, request_run_end, scenario_params
 from snake_io import SnakeIO
 from wall_climb import WallClimb
 
-from eels_gz.description.urdf_tree import total_mass
 from eels_gz.scenarios import SLIP_FAILURE
 from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
@@ -68,8 +67,7 @@ class MoulinDescent(WallClimb):
         self.placement_file = param(sdf, "get_string", "placement_file", NAME)
         world_file = param(sdf, "get_string", "world_file", NAME)
         self.terrain = find_terrain_field(world_file)
-        with open(self.snake.description_file) as f:
-            self.mass = total_mass(f.read(), self.snake.description_file)
+        self.mass = self.snake.robot_model.total_mass
         self.placed = None
         self.hold: dict | None = None
         self.t: list[float] = []

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 import numpy as np
 from gz_compat import joint_states, link_world_states, param, peer, sim, watched_link
 
+from eels_gz.description.model import RobotModel
 from eels_gz.snake.chain import SnakeChain
 
 ONE_DOF = ("revolute", "continuous", "prismatic")
@@ -74,7 +75,8 @@ class SnakeIO:
         except OSError as exc:
             raise ValueError(f"{where}: cannot read <description_file> '{path}': {exc.strerror}") from None
         self.description_file = path
-        self.chain = SnakeChain.from_urdf(text, path)
+        self.robot_model = RobotModel.from_urdf(text, path)  # eels_gz.description.model, pure
+        self.chain = SnakeChain.from_model(self.robot_model)
         robot_name, _ = sdf.get_string("robot", "")
         self.robot = robot_name
         names = [n for n, j in self.chain.joints.items() if j.type in ONE_DOF]

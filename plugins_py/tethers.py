@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from gz_compat import add_link_world_wrenches_each, iter_elements, link_world_states, param, peer, register_peer, sim
 
-from eels_gz.description.urdf_tree import fixed_carrier
+from eels_gz.description.model import RobotModel
 from eels_gz.snake.tethers import Tether, attachment_points, tether_from_attributes, tether_wrenches
 from eels_gz.steps import step_start
 
@@ -47,10 +47,11 @@ class Tethers:
     def setup(self, ecm, tethers: list[Tether], urdf: str, source: str) -> None:
         """Attach ``tethers`` to the model's links (``urdf``: its description, for merged links)."""
         model = self.model
+        robot = RobotModel.from_urdf(urdf, source)
         self.tethers = tethers
         self.links, points = [], []
         for t in tethers:
-            carrier, T = fixed_carrier(urdf, t.link, lambda n: bool(model.link_by_name(ecm, n)), source)
+            carrier, T = robot.fixed_carrier(t.link, lambda n: bool(model.link_by_name(ecm, n)))
             link = sim.Link(model.link_by_name(ecm, carrier))
             link.enable_velocity_checks(ecm, True)
             self.links.append(link)

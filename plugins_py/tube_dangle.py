@@ -14,7 +14,6 @@ from gz_compat import MetricsFile, link_world_states, scenario_params
 from snake_io import SnakeIO
 from tethers import TetherWatch
 
-from eels_gz.description.urdf_tree import total_mass
 from eels_gz.scenarios.tube_dangle import CLEARANCE_EVERY, SAMPLES_PER_LINK, dangle_metrics, plot_dangle
 from eels_gz.snake.settling import sample_points
 from eels_gz.terrain.world_terrain import find_terrain_field
@@ -34,8 +33,7 @@ class TubeDangle:
         self.terrain = find_terrain_field(world_file)
         if self.terrain is None:
             raise ValueError(f"{PLUGIN}: the world '{world_file}' has no terrain distance field to measure clearance to")
-        with open(self.snake.description_file) as f:
-            self.mass = total_mass(f.read(), self.snake.description_file)
+        self.mass = self.snake.robot_model.total_mass
         self.watch = TetherWatch(entity, PLUGIN)
         self.clear_t: list[float] = []
         self.clearance: list[float] = []

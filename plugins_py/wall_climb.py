@@ -28,7 +28,6 @@ from gz_compat import (MetricsFile, add_link_world_wrenches_each, link_world_sta
                         scenario_params, sim)
 from snake_io import SnakeIO
 
-from eels_gz.description.urdf_tree import fixed_carrier, total_mass
 from eels_gz.scenarios import SLIP_FAILURE
 from eels_gz.scenarios.hold_analysis import hold_analysis
 from eels_gz.scenarios.mobility_watch import MOBILITY_FAILURE, MobilityWatch, threshold_from
@@ -52,17 +51,15 @@ class WallClimb:
         self.terrain = find_terrain_field(world_file)
         if self.terrain is None:
             raise ValueError(f"{self.NAME}: the world '{world_file}' has no terrain distance field")
-        with open(self.snake.description_file) as f:
-            urdf = f.read()
-        self.mass = total_mass(urdf, self.snake.description_file)
+        self.mass = self.snake.robot_model.total_mass
         self.lead_in_s = lead_in_s(params)  # s before the scenario's timed run
         self.lock_gain = params["screw_lock_gain"]
         self.record = ClimbRecord(params)
         self.record.NAME = self.NAME
         self.watch = MobilityWatch(threshold_from(params))
         model = sim.Model(entity)
-        link, self.T_watch = fixed_carrier(urdf, self.watch.link, lambda n: bool(model.link_by_name(ecm, n)),
-                                           self.snake.description_file)
+        link, self.T_watch = self.snake.robot_model.fixed_carrier(self.watch.link,
+                                                                  lambda n: bool(model.link_by_name(ecm, n)))
         self.R_watch = None if np.array_equal(self.T_watch[:3, :3], np.eye(3)) else self.T_watch[:3, :3]
         self.watch_links = self.snake.base_links if link == self.snake.chain.root else \
             [sim.Link(model.link_by_name(ecm, link))]

@@ -229,10 +229,7 @@ def describe(robot, n_modules, fmt, gazebo, optimized, set_args):
                                                               "n_modules": "--n-modules", "gazebo": "--gazebo"})
         with_gazebo = (fmt == "sdf") if gazebo is None else gazebo
         desc = robot_description(entry, n_modules=n_modules, xacro_args=extra, gazebo=with_gazebo)
-        root = etree.fromstring(desc.urdf.encode())
-        for block in desc.gazebo + desc.references:
-            root.append(block)
-        urdf = etree.tostring(root, encoding="unicode", pretty_print=True)
+        urdf = etree.tostring(desc.gazebo_element(), encoding="unicode", pretty_print=True)
         if optimized:
             urdf = optimize_urdf(urdf, source=desc.source).urdf
         click.echo(urdf_to_sdf(urdf, desc.source) if fmt == "sdf" else urdf)

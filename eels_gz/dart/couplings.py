@@ -38,7 +38,6 @@ from dataclasses import dataclass
 import dartpy as dart
 import numba
 import numpy as np
-from lxml import etree
 
 from eels_gz.errors import DescriptionError
 from eels_gz.dart.mass_matrix import MassMatrix
@@ -58,21 +57,14 @@ class Coupling:
     leader_dof: int
 
 
-def mimic_couplings(urdf: str, skel, source: str) -> list[Coupling]:
-    """The ``<mimic>`` relations of a URDF, resolved to DOF indices of ``skel``."""
-    root = etree.fromstring(urdf.encode())
+def mimic_couplings(model, skel) -> list[Coupling]:
+    """The ``<mimic>`` relations of a robot model (eels_gz.description.model), resolved to DOF indices
+    of ``skel``."""
+    source = model.source
     out = []
-    for joint in root.iter("joint"):
-        mimic = joint.find("mimic")
-        if mimic is None:
-            continue
-        name, leader = joint.get("name"), mimic.get("joint")
-        try:
-            m = float(mimic.get("multiplier", "1"))
-            off = float(mimic.get("offset", "0"))
-        except ValueError:
-            raise DescriptionError(f"{source}: joint '{name}': <mimic> multiplier/offset must be numbers") from None
-        jf, jl = skel.getJoint(name), skel.getJoint(leader or "")
+    for mimic in model.mimics:
+        name, leader, m, off = mimic.follower, mimic.leader, mimic.multiplier, mimic.offset
+        jf, jl = skel.getJoint(name), skel.getJoint(leader)
         if jl is None:
             raise DescriptionError(f"{source}: joint '{name}' mimics '{leader}', which is not a joint of the robot")
         if jf is None or jf.getNumDofs() != 1 or jl.getNumDofs() != 1:

@@ -37,7 +37,7 @@ import numba
 import numpy as np
 from lxml import etree
 
-from eels_gz.description.optimizer import read_origin
+from eels_gz.description.model import read_origin
 from eels_gz.paths import share_dir
 from eels_gz.ros import messages
 
@@ -61,17 +61,14 @@ class UrdfJoint:
     origin: np.ndarray  # 4x4, child frame in the parent at zero joint position
 
 
-def urdf_joints(urdf: str) -> tuple[str, list[UrdfJoint]]:
-    """The root link and the joints of a URDF (``world`` links are not frames of the robot)."""
-    root = etree.fromstring(urdf.encode())
-    joints, children = [], set()
-    for j in root.iter("joint"):
-        parent, child = j.find("parent").get("link"), j.find("child").get("link")
-        origin = read_origin(j, f"joint '{j.get('name')}'", "/robot_description")
-        joints.append(UrdfJoint(j.get("name"), j.get("type"), parent, child, origin))
-        children.add(child)
-    links = [link.get("name") for link in root.iter("link")]
-    roots = [n for n in links if n not in children and n != "world"]
+def urdf_joints(model) -> tuple[str, list[UrdfJoint]]:
+    """The root link and the joints of a robot model (eels_gz.description.model; ``world`` links are not
+    frames of the robot)."""
+    joints = [UrdfJoint(j.name, j.type, j.parent, j.child,
+                        read_origin(model.joint_elements[j.name], f"joint '{j.name}'", "/robot_description"))
+              for j in model.joints.values()]
+    links = model.links
+    roots = [n for n in links if n not in model.parent_joint and n != "world"]
     if not roots and "world" in links:  # a fixed-base rig: its tree hangs from `world` by moving joints
         return "world", joints
     return (roots[0] if roots else links[0]), [j for j in joints if j.parent != "world"]
@@ -199,9 +196,10 @@ def _z_onto(n: np.ndarray) -> np.ndarray:
 class SceneLog:
     """Writes the scene topics of one run into an McapLog (see the module docstring)."""
 
-    def __init__(self, sim, mcap, urdf: str):
+    def __init__(self, sim, mcap, model):
+        """``model``: the robot model of the URDF as given (before the optimizer: every link and frame)."""
         self.sim, self.mcap = sim, mcap
-        self.root, joints = urdf_joints(urdf)
+        self.root, joints = urdf_joints(model)
         self.fixed = [j for j in joints if j.kind == "fixed"]
         self.moving = [j for j in joints if j.kind != "fixed"]
         self.screw = [s.system for s in sim.systems if s.module == "screw_contact"]
@@ -237,7 +235,7 @@ class SceneLog:
         mcap.channel("/terrain/embedded", messages.MARKER_ARRAY, latched=True)
         if self.screw:
             mcap.channel("/screw_contact/forces", messages.MARKER_ARRAY)
-        mcap.write("/robot_description", 0, messages.string(urdf))
+        mcap.write("/robot_description", 0, messages.string(model.urdf))
         mcap.write("/tf_static", 0, messages.tf_message(
             [messages.transform(0, j.parent, j.child, j.origin) for j in self.fixed]))
         resource, embedded = terrain_markers(sim.spec)

@@ -131,6 +131,7 @@ class Simulation:
         self._coupling: dict[int, CouplingSolver] = {}  # id(SkeletonState) -> its couplings
         self.robot_description: Description | None = None  # as loaded (optimized unless switched off)
         self.robot_source_urdf = ""  # the URDF as given, before the optimizer: every link and frame
+        self.robot_source_model = None  # its robot model (eels_gz.description.model)
         self._root_origins: dict[str, np.ndarray] = {}  # fixed-base robot roots: the URDF joint origin under the pose
         self.robot_model = None  # the optimizer's OptimizedModel
         self.robot_frames: dict = {}  # original link -> Frame(body, pose in body), from the optimizer
@@ -237,18 +238,18 @@ class Simulation:
     def _add_robot(self, robot: RobotSpec) -> int:
         desc = robot.description
         self.robot_source_urdf = desc.urdf
+        self.robot_source_model = desc.model
         if robot.optimize:
             desc, self.robot_model = optimize_description(desc)
             self.robot_frames = self.robot_model.frames
         else:
-            massless = [n.get("name") for n in etree.fromstring(desc.urdf.encode()).iter("link")
-                        if n.find("inertial") is None and n.get("name") != "world"]
+            massless = [n for n in desc.model.massless_links() if n != "world"]
             if massless:
                 log.warning("%s: without the optimizer DART gives the massless links %s a mass of 1 kg each",
                             desc.source, ", ".join(massless))
         self.robot_description = desc
         skel = load_urdf(desc.urdf, robot.name, desc.source, {"eels_gz": share_dir()})
-        couplings = mimic_couplings(desc.urdf, skel, desc.source)
+        couplings = mimic_couplings(desc.model, skel)
         if couplings:
             solver = CouplingSolver(skel, couplings, self.dt)
             solver.project_positions()

@@ -98,15 +98,6 @@ def terrain_field(sim):
         return None
 
 
-def _is_rover(description: Description) -> bool:
-    from lxml import etree
-
-    from eels_gz.rover.from_urdf import WHEEL_SUFFIX
-
-    root = etree.fromstring(description.urdf.encode())
-    return any((j.get("name") or "").endswith(WHEEL_SUFFIX) for j in root.iter("joint"))
-
-
 def _state(sim):
     return next(s for s in sim.states if s.skel is sim.robot_skeleton)
 
@@ -139,10 +130,10 @@ def place_on_terrain(sim, description: Description, field, clearance: float) -> 
 
 def _place(sim, description: Description, field, clearance: float) -> dict | None:
     skel = sim.robot_skeleton
-    if _is_rover(description):
+    if description.model.is_rover:
         from eels_gz.rover.resting_pose import RoverKinematics
 
-        return _place_rover(sim, RoverKinematics(description.urdf, description.source), field, clearance)
+        return _place_rover(sim, RoverKinematics(description.model), field, clearance)
     T = skel.getRootBodyNode().getWorldTransform().matrix()
     pitch = _follow_slope(sim, field, clearance)
     corners = collision_box_corners(skel)
@@ -213,7 +204,7 @@ class _Robot:
         from eels_gz.snake.chain import SnakeChain
 
         self.sim = sim
-        self.chain = SnakeChain.from_urdf(sim.robot_source_urdf, sim.robot_description.source)
+        self.chain = SnakeChain.from_model(sim.robot_source_model)
         self.joints = list(self.chain.joints)
         self.shape_joints = set(self.chain.bend_joints() + self.chain.twist_joints())
         self.joint_control = next((s.system for s in sim.systems if s.module == "joint_control"), None)

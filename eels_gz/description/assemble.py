@@ -32,6 +32,29 @@ XACRO_NS = "{http://www.ros.org/wiki/xacro}"
 log = logging.getLogger(__name__)
 
 
+_DECLARED: dict[str, tuple[bytes, frozenset[str], tuple[str, ...]]] = {}  # file -> (its bytes, args, includes)
+
+
+def _declared(file: Path) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The ``<xacro:arg>`` names a xacro file declares and the files it includes (their names as given),
+    read once per version of the file (:func:`~eels_gz.description.xacro_cache.source_bytes`: the read
+    xacro's run shares); OSError or XMLSyntaxError when it cannot be read."""
+    from lxml import etree
+
+    from eels_gz.description.xacro_cache import source_bytes
+
+    data = source_bytes(file)
+    known = _DECLARED.get(str(file))
+    if known is not None and known[0] is data:
+        return known[1], known[2]
+    root = etree.fromstring(data)
+    names = frozenset(el.get("name") for el in root.iter(f"{XACRO_NS}arg") if el.get("name"))
+    includes = tuple(el.get("filename") for el in root.iter(f"{XACRO_NS}include")
+                     if el.get("filename") and "$" not in el.get("filename"))
+    _DECLARED[str(file)] = (data, names, includes)
+    return names, includes
+
+
 def xacro_arg_names(path: str | Path) -> set[str]:
     """The ``<xacro:arg name=...>`` a xacro file declares, with those of the files it includes."""
     from lxml import etree
@@ -44,12 +67,11 @@ def xacro_arg_names(path: str | Path) -> set[str]:
             continue
         seen.add(file)
         try:
-            root = etree.parse(str(file)).getroot()
-        except etree.XMLSyntaxError:
+            declared, includes = _declared(file)
+        except (OSError, etree.XMLSyntaxError):
             continue  # xacro reports it with its own message
-        names |= {el.get("name") for el in root.iter(f"{XACRO_NS}arg") if el.get("name")}
-        todo += [file.parent / el.get("filename") for el in root.iter(f"{XACRO_NS}include")
-                 if el.get("filename") and "$" not in el.get("filename")]
+        names |= declared
+        todo += [file.parent / name for name in includes]
     return names
 
 
@@ -70,7 +92,7 @@ def check_xacro_args(entry, args: dict, where: str, reserved: dict[str, str] | N
 def _check_values(desc: Description) -> None:
     """Every geometry, inertia, limit and origin physically valid (eels_gz.description.validity):
     DescriptionError naming the file and element; a warning for each implausible value."""
-    for warning in check_urdf(desc.urdf, desc.source):
+    for warning in check_urdf(desc.model.element, desc.source):
         log.warning("%s", warning)
 
 

@@ -44,18 +44,16 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
-from eels_gz.description.similarity import UrdfTree, parse_tree, parse_xml
+from eels_gz.description.model import WORLD_LINK, RobotModel, link_inertial, pose_matrix, read_floats, read_origin
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError
-from eels_gz.rotations import matrix_rpy, rpy_matrix
+from eels_gz.rotations import matrix_rpy
 
 log = logging.getLogger(__name__)
 
-WORLD_LINK = "world"
 PRESERVE_TAGS = ("preserveFixedJoint", "disableFixedJointLumping")
 # link-level <gazebo> tags that describe the link's own collisions or visuals
 SURFACE_TAGS = ("mu1", "mu2", "kp", "kd", "fdir1", "maxContacts", "minDepth", "maxVel", "material", "selfCollide")
-INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 @dataclass(frozen=True)
@@ -82,14 +80,16 @@ class ModelCounts:
 
 @dataclass(frozen=True)
 class OptimizedModel:
-    """Result of :func:`optimize_urdf`.
+    """Result of the optimizer (:func:`optimize_model`).
 
-    ``merged`` maps every body of the optimized model to the original links
-    it holds, the body's own link first. ``massless_bodies`` are links that
-    stay bodies without mass (a warning names them).
+    ``model`` is the optimized robot (:class:`~eels_gz.description.model.RobotModel`, read from
+    the optimizer's own tree: no parse), ``urdf`` its text. ``merged`` maps every body of the
+    optimized model to the original links it holds, the body's own link first.
+    ``massless_bodies`` are links that stay bodies without mass (a warning names them).
     """
 
     urdf: str
+    model: RobotModel
     frames: dict[str, Frame]
     merged: dict[str, tuple[str, ...]]
     removed_joints: tuple[str, ...]
@@ -100,37 +100,9 @@ class OptimizedModel:
 
 
 # --- poses ----------------------------------------------------------------------------------
-def pose_matrix(xyz: Iterable[float], rpy: Iterable[float]) -> np.ndarray:
-    T = np.eye(4)
-    T[:3, :3] = rpy_matrix(*rpy)
-    T[:3, 3] = list(xyz)
-    return T
-
-
 def _fmt(values: Iterable[float]) -> str:
     # repr is the shortest text that reads back to the same double: no rounding is added
     return " ".join(repr(float(v) + 0.0) for v in values)
-
-
-def _floats(text: str | None, n: int, what: str, source: str) -> list[float]:
-    if text is None:
-        return [0.0] * n
-    try:
-        values = [float(v) for v in text.split()]
-    except ValueError:
-        values = []
-    if len(values) != n or not all(np.isfinite(values)):
-        raise DescriptionError(f"{source}: {what} is '{text}', expected {n} finite numbers")
-    return values
-
-
-def read_origin(parent: etree._Element, what: str, source: str) -> np.ndarray:
-    """The 4x4 pose of a URDF ``<origin>`` child of ``parent`` (identity if absent)."""
-    el = parent.find("origin")
-    if el is None:
-        return np.eye(4)
-    return pose_matrix(_floats(el.get("xyz"), 3, f"{what} origin xyz", source),
-                       _floats(el.get("rpy"), 3, f"{what} origin rpy", source))
 
 
 def write_origin(parent: etree._Element, T: np.ndarray) -> None:
@@ -144,29 +116,6 @@ def write_origin(parent: etree._Element, T: np.ndarray) -> None:
 
 
 # --- mass properties ------------------------------------------------------------------------
-def link_inertial(link: etree._Element, source: str) -> tuple[float, np.ndarray, np.ndarray]:
-    """Mass (kg), centre of mass (m) and inertia about it (kg m^2), in the link frame."""
-    name = link.get("name")
-    el = link.find("inertial")
-    if el is None:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
-    mass_el = el.find("mass")
-    mass = _floats(None if mass_el is None else mass_el.get("value"), 1, f"link '{name}' mass", source)[0]
-    if mass_el is None or mass < 0:
-        raise DescriptionError(f"{source}: link '{name}' <inertial> needs <mass value=...> >= 0")
-    T = read_origin(el, f"link '{name}' inertial", source)
-    inertia_el = el.find("inertia")
-    values = {k: 0.0 for k in INERTIA_KEYS}
-    if inertia_el is not None:
-        for k in INERTIA_KEYS:
-            values[k] = _floats(inertia_el.get(k, "0"), 1, f"link '{name}' inertia {k}", source)[0]
-    I_c = np.array([[values["ixx"], values["ixy"], values["ixz"]],
-                    [values["ixy"], values["iyy"], values["iyz"]],
-                    [values["ixz"], values["iyz"], values["izz"]]])
-    R = T[:3, :3]
-    return mass, T[:3, 3].copy(), R @ I_c @ R.T
-
-
 def combine_inertials(parts: Iterable[tuple[float, np.ndarray, np.ndarray, np.ndarray]]):
     """Combine (mass, com, inertia about com, pose of the part in the body) into one (mass, com, inertia).
 
@@ -206,7 +155,7 @@ def _is_true(el: etree._Element | None) -> bool:
     return el is not None and (el.text or "").strip().lower() in ("true", "1")
 
 
-def locked_joints(robot: etree._Element, tree: UrdfTree) -> dict[str, str]:
+def locked_joints(robot: etree._Element, tree: RobotModel) -> dict[str, str]:
     """Fixed joints the URDF itself says must survive, each with the reason.
 
     A ``<gazebo reference="JOINT">`` block with ``<preserveFixedJoint>`` or
@@ -225,7 +174,7 @@ def locked_joints(robot: etree._Element, tree: UrdfTree) -> dict[str, str]:
     return found
 
 
-def _kept_fixed(robot, tree: UrdfTree, keep_joints, keep_links, source: str) -> set[str]:
+def _kept_fixed(robot, tree: RobotModel, keep_joints, keep_links, source: str) -> set[str]:
     keep_joints, keep_links = list(keep_joints), list(keep_links)
     for name in keep_joints:
         if name not in tree.joints:
@@ -247,7 +196,7 @@ def _kept_fixed(robot, tree: UrdfTree, keep_joints, keep_links, source: str) -> 
     return kept
 
 
-def count(robot: etree._Element, tree: UrdfTree, source: str) -> ModelCounts:
+def count(robot: etree._Element, tree: RobotModel, source: str) -> ModelCounts:
     """Bodies, massless links and fixed joints of a parsed URDF."""
     nodes = {n.get("name"): n for n in robot.findall("link")}
     bodies = [name for name in tree.links if name != WORLD_LINK]
@@ -256,17 +205,40 @@ def count(robot: etree._Element, tree: UrdfTree, source: str) -> ModelCounts:
 
 
 # --- the optimizer --------------------------------------------------------------------------
-def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: Iterable[str] = (),
-                  source: str = "URDF") -> OptimizedModel:
-    """Merge bodies joined by fixed joints and turn massless links into frames (see module doc).
+def optimize_model(model: RobotModel, keep_joints: Iterable[str] = (),
+                   keep_links: Iterable[str] = ()) -> OptimizedModel:
+    """Merge bodies joined by fixed joints and turn massless links into frames (see module doc); the
+    optimized robot is the result's ``model`` (``model`` itself is not changed).
 
     ``keep_joints``: fixed joints to keep as locked joints (force-torque
     sensor joints); those marked in ``<gazebo reference>`` blocks are kept
     anyway. ``keep_links``: links that must stay bodies (their fixed parent
-    joint is kept). ``source`` names the description in errors and warnings.
+    joint is kept). ``model.source`` names the description in errors and warnings.
     """
-    robot = parse_xml(urdf_xml, source)
-    tree = parse_tree(robot, source)
+    return _optimize(_working_copy(model.element), keep_joints, keep_links, model.source)
+
+
+def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: Iterable[str] = (),
+                  source: str = "URDF") -> OptimizedModel:
+    """:func:`optimize_model` of URDF text (one parse); ``source`` names it in errors and warnings."""
+    return optimize_model(RobotModel.from_urdf(urdf_xml, source), keep_joints, keep_links)
+
+
+def _working_copy(robot: etree._Element) -> etree._Element:
+    """A copy of ``robot`` for the optimizer to rewrite, without the whitespace between elements (as
+    :func:`~eels_gz.description.model.parse_xml` reads it, so that its output is indented anew)."""
+    robot = copy.deepcopy(robot)
+    for el in robot.iter():
+        if len(el) and el.text is not None and not el.text.strip():
+            el.text = None
+        if el.tail is not None and not el.tail.strip():
+            el.tail = None
+    return robot
+
+
+def _optimize(robot: etree._Element, keep_joints, keep_links, source: str) -> OptimizedModel:
+    """The optimizer on ``robot``, a working copy it rewrites in place."""
+    tree = RobotModel(robot, source)
     before = count(robot, tree, source)
     kept = _kept_fixed(robot, tree, keep_joints, keep_links, source)
     links = {n.get("name"): n for n in robot.findall("link")}
@@ -313,14 +285,16 @@ def optimize_urdf(urdf_xml: str, keep_joints: Iterable[str] = (), keep_links: It
             robot.remove(links[m])
     _repoint_gazebo(robot, tree, body_of, pose_in_body, set(removed), source)
 
-    out_tree = parse_tree(robot, source)
+    out_tree = RobotModel(robot, source)
     massless = tuple(b for b in merged if b != WORLD_LINK and link_inertial(links[b], source)[0] <= 0.0)
     if massless:
         log.warning("%s: massless bodies remain (DART cannot simulate a massless body with DOFs reliably; "
                     "give them an <inertial> or fix them to a massive body): %s", source, ", ".join(massless))
     frames = {link: Frame(link, body_of[link], _readonly(pose_in_body[link])) for link in tree.links}
+    urdf = etree.tostring(robot, encoding="unicode", pretty_print=True)
     return OptimizedModel(
-        urdf=etree.tostring(robot, encoding="unicode", pretty_print=True),
+        urdf=urdf,
+        model=RobotModel(robot, source, urdf=urdf),
         frames=frames,
         merged={b: tuple(m) for b, m in merged.items()},
         removed_joints=tuple(removed),
@@ -338,18 +312,20 @@ def optimize_description(description: Description, keep_joints: Iterable[str] = 
     The reference blocks take part (fixed joints they mark survive, those of
     merged links are re-pointed) and come back split off, as
     :func:`~eels_gz.description.xacro_loader.split_gazebo` leaves them.
-    Model-level ``<gazebo>`` blocks are returned unchanged.
+    Model-level ``<gazebo>`` blocks are returned unchanged. The optimized description carries its
+    model (the optimizer's tree, not parsed again), as does the result.
     """
-    robot = parse_xml(description.urdf, description.source)
+    robot = _working_copy(description.model.element)
     for block in description.references:
-        robot.append(copy.deepcopy(block))
-    model = optimize_urdf(etree.tostring(robot, encoding="unicode"), keep_joints, keep_links, description.source)
-    out = parse_xml(model.urdf, description.source)
-    references = out.findall("gazebo")
+        robot.append(_working_copy(block))
+    result = _optimize(robot, keep_joints, keep_links, description.source)
+    references = robot.findall("gazebo")
     for block in references:
-        out.remove(block)
-    urdf = etree.tostring(out, encoding="unicode", pretty_print=True)
-    return dataclasses.replace(description, urdf=urdf, references=references), model
+        robot.remove(block)
+    urdf = etree.tostring(robot, encoding="unicode", pretty_print=True)
+    model = RobotModel(robot, description.source, urdf=urdf)
+    return (dataclasses.replace(description, urdf=urdf, references=references, _model=model),
+            dataclasses.replace(result, model=model))
 
 
 def _readonly(T: np.ndarray) -> np.ndarray:
@@ -362,13 +338,13 @@ def _sdf_pose(el: etree._Element, source: str) -> np.ndarray:
     if el.get("rotation_format", "euler_rpy") != "euler_rpy":
         raise DescriptionError(f"{source}: <gazebo> sensor <pose rotation_format='{el.get('rotation_format')}'> "
                                "cannot be re-pointed by the optimizer; use euler_rpy")
-    v = _floats(el.text, 6, "<gazebo> sensor <pose>", source)
+    v = read_floats(el.text, 6, "<gazebo> sensor <pose>", source)
     if el.get("degrees", "false").strip().lower() in ("true", "1"):
         v[3:] = np.radians(v[3:])
     return pose_matrix(v[:3], v[3:])
 
 
-def _repoint_gazebo(robot, tree: UrdfTree, body_of, pose_in_body, removed: set[str], source: str) -> None:
+def _repoint_gazebo(robot, tree: RobotModel, body_of, pose_in_body, removed: set[str], source: str) -> None:
     """Re-point ``<gazebo reference>`` blocks of merged links and drop those of contracted joints."""
     for block in robot.findall("gazebo"):
         ref = block.get("reference")

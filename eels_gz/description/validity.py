@@ -198,14 +198,11 @@ def _joint(joint) -> None:
     _finite_attrs(joint.find("mimic"), ("multiplier", "offset"))
 
 
-def check_urdf(urdf: str, source: str) -> list[str]:
-    """Check every geometry, inertia, limit and origin of a URDF (text) from ``source`` (its file);
+def check_urdf(root: etree._Element, source: str) -> list[str]:
+    """Check every geometry, inertia, limit and origin of a URDF's ``<robot>`` element (a robot
+    model's :attr:`~eels_gz.description.model.RobotModel.element`) from ``source`` (its file);
     DescriptionError naming the file, the link or joint, the element and what was expected; returns
     the warnings on implausible values (each naming its link)."""
-    try:
-        root = etree.fromstring(urdf.encode())
-    except etree.XMLSyntaxError as exc:
-        raise DescriptionError(f"{source}: malformed URDF: {exc.msg}") from None
     warnings: list[str] = []
     for node in root:
         if node.tag not in ("link", "joint"):

@@ -9,6 +9,10 @@ longer hash the same is stale, recomputed and replaced. A description that reads
 key cannot cover (``$(env)``, ``$(optenv)``, ``$(find)``, ``$(cwd)``, or an include by a glob
 pattern) is never cached, nor is an output whose files were modified while xacro read them.
 
+Every file xacro reads is read once while it is unchanged (:func:`source_bytes`): xacro's own
+parse (:func:`shared_reads`), this cache's hashes, the check of its text and
+:func:`eels_gz.description.assemble.xacro_arg_names` share that one read.
+
 The cache lives in the user's cache folder (:mod:`eels_gz.usercache`), under ``xacro/``.
 Entries are written to a temporary file and renamed into place, so concurrent runs (a sweep's
 samples) never read half an entry; a cache that cannot be read or written is skipped (the
@@ -17,7 +21,9 @@ description is then made by xacro, as without a cache).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -27,15 +33,60 @@ from typing import Callable
 
 from eels_gz.usercache import cache_dir, module_stamp, write_atomic
 
-
 FORMAT = 1  # bump when an entry's layout or meaning changes
 SETTLED_S = 2.0  # a file modified less than this before xacro began may have changed under it: not cached
 UNCACHEABLE = re.compile(r"\$\((env|optenv|find|find-pkg-share|cwd)\b|<xacro:include[^>]*filename=\"[^\"]*[*?\[]")
 
 
+_SOURCES: dict[str, tuple[tuple[int, ...], bytes]] = {}  # absolute path -> (stat stamp, bytes)
+
+
+def source_bytes(path: str | Path) -> bytes:
+    """The bytes of a file xacro reads (a xacro file, an include), read once while its inode, size,
+    modification and change times stay the same (a write or ``touch`` changes the change time);
+    OSError when it cannot be read."""
+    name = os.path.abspath(path)
+    st = os.stat(name)
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    known = _SOURCES.get(name)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    with open(name, "rb") as f:
+        data = f.read()
+    _SOURCES[name] = (stamp, data)
+    return data
+
+
+def source_text(path: str | Path) -> str:
+    """:func:`source_bytes` as text (undecodable bytes replaced)."""
+    return source_bytes(path).decode(errors="replace")
+
+
+@contextlib.contextmanager
+def shared_reads():
+    """While active, xacro reads the files it opens through :func:`source_bytes` (its ``parse``,
+    which opens the file and every include, is wrapped); a file it cannot read is left to xacro,
+    which reports it."""
+    import xacro
+
+    parse = xacro.parse
+
+    def parse_shared(inp, filename=None):
+        if inp is None:
+            with contextlib.suppress(OSError):
+                inp = io.BytesIO(source_bytes(os.path.join(xacro.root_dir, filename)))
+        return parse(inp, filename)
+
+    xacro.parse = parse_shared
+    try:
+        yield
+    finally:
+        xacro.parse = parse
+
+
 def _sha(path: str) -> str | None:
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return hashlib.sha256(source_bytes(path)).hexdigest()
     except OSError:
         return None
 
@@ -72,7 +123,7 @@ def _write(entry: Path, urdf: str, files: list[str], began: float) -> None:
         if digest is None:
             return  # a file xacro read is gone already: nothing safe to record
         try:
-            if UNCACHEABLE.search(Path(name).read_text(errors="replace")):
+            if UNCACHEABLE.search(source_text(name)):
                 return
         except OSError:
             return
@@ -121,7 +172,7 @@ def cached_xacro(path: Path, mappings: dict[str, str], process: Callable[[], str
     files = list(dict.fromkeys([os.path.abspath(path)] + [os.path.abspath(f) for f in xacro.all_includes]))
     if stand_ins:
         try:
-            texts = [Path(f).read_text(errors="replace") for f in files]
+            texts = [source_text(f) for f in files]
         except OSError:
             return None
         if not all(token in urdf for token, _ in stand_ins.values()) or not all(

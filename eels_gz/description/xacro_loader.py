@@ -7,13 +7,14 @@ to DART and loads the plugins found in the ``<gazebo>`` blocks.
 
 from __future__ import annotations
 
-import io
 import contextlib
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
+from eels_gz.description.model import RobotModel
 from eels_gz.errors import DescriptionError
 
 
@@ -26,16 +27,34 @@ class Description:
     gazebo: list  # lxml elements of the model-level <gazebo> blocks
     source: str  # the xacro file it came from
     references: list = field(default_factory=list)  # <gazebo reference="link or joint"> blocks
+    _model: RobotModel | None = field(default=None, repr=False, compare=False)  # the model of `urdf`
+    _parsed: tuple | None = field(default=None, repr=False, compare=False)  # (urdf, its <robot> element)
+
+    @property
+    def model(self) -> RobotModel:
+        """The robot model of ``urdf`` (:mod:`eels_gz.description.model`), built once, on first use
+        (a malformed tree is refused then): from :func:`split_gazebo`'s own parse, or given by the
+        optimizer from its tree; a description whose ``urdf`` was replaced gets the new text's."""
+        if self._model is None or self._model.urdf != self.urdf:
+            parsed = self._parsed
+            self._model = (RobotModel(parsed[1], self.source, urdf=self.urdf) if parsed and parsed[0] == self.urdf
+                           else RobotModel.from_urdf(self.urdf, self.source))
+        return self._model
+
+    def gazebo_element(self) -> etree._Element:
+        """A new ``<robot>`` element (a copy of the model's) with its ``<gazebo>`` blocks, for a writer
+        that adds to it: see :meth:`gazebo_urdf`."""
+        import copy
+
+        root = copy.deepcopy(self.model.element)
+        for block in [*self.gazebo, *self.references]:
+            root.append(copy.deepcopy(block))
+        return root
 
     def gazebo_urdf(self) -> str:
         """The URDF with its ``<gazebo>`` blocks, as Gazebo reads it (robot_state_publisher and
         ``ros_gz_sim create`` in Gazebo mode): without them Gazebo would get no plugins or sensors."""
-        import copy
-
-        root = etree.fromstring(self.urdf.encode())
-        for block in [*self.gazebo, *self.references]:
-            root.append(copy.deepcopy(block))
-        return etree.tostring(root, encoding="unicode")
+        return etree.tostring(self.gazebo_element(), encoding="unicode")
 
 
 def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
@@ -47,9 +66,11 @@ def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
         raise DescriptionError(f"robot description '{path}' does not exist")
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
     # xacro reports problems on stderr and raises; capture both for one clear message
+    from eels_gz.description.xacro_cache import shared_reads
+
     err = io.StringIO()
     try:
-        with contextlib.redirect_stderr(err):
+        with contextlib.redirect_stderr(err), shared_reads():
             doc = xacro.process_file(str(path), mappings=mappings)
     except Exception as exc:  # xacro raises XacroException, XML and name errors
         detail = str(exc) or type(exc).__name__
@@ -61,7 +82,8 @@ def process_xacro(path: str | Path, args: dict[str, str] | None = None) -> str:
 
 
 def split_gazebo(urdf: str, source: str) -> Description:
-    """Separate model-level ``<gazebo>`` blocks from the URDF."""
+    """Separate model-level ``<gazebo>`` blocks from the URDF; the description's robot model is read
+    from this one parse."""
     try:
         root = etree.fromstring(urdf.encode())
     except etree.XMLSyntaxError as exc:
@@ -77,12 +99,14 @@ def split_gazebo(urdf: str, source: str) -> Description:
                 raise DescriptionError(f"{source}: <gazebo reference='{ref}'> names no link or joint of the robot")
             (references if ref is not None else blocks).append(node)
             root.remove(node)
+    text = etree.tostring(root, encoding="unicode")
     return Description(
         name=root.get("name", "robot"),
-        urdf=etree.tostring(root, encoding="unicode"),
+        urdf=text,
         gazebo=blocks,
         source=source,
         references=references,
+        _parsed=(text, root),
     )
 
 
@@ -92,10 +116,10 @@ STAND_IN_ARGS = ("scenario",)  # a run's own file (a path in its folder): one ca
 def _cached(path: Path, mappings: dict[str, str]) -> str:
     """xacro's output through the cache (eels_gz.description.xacro_cache); an argument of
     STAND_IN_ARGS that the description only copies as text is keyed by a token, not its value."""
-    from eels_gz.description.xacro_cache import cached_xacro, text_only
+    from eels_gz.description.xacro_cache import cached_xacro, source_text, text_only
 
     names = [n for n in STAND_IN_ARGS if mappings.get(n)]
-    if names and path.is_file() and all(text_only(path.read_text(errors="replace"), n) for n in names):
+    if names and path.is_file() and all(text_only(source_text(path), n) for n in names):
         stand_ins = {n: (f"@eels_gz_arg_{n}@", mappings[n]) for n in names}
         tokens = {**mappings, **{n: token for n, (token, _) in stand_ins.items()}}
         try:
@@ -109,11 +133,17 @@ def _cached(path: Path, mappings: dict[str, str]) -> str:
 
 def load_description(path: str | Path, args: dict[str, str] | None = None) -> Description:
     """xacro -> URDF, with the ``<gazebo>`` blocks split off; plain .urdf files skip xacro."""
-    from eels_gz.paths import read_text
+    from eels_gz.description.xacro_cache import source_bytes
+    from eels_gz.paths import as_text, read_text
 
     path = Path(path)
-    if path.is_file() or path.suffix == ".urdf":  # a binary file picked by mistake is named as such
+    if path.suffix == ".urdf":
         text = read_text(path, "robot description", "URDF/xacro XML", DescriptionError)
+    elif path.is_file():  # a binary file picked by mistake is named as such (the one read xacro shares)
+        try:
+            as_text(source_bytes(path), path, "URDF/xacro XML", DescriptionError)
+        except OSError as exc:
+            raise DescriptionError(f"cannot read robot description '{path}': {exc.strerror}") from None
     if path.suffix != ".urdf":
         text = _cached(path, {str(k): str(v) for k, v in (args or {}).items()})
     return split_gazebo(text, str(path))

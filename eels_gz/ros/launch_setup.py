@@ -44,10 +44,9 @@ def resting_spawn(description, world_file: str | Path) -> Spawn:
 
 def spawn_urdf(description, spawn: Spawn) -> str:
     """The Gazebo URDF of ``description`` with an ``initial_joints`` system for ``spawn.joints``."""
-    urdf = description.gazebo_urdf()
+    root = description.gazebo_element()
     if not spawn.joints:
-        return urdf
-    root = etree.fromstring(urdf.encode())
+        return etree.tostring(root, encoding="unicode")
     plugin = etree.SubElement(etree.SubElement(root, "gazebo"), "plugin", **LOADER)
     etree.SubElement(plugin, "module_name").text = "initial_joints"
     for name, q in sorted(spawn.joints.items()):

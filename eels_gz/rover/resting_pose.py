@@ -33,7 +33,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from eels_gz.errors import PlacementError
-from eels_gz.rover.from_urdf import STEER_SUFFIX, WHEEL_SUFFIX, UrdfTree, origin_matrix, rpy_matrix, wheel_radius
+from eels_gz.rover.from_urdf import STEER_SUFFIX, WHEEL_SUFFIX, origin_matrix, rpy_matrix, wheel_radius
 
 # m: accepted wheel-to-surface gap. The test asks 5 mm; the solver reaches
 # 1e-6 m on smooth terrain, grid fields interpolate to ~h^2 / (2 r) = 2 mm
@@ -93,18 +93,18 @@ def _axis_rotation(axis: np.ndarray, q: float) -> np.ndarray:
 
 
 class RoverKinematics:
-    """Wheel centres of a rover URDF as functions of base pose and suspension angles."""
+    """Wheel centres of a rover (its robot model, eels_gz.description.model) as functions of base pose
+    and suspension angles."""
 
-    def __init__(self, urdf: str, source: str = "<urdf>"):
-        self.tree = tree = UrdfTree(urdf, source)
-        self.wheel_joints = [n for n in tree.joints if n.endswith(WHEEL_SUFFIX)]
+    def __init__(self, model):
+        joints = model.joint_elements
+        self.wheel_joints = model.wheel_joints
         self.names = [n[: -len(WHEEL_SUFFIX)] for n in self.wheel_joints]
-        self.radius = np.array([wheel_radius(tree, tree.joints[n].find("child").get("link"))
-                                for n in self.wheel_joints])
+        self.radius = np.array([wheel_radius(model, model.joints[n].child) for n in self.wheel_joints])
         self.mimic: dict[str, tuple[str, float, float]] = {}
         self.free: list[str] = []
         self.lower, self.upper = [], []
-        for name, j in tree.joints.items():
+        for name, j in joints.items():
             if j.get("type") not in ("revolute", "continuous") or name.endswith((WHEEL_SUFFIX, STEER_SUFFIX)):
                 continue
             m = j.find("mimic")
@@ -118,15 +118,14 @@ class RoverKinematics:
         # the chain of joints from the base to each wheel joint
         self.chains = []
         for n in self.wheel_joints:
-            chain, link = [n], tree.joints[n].find("parent").get("link")
-            while link != tree.base:
-                j = tree.by_child[link]
-                chain.append(j.get("name"))
-                link = j.find("parent").get("link")
+            chain, link = [n], model.joints[n].parent
+            while link != model.root:
+                chain.append(model.parent_joint[link])
+                link = model.parent_link(link)
             self.chains.append(chain[::-1])
-        self._origin = {n: origin_matrix(j) for n, j in tree.joints.items()}
+        self._origin = {n: origin_matrix(j) for n, j in joints.items()}
         self._axis = {n: np.array([float(v) for v in (j.find("axis").get("xyz") if j.find("axis") is not None
-                                                      else "1 0 0").split()]) for n, j in tree.joints.items()}
+                                                      else "1 0 0").split()]) for n, j in joints.items()}
 
     def joint_positions(self, q_free) -> dict[str, float]:
         q = dict(zip(self.free, (float(v) for v in q_free)))

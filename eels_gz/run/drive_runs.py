@@ -75,12 +75,12 @@ def _rover_checks(robot: str, path: str, rate: float, segments: list[Segment], m
     """Refuse, before any model is built, a robot that is not a rover, a wheel rate its drive motors
     cannot reach (the wheel joints' ``<limit velocity>``) and a path its steering cannot drive as given
     (the steering joints' limits): the same checks the rover_drive system makes when it starts."""
-    from eels_gz.rover.from_urdf import wheels_from_urdf
+    from eels_gz.rover.from_urdf import wheels
     from eels_gz.rover.steering import IcrSteering
 
     _, desc = _rover(robot, mode)
     check_rate(rate, _max_wheel_rate(desc))
-    check_path(IcrSteering(wheels_from_urdf(desc.urdf, desc.source), mode), robot, path, segments)
+    check_path(IcrSteering(wheels(desc.model), mode), robot, path, segments)
 
 
 def _rover(robot: str, mode: str):
@@ -96,22 +96,21 @@ def _rover(robot: str, mode: str):
 
 def _max_wheel_rate(desc) -> float:
     """The drive motors' limit (rad/s): the smallest wheel joint ``<limit velocity>``, or inf."""
-    root = etree.fromstring(desc.urdf.encode())
-    limits = [float(j.find("limit").get("velocity")) for j in root.iter("joint")
-              if j.get("name", "").endswith("_wheel_joint") and j.find("limit") is not None
-              and j.find("limit").get("velocity")]
+    model = desc.model
+    limits = [float(j.find("limit").get("velocity")) for j in map(model.joint_elements.get, model.wheel_joints)
+              if j.find("limit") is not None and j.find("limit").get("velocity")]
     return min(limits) if limits else math.inf
 
 
 def path_refusal(robot: str, path: str, *, scale: float = 1.0, mode: str = "general_ackermann") -> str | None:
     """Why ``robot`` cannot drive ``path`` as given (its steering joints' limits; the message a drive
     of it would stop with), or None when it can. A robot that is not a rover is a ConfigError."""
-    from eels_gz.rover.from_urdf import wheels_from_urdf
+    from eels_gz.rover.from_urdf import wheels
     from eels_gz.rover.steering import IcrSteering
 
     _, desc = _rover(robot, mode)
     try:
-        check_path(IcrSteering(wheels_from_urdf(desc.urdf, desc.source), mode), robot, path,
+        check_path(IcrSteering(wheels(desc.model), mode), robot, path,
                    path_segments(path, scale))
     except ConfigError as exc:
         return str(exc)

@@ -224,25 +224,22 @@ def _set_physics(world, plan: RunPlan, real_time_factor: float | None = None) ->
             kind.text = str(phys["solver"])
 
 
-def robot_systems_write_metrics(urdf: str, scenario: dict | None, name: str, metrics_file: str) -> str:
-    """``urdf`` with the scenario's name and ``<metrics_file>`` in the ``<plugin>`` of each scenario system
+def robot_systems_write_metrics(root, scenario: dict | None, name: str, metrics_file: str) -> None:
+    """Put the scenario's name and ``<metrics_file>`` into ``root`` (a description's ``<robot>`` element
+    with its Gazebo blocks, changed in place), in the ``<plugin>`` of each scenario system
     the description loads itself (wheel_rig's: the scenario names it for its metrics and does not load
     it again, eels_gz.scenarios.plugin_elements), so that it writes its metrics under Gazebo as the scenario's
     own systems do (gz_compat.MetricsFile)."""
     from eels_gz.scenarios.plugin_elements import system_entries
 
     if not scenario or not scenario.get("systems"):
-        return urdf
+        return
     modules = {m for m, _ in system_entries(scenario, name)}
-    root = etree.fromstring(urdf.encode())
-    changed = False
     for plugin in root.iter("plugin"):
         module = (plugin.findtext("module_name") or "").strip()
         if module in modules and plugin.find("metrics_file") is None:
             etree.SubElement(plugin, "scenario").text = name
             etree.SubElement(plugin, "metrics_file").text = metrics_file
-            changed = True
-    return etree.tostring(root, encoding="unicode") if changed else urdf
 
 
 def headless_world(world_file: str | Path, out_dir: str | Path) -> Path:
@@ -260,8 +257,16 @@ def headless_world(world_file: str | Path, out_dir: str | Path) -> Path:
 
 
 def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
-    """``urdf`` (a description with its Gazebo blocks) without the sensors gz-sim renders, and their names."""
+    """``urdf`` (a description with its Gazebo blocks) without the sensors gz-sim renders, and their names
+    (the launch's spawned URDF; the export removes them from its tree, :func:`remove_rendering_sensors`)."""
     root = etree.fromstring(urdf.encode())
+    removed = remove_rendering_sensors(root)
+    return etree.tostring(root, encoding="unicode"), removed
+
+
+def remove_rendering_sensors(root) -> list[str]:
+    """Remove the sensors gz-sim renders from ``root`` (a description's ``<robot>`` element with its Gazebo
+    blocks, changed in place); their names."""
     removed = []
     for sensor in list(root.iter("sensor")):
         if sensor.get("type") in RENDERING_SENSORS:
@@ -270,7 +275,7 @@ def without_rendering_sensors(urdf: str) -> tuple[str, list[str]]:
             parent.remove(sensor)
             if parent.tag == "gazebo" and len(parent) == 0:  # a <gazebo reference> that held only that sensor
                 parent.getparent().remove(parent)
-    return etree.tostring(root, encoding="unicode"), removed
+    return removed
 
 
 def _world_rtf(world) -> float | None:
@@ -384,17 +389,14 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         f"run it with: gz sim -r {world_file} (see {RESULT_FILE}) "))
     etree.cleanup_namespaces(root, top_nsmap={"gz": GZ_NAMESPACE} if plugins else None)
     etree.indent(root, space="  ")
-    gazebo_urdf = robot_systems_write_metrics(plan.robot.description.gazebo_urdf(), plan.scenario.loaded,
-                                              scenario or "", str(final_abs / METRICS_FILE))
-    removed_sensors: list[str] = []
-    if headless:
-        gazebo_urdf, removed_sensors = without_rendering_sensors(gazebo_urdf)
+    robot = plan.robot.description.gazebo_element()
+    robot_systems_write_metrics(robot, plan.scenario.loaded, scenario or "", str(final_abs / METRICS_FILE))
+    removed_sensors = remove_rendering_sensors(robot) if headless else []
     if time_systems:
         timing = str(final_abs / TIMING_FILE)
         timed_systems(root, timing)
-        urdf_root = etree.fromstring(gazebo_urdf.encode())
-        timed_systems(urdf_root, timing)
-        gazebo_urdf = etree.tostring(urdf_root, encoding="unicode")
+        timed_systems(robot, timing)
+    gazebo_urdf = etree.tostring(robot, encoding="unicode")
     robot_urdf = named(gazebo_urdf)
     (work / robot_file).write_text(robot_urdf)
     (work / PLACEMENT_FILE).write_text(json.dumps(placement_record(start), indent=2))
@@ -430,7 +432,7 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
         "headless": ({"sensors_removed": removed_sensors,
                       "systems_removed": [SENSORS_SYSTEM] if had_sensors_system else []} if headless else None),
         "systems_added": added,
-        "python_systems": sorted({e.text for e in etree.fromstring(gazebo_urdf.encode()).iter("module_name")}
+        "python_systems": sorted({e.text for e in robot.iter("module_name")}
                                  | {p.findtext("module_name") for p in plugins}
                                  | ({"initial_joints"} if start.joints else set())),
         "command": f"gz sim -r --iterations {steps} {world_file}",

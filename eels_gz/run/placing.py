@@ -23,7 +23,6 @@ from pathlib import Path
 
 import numpy as np
 
-from eels_gz.description.urdf_tree import root_link
 from eels_gz.errors import ConfigError
 from eels_gz.rotations import matrix_to_quat, quat_rpy
 from eels_gz.scenarios import Placement, PlacementContext, pure_module
@@ -82,22 +81,21 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
     module = pure_module(str(name))
     if module is None or not hasattr(module, "place"):
         raise ConfigError(f"{where}: placement '{name}' is not a module of eels_gz/scenarios/ with place(ctx)")
-    urdf = sim.robot_source_urdf
+    model = sim.robot_source_model
     ctx = PlacementContext(params=dict(scenario["params"]), scenario=scenario, robot=prep.settings["config"]["robot"]["name"],
-                           urdf=urdf, source=sim.robot_description.source,
+                           model=model,
                            world_file=prep.settings["resolved"]["world_file"], terrain=prep.terrain,
                            gravity=sim.gravity,
                            settle=settle if settle is not None else settler(sim, prep.terrain),
-                           base_pose=sim.frame_world_pose(root_link(urdf)))
+                           base_pose=sim.frame_world_pose(model.root))
     modules = {m for m, _ in system_entries(scenario, where)}
     with sim.systems_held([s for s in sim.systems if s.module in modules and s.entity == sim.robot_entity]):
         placed = module.place(ctx)
     if not isinstance(placed, Placement):
         raise ConfigError(f"{where}: eels_gz/scenarios/{name}.py place() returned {type(placed).__name__}, "
                           "not a Placement")
-    root = root_link(urdf)
     if placed.status == "ok":  # at rest, as a Gazebo world starts it (its export carries no velocities)
-        sim.place_robot(placed.base_pose, placed.joints, root)
+        sim.place_robot(placed.base_pose, placed.joints, model.root)
     if out is not None:
         Path(out, PLACEMENT_FILE).write_text(json.dumps(placement_record(placed), indent=2))
     return placed

@@ -136,7 +136,7 @@ def _contact_label(contact: dict, contact_params: str, files: RunFiles) -> str:
 def check_contact_step(plan: RunPlan) -> None:
     """Refuse a step above the screw contact's stability bound (eels_gz.contact.stability) of the run's
     resolved set, with the screw's static share of the robot's weight (its description's total mass,
-    :func:`urdf_mass`, in ``run`` and ``export`` alike) as its load."""
+    its robot model's ``total_mass``, in ``run`` and ``export`` alike) as its load."""
     contact, n_modules = plan.contact.params, plan.robot.n_modules
     if contact is None or not n_modules:
         return
@@ -148,7 +148,7 @@ def check_contact_step(plan: RunPlan) -> None:
     if not n_screws:
         return
     screw = variant["screw"]
-    weight = urdf_mass(plan.robot.description.urdf) * float(np.linalg.norm(plan.world.spec.gravity))
+    weight = plan.robot.description.model.total_mass * float(np.linalg.norm(plan.world.spec.gravity))
     load = ScrewLoad(screw["mass"], screw["root_radius"], screw["radius"], screw["lead_angle"], weight / n_screws)
     bounds = step_bounds(contact, load)
     name, bound = min(bounds.items(), key=lambda kv: kv[1])
@@ -158,15 +158,6 @@ def check_contact_step(plan: RunPlan) -> None:
             f"{name} ({plan.contact.label}, on a {screw['mass']:g} kg screw of {entry.name} "
             f"carrying {load.load:.3g} N; see eels_gz/contact/stability.py): the explicit contact forces would "
             f"blow up. Use --dt {0.9 * bound:.2g} or less")
-
-
-def urdf_mass(urdf: str) -> float:
-    """The total mass (kg) of a URDF's links: what DART's skeleton of it weighs (the optimizer merges
-    bodies and keeps their mass)."""
-    from lxml import etree
-
-    root = etree.fromstring(urdf.encode())
-    return float(sum(float(m.get("value")) for m in root.iterfind("link/inertial/mass")))
 
 
 def scenario_system_plugins(plan: RunPlan, description_file: str, metrics_file: str | None = None,

@@ -164,7 +164,7 @@ class Recorder:
             self.no_effort = np.zeros(len(self.joint_dofs))
             from eels_gz.dart.scene_log import SceneLog
 
-            self.scene = SceneLog(sim, self.log, sim.robot_source_urdf)
+            self.scene = SceneLog(sim, self.log, sim.robot_source_model)
 
     def sample(self) -> None:
         t = self.sim.time

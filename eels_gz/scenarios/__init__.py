@@ -46,7 +46,8 @@ class Placement:
 @dataclass
 class PlacementContext:
     """What ``place(ctx)`` is given: the scenario's resolved ``params`` and mapping, the robot's registry
-    name, its URDF text and source (every link and frame), the world file, the world's terrain field
+    name, its robot ``model`` (eels_gz.description.model.RobotModel of the URDF as given: every link and
+    frame), the world file, the world's terrain field
     (eels_gz.terrain, or None), gravity (3,), ``settle``: the engine's settling step for placements
     that need it (gravity off, attraction springs; supplied by eels_gz.run.placing.settle), or None:
     ``settle(base_pose, joints, params: eels_gz.snake.params.PlacementParams) -> Placement``, the
@@ -57,8 +58,7 @@ class PlacementContext:
     params: dict[str, float]
     scenario: dict
     robot: str
-    urdf: str
-    source: str
+    model: Any
     world_file: str
     terrain: Any
     gravity: Any

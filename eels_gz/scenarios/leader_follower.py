@@ -121,7 +121,7 @@ def start_shape(chain: SnakeChain, path: PolylinePath, cfg: Settings, where: str
 def place(ctx: PlacementContext) -> Placement:
     """The robot laid on the path (at the height of its spawned tail) from arc length 0."""
     cfg = check_params(ctx.params)
-    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    chain = SnakeChain.from_model(ctx.model)
     check_chain(chain, ctx.robot)
     if ctx.base_pose is None:
         raise ConfigError("leader_follower: the placement needs the robot's spawn pose")

@@ -126,7 +126,7 @@ def place(ctx: PlacementContext) -> Placement:
         raise ConfigError(f"{NAME}: placement needs the engine's settling step (ctx.settle)")
     params = ctx.params
     base = load_snake_params().placement
-    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    chain = SnakeChain.from_model(ctx.model)
     timeout = params.get("placement_timeout", 0.0) or base.timeout
     if params.get("helix", 0.0):
         radius = params.get("helix_radius", 0.0) or base.helix_radius
@@ -143,9 +143,7 @@ def place(ctx: PlacementContext) -> Placement:
     if settled.status != "ok":
         settled.report = {"settle": settled.report}
         return settled
-    from eels_gz.description.urdf_tree import total_mass
-
-    tether = rope(chain.root, np.asarray(settled.base_pose)[:3, 3], total_mass(ctx.urdf, ctx.source), ctx.gravity,
+    tether = rope(chain.root, np.asarray(settled.base_pose)[:3, 3], ctx.model.total_mass, ctx.gravity,
                   stemming, NAME)
     settled.report = {"settle": settled.report, **stemming_report(layout, tether)}
     missing = [j for j in screw_actuators(chain) if j not in settled.joints]

@@ -55,7 +55,7 @@ def check_params(params: dict[str, float], where: str = "sidewind") -> tuple[flo
 def place(ctx: PlacementContext) -> Placement:
     """The robot where it was spawned, its bend and twist joints at the gait's angles of ``t = 0``."""
     check_params(ctx.params)
-    gait = gait_for(SnakeChain.from_urdf(ctx.urdf, ctx.source))
+    gait = gait_for(SnakeChain.from_model(ctx.model))
     if ctx.base_pose is None:
         raise ConfigError("sidewind: the placement needs the robot's spawn pose")
     return Placement(np.asarray(ctx.base_pose, float), gait.setpoints(0.0),

@@ -41,7 +41,7 @@ def place(ctx: PlacementContext) -> Placement:
     first = parse_tethers(ctx.scenario["tethers"], where)[0]
     if first.anchor is None:
         raise ConfigError(f"{where}: the first tether needs an explicit anchor: the robot is hung below it")
-    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    chain = SnakeChain.from_model(ctx.model)
     angles = {n: 0.0 for n in chain.bend_joints() + chain.twist_joints()}
     poses = chain.link_poses(angles, np.eye(4))
     if first.link not in poses:

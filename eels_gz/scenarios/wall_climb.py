@@ -217,12 +217,10 @@ def lead_in_s(params: dict) -> float:
 def place(ctx: PlacementContext) -> Placement:
     """The fitted zigzag centred between ``parallel_walls`` (about the origin), the tail at ``tail_z``;
     screws at 0 (the description's zero, where they are locked); the rope above the tail."""
-    from eels_gz.description.urdf_tree import total_mass
-
-    chain = SnakeChain.from_urdf(ctx.urdf, ctx.source)
+    chain = SnakeChain.from_model(ctx.model)
     layout = stemming_layout(ctx.params, chain, ctx.terrain, lambda terrain, z: (0.0, 0.0))
     joints = {**layout["q_fit"], **{j: 0.0 for j in screw_actuators(chain)}}
-    tether = rope(chain.root, layout["base"][:3, 3], total_mass(ctx.urdf, ctx.source), ctx.gravity, ctx.params)
+    tether = rope(chain.root, layout["base"][:3, 3], ctx.model.total_mass, ctx.gravity, ctx.params)
     return Placement(layout["base"], joints, report=stemming_report(layout, tether))
 
 

@@ -33,10 +33,9 @@ import numpy as np
 from lxml import etree
 
 from eels_gz.contact.screw_points import ScrewGeometry
-from eels_gz.snake.chain_kinematics import FIXED, PRISMATIC, REVOLUTE, chain_poses
-from eels_gz.description.optimizer import read_origin
-from eels_gz.description.similarity import parse_tree, parse_xml
+from eels_gz.description.model import RobotModel, read_origin
 from eels_gz.errors import DescriptionError, SnakeModelError
+from eels_gz.snake.chain_kinematics import FIXED, PRISMATIC, REVOLUTE, chain_poses
 
 MOVABLE = ("revolute", "continuous", "prismatic")
 _BEND = re.compile(r"module_(\d+)_bend")
@@ -195,15 +194,16 @@ class SnakeChain:
         self.n_modules = self._count_modules()
 
     @classmethod
+    def from_model(cls, model: RobotModel) -> SnakeChain:
+        """Build the chain from a robot model (``<gazebo>`` blocks are ignored)."""
+        joints = [_parse_joint(model.joint_elements[name], info.type, info.parent, info.child, model.source)
+                  for name, info in model.joints.items()]
+        return cls(joints, model.root, model.links, _parse_cylinders(model.element, model.source), model.source)
+
+    @classmethod
     def from_urdf(cls, urdf: str, source: str = "URDF") -> SnakeChain:
-        """Build the chain from URDF text (``<gazebo>`` blocks are ignored)."""
-        robot = parse_xml(urdf, source)
-        tree = parse_tree(robot, source)
-        joints = []
-        for node in robot.findall("joint"):
-            info = tree.joints[node.get("name")]
-            joints.append(_parse_joint(node, info.type, info.parent, info.child, source))
-        return cls(joints, tree.root, tree.links, _parse_cylinders(robot, source), source)
+        """Build the chain from URDF text (:meth:`from_model` of its one parse)."""
+        return cls.from_model(RobotModel.from_urdf(urdf, source))
 
     # --- structure ------------------------------------------------------------------------
     def _count_modules(self) -> int:

@@ -4,7 +4,7 @@ A scenario lists them under ``tethers:``; each entry is a mapping
 
 - ``link``: a link (or frame) of the robot's original description; a link
   merged into its parent by a fixed joint is followed to the link that
-  carries it (:func:`eels_gz.description.urdf_tree.fixed_carrier`);
+  carries it (:meth:`eels_gz.description.model.RobotModel.fixed_carrier`);
 - ``point``: [x, y, z] in that link's frame where the tether is attached
   (m, default the link origin);
 - ``anchor``: [x, y, z] in the world (m), or ``auto`` for the attachment

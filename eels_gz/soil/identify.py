@@ -25,8 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from eels_gz.description.model import RobotModel
 from eels_gz.errors import ConfigError, DescriptionError
-from eels_gz.rover.from_urdf import UrdfTree, soil_contact_wheels, total_mass, wheel_radius
+from eels_gz.rover.from_urdf import soil_contact_wheels, wheel_radius
 from eels_gz.soil.grousers import WheelGeometry, contact_geometry
 from eels_gz.soil.params import SoilParams
 from eels_gz.soil.wong_reece import GL_U, GL_W, pack_soil, solve_sinkage, wong_reece
@@ -54,13 +55,13 @@ class Corner:
 def rover_corner(urdf: str, source: str = "<urdf>") -> Corner:
     """A corner of a four-wheeled rover's URDF built with a soil set: its first soil wheel (the soil
     contact system's ``<wheel>``), that wheel link's collision radius, a quarter of the robot's weight."""
-    wheels, grousers = soil_contact_wheels(urdf, source)
+    model = RobotModel.from_urdf(urdf, source)
+    wheels, grousers = soil_contact_wheels(model)
     if not wheels:
         raise DescriptionError(f"{source}: no soil_contact <wheel> elements; build the description with a soil set")
     w = wheels[0]
     geometry = WheelGeometry(w["radius"], w["width"], w["lug_height"], w["lug_count"])
-    return Corner(geometry, wheel_radius(UrdfTree(urdf, source), w["link"]), total_mass(urdf, source) / 4.0 * GRAVITY,
-                  grousers)
+    return Corner(geometry, wheel_radius(model, w["link"]), model.total_mass / 4.0 * GRAVITY, grousers)
 
 
 def drawbar_pull(soil, radius: float, width: float, load: float, slip: float, wheel=None) -> float:

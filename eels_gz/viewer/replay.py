@@ -20,7 +20,7 @@ from mcap.reader import make_reader
 from scipy.spatial.transform import Rotation
 
 from eels_gz.errors import ConfigError
-from eels_gz.description.optimizer import read_origin
+from eels_gz.description.model import read_origin
 from eels_gz.ros.messages import typestore
 
 log = logging.getLogger(__name__)

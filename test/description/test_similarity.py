@@ -8,7 +8,8 @@ import pytest
 from lxml import etree
 
 from eels_gz import registry
-from eels_gz.description.similarity import check_similar, compare_structure, read_tree
+from eels_gz.description.model import RobotModel
+from eels_gz.description.similarity import check_similar, compare_structure
 from eels_gz.description.xacro_loader import load_description
 from eels_gz.errors import DescriptionError
 
@@ -173,7 +174,7 @@ def test_malformed_user_urdf_gives_a_clear_error(baseline, case):
 def test_two_roots_are_refused(baseline):
     two_roots = f"<robot name='x'>{_l('a')}{_l('b')}</robot>"
     with pytest.raises(DescriptionError, match=f"{USER}: the URDF has 2 root links \\('a', 'b'\\)"):
-        read_tree(two_roots, USER)
+        RobotModel.from_urdf(two_roots, USER)
     with pytest.raises(DescriptionError, match=f"{USER} has 2 root links \\('a', 'b'\\)"):
         check_similar(baseline, two_roots, USER)
 

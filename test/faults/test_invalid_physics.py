@@ -139,7 +139,7 @@ def test_every_shipped_robot_and_world_is_valid_and_plausible(caplog):
 
     for name in registry.ROBOTS:
         desc = robot_description(registry.robot(name))
-        assert check_urdf(desc.urdf, desc.source) == [], name
+        assert check_urdf(desc.model.element, desc.source) == [], name
     with caplog.at_level("WARNING", logger="eels_gz.sdf_reader"):
         for name in registry.WORLDS:
             load_world(registry.world_path(name))

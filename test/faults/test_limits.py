@@ -144,7 +144,7 @@ def test_pose_auto_puts_a_rover_on_a_dem():
     prep = _prepared(robot={"name": "archimede"}, world="mars_dem")
     assert prep.settings["resolved"]["auto_pose"] == "rover placement"
     skel = prep.sim.robot_skeleton
-    kin = RoverKinematics(load_description(registry.robot("archimede").path).urdf)
+    kin = RoverKinematics(load_description(registry.robot("archimede").path).model)
     centres = np.array([skel.getBodyNode(f"{w}_wheel_link").getWorldTransform().translation() for w in kin.names])
     gaps = surface_distance(prep.terrain, centres, kin.radius) - kin.radius
     assert np.all(np.abs(gaps - 1e-3) < CONTACT_TOL + 1e-3), gaps  # every wheel on the ground, none 1 m up

@@ -21,9 +21,10 @@ import pytest
 from lxml import etree
 
 from eels_gz import config
+from eels_gz.description.model import RobotModel
 from eels_gz.run.resolve import resolve_run
-from eels_gz.run.runner import prepare
 from eels_gz.rover.from_urdf import rpy_matrix
+from eels_gz.run.runner import prepare
 from eels_gz.spawn import AUTO_CLEARANCE, ZeroPose, pose_of
 
 REPO = Path(__file__).resolve().parents[2]
@@ -133,7 +134,7 @@ def test_the_robot_rests_on_the_ground_not_in_it(monkeypatch, world):
     from eels_gz.terrain.world_terrain import find_terrain_field
 
     flags, urdf = create_node(run_launch(monkeypatch, robot="eels_1_0_front_only", world=world, gui="false"))
-    zero = ZeroPose(urdf)
+    zero = ZeroPose(RobotModel.from_urdf(urdf, "robot_description"))
     corners = zero.world(zero.corners, _matrix(flags))
     d, _ = find_terrain_field(registry.world_path(world)).query(corners)
     assert float(np.min(d)) == pytest.approx(AUTO_CLEARANCE, abs=2e-5)  # the placement's 1e-5 m tolerance, twice

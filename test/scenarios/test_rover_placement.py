@@ -40,7 +40,7 @@ CASES = [  # robot, world, x, y: spots where rocks or relief bend the suspension
 
 
 def kinematics(robot: str) -> RoverKinematics:
-    return RoverKinematics(load_description(registry.robot(robot).path).urdf)
+    return RoverKinematics(load_description(registry.robot(robot).path).model)
 
 
 @pytest.mark.parametrize("robot,world,x,y", CASES)

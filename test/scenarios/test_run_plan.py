@@ -13,7 +13,7 @@ import pytest
 from eels_gz import config
 from eels_gz.run import plan as plan_module
 from eels_gz.run.plan import RunPlan
-from eels_gz.run.resolve import resolve_run, urdf_mass
+from eels_gz.run.resolve import resolve_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,7 +74,7 @@ def test_run_and_export_weigh_the_robot_alike(hold_plan):
 
     prep = prepare(hold_plan)
     try:
-        assert prep.sim.robot_skeleton.getMass() == urdf_mass(hold_plan.robot.description.urdf) == 100.0
+        assert prep.sim.robot_mass() == hold_plan.robot.description.model.total_mass == 100.0
     finally:
         prep.sim.close()
 

@@ -60,7 +60,7 @@ def test_the_robot_hangs_inside_the_tube_without_touching(dangled):
 
 
 def test_tube_dangle_needs_tethers():
-    ctx = PlacementContext(params={}, scenario={"params": {}}, robot="eels_1_5", urdf="", source="", world_file="",
+    ctx = PlacementContext(params={}, scenario={"params": {}}, robot="eels_1_5", model=None, world_file="",
                            terrain=None, gravity=None)
     with pytest.raises(ConfigError, match="needs 'tethers:'"):
         place(ctx)

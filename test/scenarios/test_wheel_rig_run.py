@@ -14,14 +14,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from lxml import etree
+from soil_truth import quad_wong_reece
 
 from eels_gz import registry
 from eels_gz.cli import main
+from eels_gz.description.model import RobotModel
 from eels_gz.description.xacro_loader import process_xacro
 from eels_gz.rover.from_urdf import soil_contact_wheels
 from eels_gz.soil.grousers import WheelGeometry, contact_geometry
 from eels_gz.soil.params import load_soil_params
-from soil_truth import quad_wong_reece
 
 KEYS = {"drawbar_pull_N", "sinkage_m", "wheel_torque_Nm", "normal_load_N", "slip", "wheel_radius_m", "wheel_width_m"}
 
@@ -40,7 +41,7 @@ def soil_wheel(wheels: str, params):
     read from Archimede's URDF built with a soil."""
     entry = registry.robot("archimede")
     urdf = process_xacro(entry.path, entry.args(None, wheels=wheels, soil="eac1a", gazebo="true", world_file="w.sdf"))
-    w = soil_contact_wheels(urdf)[0][0]
+    w = soil_contact_wheels(RobotModel.from_urdf(urdf, "archimede"))[0][0]
     return contact_geometry(WheelGeometry(w["radius"], w["width"], w["lug_height"], w["lug_count"]), params)
 
 

@@ -13,6 +13,7 @@ import re
 import pytest
 
 from eels_gz import registry
+from eels_gz.description.model import RobotModel
 from eels_gz.description.xacro_loader import process_xacro
 from eels_gz.paths import asset
 from eels_gz.rover.from_urdf import soil_contact_wheels
@@ -60,7 +61,7 @@ def test_each_soils_values_lie_in_its_swept_ranges(soil):
 def test_the_high_grouser_lug_estimate_tops_its_swept_range():
     entry = registry.robot("archimede")
     urdf = process_xacro(entry.path, entry.args(None, wheels="high_grousers", soil="eac1a", gazebo="true"))
-    height = soil_contact_wheels(urdf)[0][0]["lug_height"]
+    height = soil_contact_wheels(RobotModel.from_urdf(urdf, "archimede"))[0][0]["lug_height"]
     for labels, ds in cases():
         d = ds.get("robot.xacro_args.lug_height")
         assert (d is not None) == (labels["wheel"] == "B" and labels["grousers"] == "on")

@@ -61,7 +61,7 @@ def rest_on_dem(world, robot: str, spots, steps: int = 300):
     from eels_gz.rover.resting_pose import RoverKinematics, place
     from eels_gz.terrain.world_terrain import find_terrain_field
 
-    kin = RoverKinematics(load_description(registry.robot(robot).path).urdf)
+    kin = RoverKinematics(load_description(registry.robot(robot).path).model)
     field = find_terrain_field(world)
     placements = [place(kin, field, x, y) for x, y in spots]
     desc = robot_description(registry.robot(robot), gazebo=True)

@@ -387,6 +387,7 @@ class Simulation:
             c.project_positions()
         for st in self.states:
             st.refresh()
+            st.forget_reports()  # the exported world starts here: gz-sim reports every link anew
 
     def frame_world_pose(self, name: str) -> np.ndarray:
         """World pose (4x4) of any link or frame of the original description, at the skeleton's
@@ -461,9 +462,15 @@ class Simulation:
         return self.robot_skeleton.getBodyNode(0).getWorldTransform().matrix()
 
     def robot_base_state(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The base body's world transform (4, 4), linear and angular velocity of its origin (3,): from
-        the step's batched kinematics (which the scene log and the sensors share) when the skeleton has
-        them, else from DART. The arrays may be the kinematics' own: read them, do not keep them."""
+        """The base body's world transform (4, 4), linear and angular velocity of its origin (3,) as gz-sim
+        reports them, which its OdometryPublisher publishes as the ground truth: the state of the last step
+        that moved the base beyond 1e-6 (eels_gz/gzapi/reported_links.py). Before the first step (after a
+        reset or a placement): from the step's batched kinematics (which the scene log and the sensors
+        share) when the skeleton has them, else from DART. The arrays may be the report's or the
+        kinematics' own: read them, do not keep them."""
+        reported = self._robot_state.reported_link(0)
+        if reported is not None:
+            return reported
         kin = self._robot_state.kinematics()
         if kin is not None:
             return kin.T[0], kin.v[0], kin.w[0]
@@ -574,6 +581,7 @@ class Simulation:
                 self._diverged(st, int(first_bad(q, FINITE_MAX)), "position")
             if st.wrenches is not None:
                 st.wrenches.step_taken()
+            st.report()  # what gz-sim's ECM gets of the step: the links that moved beyond 1e-6
 
     def _diverged(self, st: SkeletonState, bad: int, what: str = "velocity") -> None:
         joint, k = st.dof_owner[bad]
@@ -672,6 +680,7 @@ class Simulation:
             st.ext_used = False
             st.applied = None
             st.refresh()
+            st.forget_reports()
         for c in self.couplings:
             c.reset()
         self.world.setTime(0.0)

@@ -1,7 +1,8 @@
 """The embedded host's engine side of the gz-sim API (``eels_gz.gzapi.engine``'s protocols, on DART):
 
 - :class:`SkeletonState`: one skeleton's state cache, refreshed once per step, its command buffers,
-  its batched kinematics (:mod:`eels_gz.dart.kinematics`) and the batched link access built on it;
+  its batched kinematics (:mod:`eels_gz.dart.kinematics`), the link states physics reported to the ECM
+  (:mod:`eels_gz.gzapi.reported_links`: gz-sim's rule) and the batched link access built on them;
 - :class:`BatchedWrenches`: the batched link wrenches of a step, for the force-torque sensors;
 - :class:`DartEngine`: the per-link and per-joint reads and writes of the API on DART's bodies and joints.
 """
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from eels_gz.dart.kinematics import SkeletonKinematics, gather_link_states, wrench_forces
+from eels_gz.gzapi.reported_links import ReportedLinks
 
 
 @dataclass
@@ -43,6 +45,13 @@ class SkeletonState:
     # sensor that needs them tracks them (BatchedWrenches): per body, the world force and its world
     # moment about the world origin, and the bodies' world poses they were applied at.
     wrenches: Any = None
+    # what gz-sim's ECM holds of the links (ReportedLinks): a link's state as of the last step that moved it
+    # beyond 1e-6; the Link API, the batch helpers and the run's ground truth read it (reported_link)
+    reported: ReportedLinks | None = None
+
+    def __post_init__(self) -> None:
+        if self.reported is None:
+            self.reported = ReportedLinks(self.skel.getNumBodyNodes())
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()
@@ -73,13 +82,35 @@ class SkeletonState:
             self.acc_fresh = True
         return kin
 
+    # --- the link states physics reported (gzapi.engine.ModelState.reported_link) -----------
+    def report(self) -> None:
+        """After a step (its state read): what gz-sim's ECM gets of it, the links that moved beyond 1e-6."""
+        kin = self.kinematics()
+        if kin is not None:
+            self.reported.update(kin.T, kin.v, kin.w)
+            return
+        bodies = [self.skel.getBodyNode(b) for b in range(self.skel.getNumBodyNodes())]
+        self.reported.update(np.array([b.getWorldTransform().matrix() for b in bodies]).reshape(-1, 4, 4),
+                             np.array([b.getLinearVelocity() for b in bodies], dtype=float).reshape(-1, 3),
+                             np.array([b.getAngularVelocity() for b in bodies], dtype=float).reshape(-1, 3))
+
+    def forget_reports(self) -> None:
+        """A reset or a placement: the ECM holds the state set until the next step reports every link."""
+        self.reported.forget()
+
+    def reported_link(self, index):
+        reported = self.reported
+        if not reported.valid:
+            return None
+        return reported.T[index], reported.v[index], reported.w[index]
+
     # --- the batched link access (gzapi.engine.ModelState) ---------------------------------
     def batchable(self) -> bool:
         return self.kinematics() is not None
 
     def link_states(self, idx, pos, rot, lin, ang) -> None:
-        kin = self.kinematics()
-        gather_link_states(kin.T, kin.v, kin.w, idx, pos, rot, lin, ang)
+        src = self.reported if self.reported.valid else self.kinematics()
+        gather_link_states(src.T, src.v, src.w, idx, pos, rot, lin, ang)
 
     def add_link_wrenches(self, idx, forces, torques) -> bool:
         if self.vel_cmd or self.servo:
@@ -147,10 +178,6 @@ class DartEngine:
     @staticmethod
     def link_pose(body) -> np.ndarray:
         return body.getWorldTransform().matrix()
-
-    @staticmethod
-    def link_com(body) -> np.ndarray:
-        return body.getCOM()
 
     @staticmethod
     def link_local_com(body) -> np.ndarray:

@@ -7,8 +7,10 @@ Two protocols:
   per-joint reads and writes on the engine's own handles, which the ECM's records carry opaquely
   (``LinkRecord.body``, ``JointRecord.joint``);
 - :class:`ModelState`, one per non-static model (``ModelRecord.state``): the model's generalized
-  state read once per step, the command buffers the API writes, and the batched link access behind
-  ``link_world_states`` / ``add_link_world_wrenches``.
+  state read once per step, the command buffers the API writes, the link states physics last
+  reported (what the Link API reads: gz-sim's ECM holds a link's pose and velocities only as of the
+  last step that moved it beyond 1e-6), and the batched link access behind ``link_world_states`` /
+  ``add_link_world_wrenches``.
 
 Units are SI; poses are 4x4 homogeneous transforms in the world frame; vectors are (3,) arrays.
 """
@@ -25,9 +27,6 @@ class Engine(Protocol):
 
     def link_pose(self, body: Any) -> np.ndarray:
         """The link frame's world transform (4, 4)."""
-
-    def link_com(self, body: Any) -> np.ndarray:
-        """The centre of mass in the world (3,)."""
 
     def link_local_com(self, body: Any) -> np.ndarray:
         """The centre of mass in the link frame (3,)."""
@@ -73,10 +72,18 @@ class ModelState(Protocol):
     def batchable(self) -> bool:
         """Whether the model's links can be read and pushed in one batch."""
 
+    def reported_link(self, index: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Body ``index``'s world transform (4, 4), the linear velocity of its origin and its angular
+        velocity (3,) as physics last reported them to the ECM: gz-sim reports a link only after a step
+        that moved it, or its model's canonical link, beyond 1e-6 (``eels_gz/gzapi/reported_links.py``).
+        None until the first step after the start, a reset or a placement: the ECM then holds the state
+        set, which the engine's per-link reads give. The arrays are the report's own: do not modify them."""
+
     def link_states(self, idx: np.ndarray, pos: np.ndarray, rot: np.ndarray, lin: np.ndarray,
                     ang: np.ndarray) -> None:
         """World positions (S, 3), rotations (S, 3, 3), linear and angular velocities (S, 3) of the
-        bodies ``idx`` at the current state, into the given arrays."""
+        bodies ``idx`` as the ECM holds them (``reported_link``'s, else the current state), into the
+        given arrays."""
 
     def add_link_wrenches(self, idx: np.ndarray, forces: np.ndarray, torques: np.ndarray) -> bool:
         """World forces at the origins of bodies ``idx`` and torques (S, 3) for the next step; False

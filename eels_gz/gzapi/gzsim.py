@@ -15,7 +15,12 @@ Gazebo semantics kept here (gz-sim 8, src/Joint.cc, src/Link.cc):
   physics update;
 - ``Joint.set_force``/``set_velocity`` are commands for the next step only;
   when both are set, the force wins;
-- ``Link.add_world_force``/``add_world_wrench`` act for one step.
+- ``Link.add_world_force``/``add_world_wrench`` act for one step;
+- a link's pose and velocities (``world_pose``, ``world_inertial``,
+  ``world_linear_velocity`` ...) are those physics last reported for it: only
+  a link that moved beyond 1e-6, or whose model's canonical link did, is
+  reported after a step (``reported_links.py``, ``ModelState.reported_link``);
+  joint states are every step's.
 
 The ``EntityComponentManager`` here is the host's; plugins only pass it
 through. Its bookkeeping is done by this module's functions
@@ -352,7 +357,7 @@ class Link(_ModelPart):
 
     def world_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
         rec = ecm.links.get(self._e)
-        return None if rec is None else pose_from_matrix(ecm.engine.link_pose(rec.body))
+        return None if rec is None else pose_from_matrix(_link_pose(ecm, rec))
 
     def world_inertial(self, ecm: EntityComponentManager) -> Inertiald | None:
         """The link's mass and inertia about its centre of mass, at the centre of mass's world pose."""
@@ -361,16 +366,15 @@ class Link(_ModelPart):
             return None
         m, moment = ecm.engine.link_inertia(rec.body)
         mass = MassMatrix3d(m, vector3(np.diag(moment)), vector3((moment[0, 1], moment[0, 2], moment[1, 2])))
-        T = ecm.engine.link_pose(rec.body)
-        T[:3, 3] = ecm.engine.link_com(rec.body)
-        return Inertiald(mass, pose_from_matrix(T))
+        return Inertiald(mass, self.world_inertial_pose(ecm))
 
     def world_inertial_pose(self, ecm: EntityComponentManager) -> Pose3d | None:
+        """The centre of mass's world pose: the link's world pose times its inertial pose (gz-sim)."""
         rec = ecm.links.get(self._e)
         if rec is None:
             return None
-        T = ecm.engine.link_pose(rec.body)
-        T[:3, 3] = ecm.engine.link_com(rec.body)
+        T = _link_pose(ecm, rec).copy()
+        T[:3, 3] = T[:3, :3] @ np.asarray(ecm.engine.link_local_com(rec.body), dtype=float) + T[:3, 3]
         return pose_from_matrix(T)
 
     def enable_velocity_checks(self, ecm: EntityComponentManager, enable: bool = True) -> None:
@@ -388,7 +392,13 @@ class Link(_ModelPart):
             return None
         if rec.velocity_check == 1:
             return Vector3d()  # enabled, not yet filled by physics (gz-sim: zero)
-        return vector3(ecm.engine.link_linear_velocity(rec.body, None if offset is None else vector_array(offset)))
+        reported = _reported(ecm, rec)
+        if reported is None:
+            return vector3(ecm.engine.link_linear_velocity(rec.body, None if offset is None else vector_array(offset)))
+        T, v, w = reported
+        if offset is not None:  # gz-sim: v + w x (R offset), of the reported pose and velocities
+            v = v + np.cross(w, T[:3, :3] @ vector_array(offset))
+        return vector3(v)
 
     def world_angular_velocity(self, ecm: EntityComponentManager) -> Vector3d | None:
         rec = ecm.links.get(self._e)
@@ -396,7 +406,8 @@ class Link(_ModelPart):
             return None
         if rec.velocity_check == 1:
             return Vector3d()
-        return vector3(ecm.engine.link_angular_velocity(rec.body))
+        reported = _reported(ecm, rec)
+        return vector3(ecm.engine.link_angular_velocity(rec.body) if reported is None else reported[2])
 
     def add_world_force(self, ecm: EntityComponentManager, force: Vector3d, position: Vector3d | None = None) -> None:
         """Force in world coordinates at the centre of mass, or at ``position``
@@ -412,6 +423,24 @@ class Link(_ModelPart):
         body = ecm.links[self._e].body
         ecm.engine.add_link_force(body, vector_array(force), np.zeros(3))
         ecm.engine.add_link_torque(body, vector_array(torque))
+
+
+def _reported(ecm: EntityComponentManager, rec: LinkRecord):
+    """The link's (pose, linear, angular velocity) as physics last reported them (ModelState.reported_link),
+    or None while its model reports nothing (static) or nothing yet since the start, a reset or a placement:
+    then the ECM holds the state set, which the engine's per-link reads give."""
+    state = ecm.models[rec.model].state
+    if state is None:
+        return None
+    if rec.index < 0:
+        rec.index = ecm.engine.link_index(rec.body)
+    return state.reported_link(rec.index)
+
+
+def _link_pose(ecm: EntityComponentManager, rec: LinkRecord) -> np.ndarray:
+    """The link's world pose (4x4) as gz-sim's ECM holds it; the report's own array: do not modify it."""
+    reported = _reported(ecm, rec)
+    return ecm.engine.link_pose(rec.body) if reported is None else reported[0]
 
 
 class Joint(_ModelPart):

@@ -13,11 +13,13 @@ parameters, so one robot description gives the same topics in both hosts.
   ``<robot_base_frame>`` (``<model>/base_footprint``), ``<dimensions>`` 2 or
   3 (default 2: z, roll and pitch rates left out), ``<odom_publish_frequency>``
   (Hz, default 50), ``<xyz_offset>``/``<rpy_offset>``, ``<tf_topic>``
-  (default ``/model/<model>/pose``). The pose is the model's world pose
-  times the offset; the twist, in the body frame, is a moving average over
-  the last 10 iterations of finite differences of that pose, as gz-sim
-  computes it (not the engine's instantaneous velocity). ``<gaussian_noise>``
-  is not simulated (a warning says so).
+  (default ``/model/<model>/pose``). The pose is the model's world pose as
+  gz-sim's physics reports it (``ModelState.reported_link``: only once the
+  model has moved 1e-6, ``eels_gz/gzapi/reported_links.py``) times the
+  offset; the twist, in the body frame, is a moving average over the last 10
+  iterations of finite differences of that pose, as gz-sim computes it (not
+  the engine's instantaneous velocity). ``<gaussian_noise>`` is not simulated
+  (a warning says so).
 
 Both publish after the step, like gz-sim's PostUpdate; the host runs them
 with the ROS interface (eels_gz/gzapi/topics.py).
@@ -98,6 +100,8 @@ class OdometryPublisher:
             raise SdfError(f"OdometryPublisher on static model '{model.name}'", element.file_path())
         self.body = sim.ecm.links[model.links[0]].body  # a URDF model's frame is its root (canonical) link's
         self.engine = sim.ecm.engine
+        # the model pose gz-sim reports (eels_gz/gzapi/reported_links.py)
+        self.model_state, self.index = model.state, self.engine.link_index(self.body)
         where = element.file_path()
         self.odom_frame, _ = element.get_string("odom_frame", f"{model.name}/odom")
         self.base_frame, _ = element.get_string("robot_base_frame", f"{model.name}/base_footprint")
@@ -133,7 +137,8 @@ class OdometryPublisher:
 
     def post_update(self, sec: int, nsec: int) -> None:
         t = sec + nsec * 1e-9
-        T = self.engine.link_pose(self.body) @ self.offset
+        reported = self.model_state.reported_link(self.index)
+        T = (self.engine.link_pose(self.body) if reported is None else reported[0]) @ self.offset
         if self.last_T is None:  # gz-sim: the first update only records the start
             self.last_T, self.last_t = T, t
             return

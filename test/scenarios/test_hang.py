@@ -15,19 +15,20 @@ and the sensors see the swing's inertial torque (1e-2 N m). So the test
 first settles it as the placement algorithm does, with a settling aid: a
 drag -GAMMA m v on its centre of mass (near critical for that pendulum)
 until every velocity is below STILL, then lets go and waits until it is
-still again before it measures.
+still again before it measures. It is never quite still: the tether reads
+its link's pose and velocity as gz-sim reports them, only once the link has
+moved 1 um (eels_gz/gzapi/reported_links.py), so it pulls and damps with a
+state up to 1 um old and keeps the robot moving at 1e-4 m/s and rad/s.
 
-Torque tolerance, derived. Newton-Euler for the bodies below (nothing but
-gravity and the sensor joint acts on them): F = -m g + sum m_i a_i and
+Torque, derived. Newton-Euler for the bodies below (nothing but gravity and
+the sensor joint acts on them): F = -m g + sum m_i a_i and
 tau + (c - o) x m g = sum (r_i - o) x m_i a_i + I_i alpha_i + w_i x I_i w_i
 =: H, so tau - (c - o) x F = D := H - (c - o) x sum m_i a_i, the inertial
 moment of the residual motion, computed from the bodies' accelerations and
-rates as the engine reports them. The tolerance is |D| plus a rounding
-floor of 1e-9 |F| L (L the robot's length). Still (every velocity below
-1e-6), a tether bounce of ~1e-8 m is left and |D| is 1e-4 to 6e-4 N m,
-under 1e-3 of the torques (0.37-2.8 N m): a lever arm wrong by 0.1 mm
-across the 170-500 N forces, or any wrong body set, frame or sign, fails
-(the old tolerance, 1 % of |F| times 1 m = 1.7-5 N m, let any arm pass).
+rates as the engine reports them. The test asserts tau - (c - o) x F - D
+within a rounding floor of 1e-9 |F| L (L the robot's length): a lever arm
+wrong by 0.1 mm across the 170-500 N forces, or any wrong body set, frame or
+sign, fails. (D is 5e-4 to 1e-2 N m, under 1 % of the torques.)
 
 Also: tethers follow their documented law, and bad tether entries are refused."""
 
@@ -50,7 +51,7 @@ from eels_gz.snake.tethers import parse_tethers
 
 FORCE_TOL = 0.01  # the issue's 1 %
 GAMMA = 6.0  # 1/s, settling drag on the centre of mass: the pendulum (2.6 s period) near critically damped
-STILL = 1e-6  # rad/s and m/s: every generalized velocity below this is "still"
+STILL = 1e-3  # rad/s and m/s: every generalized velocity below this is "still" (module docstring)
 SETTLE_MAX_S = 15.0  # s of settling before the test gives up
 ROUNDING = 1e-9  # relative floor of the torque bound
 
@@ -125,8 +126,8 @@ def hung():
                   + np.cross(w, inertia @ w))
             P += b.getMass() * a
         D = H - np.cross(com - o, P)
-        bound = float(np.linalg.norm(D)) + ROUNDING * np.linalg.norm(F) * length
-        data[s.name] = {"force": F, "torque": R @ m, "lever": np.cross(com - o, F), "mass": mass, "bound": bound}
+        data[s.name] = {"force": F, "torque": R @ m, "lever": np.cross(com - o, F), "mass": mass, "inertial": D,
+                        "floor": ROUNDING * np.linalg.norm(F) * length}
     return sim, data
 
 
@@ -142,10 +143,10 @@ def test_each_fts_force_is_the_weight_below(hung):
 def test_each_fts_torque_matches_the_static_lever_arm(hung):
     _, data = hung
     for name, d in data.items():
-        error = np.linalg.norm(d["torque"] - d["lever"])
-        assert error <= d["bound"], (name, d)
-        # still: the tolerance is under a thousandth of the torque, so a wrong arm cannot hide in it
-        assert d["bound"] < 1e-3 * np.linalg.norm(d["torque"]), (name, d)
+        error = np.linalg.norm(d["torque"] - d["lever"] - d["inertial"])
+        assert error <= d["floor"], (name, d)
+        # nearly still: the residual motion's moment is under 2 % of the torque
+        assert np.linalg.norm(d["inertial"]) < 2e-2 * np.linalg.norm(d["torque"]), (name, d)
 
 
 def _tether_system(sim):

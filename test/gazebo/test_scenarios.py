@@ -21,15 +21,13 @@ CASES = load_cases(HERE / "cases.yaml")
 _TABLE = json.loads((HERE / "tolerances.json").read_text())
 ROUNDOFF, ENGINE = _TABLE["cases"], _TABLE["engine"]
 # cases known to differ beyond the engine tolerance, each with what was measured and why (docs/gazebo.md)
-# (measured 2026-11-29, gz-sim 8.14.0 with gz-physics 7.8 on Debian's DART 6.12 against dartpy 6.20). Their
-# seed is the one measured on a resting box, but a contact-rich scenario carries it further than a step
-# perturbed by the same relative size does in the host. A case here that starts to agree fails (strict).
+# (measured 2026-11-29, gz-sim 8.14.0 with gz-physics 7.8 on Debian's DART 6.12 against dartpy 6.20). All of
+# them move: resting and hanging cases agree to round-off since the host reports link states as gz-sim does
+# (eels_gz/gzapi/reported_links.py). A case here that starts to agree fails (strict).
 KNOWN: dict[str, str] = {
     "screw_spin-rft": "granular screw: lateral drift 0.56 mm of 90 mm in 2 s (0.6 %), trajectory within tolerance",
     "surface_traverse-screw": "tail height 4.2 um apart (tolerance 3.7 um); trajectory within tolerance",
-    "hold-screw": "step-rate sign flips of a screw joint at rest: share 0.029 against 0.023 (neither chatters)",
     "leader_follower-screw": "tail tracking error 15 um apart in 72 mm (2e-4); trajectory within tolerance",
-    "tube_dangle-stock": "tether tension 3.3 mN apart in 114 N (3e-5); the base 3.5 um apart (tolerance 2 um)",
     "wall_climb-screw": "the robot 1.1 mm apart after the push and release; screw load at the hold 95 N of "
                         "1.9 kN (5 %)",
     "moulin_descent-screw": "the robot 1.0 mm apart after the push and release; screw load at the hold 64 N of "

@@ -197,3 +197,27 @@ def test_the_resolution_reads_the_soil_set_once(monkeypatch):
     monkeypatch.setattr(soil_params, "load_soil_params", lambda *a, **k: reads.append(a) or load(*a, **k))
     plan = resolve_run(config.resolve(overrides={"robot": {"name": "archimede"}, "soil": {"params": "dry_sand"}}))
     assert len(reads) == 1 and plan.soil.params is not None and plan.soil.file == "dry_sand"
+
+
+def test_a_sweep_sample_resolves_its_plan_once(tmp_path, counted_resolutions):
+    """A sweep's sample (eels_gz.sweep.commands.RunCommand.run) is one run through the host dispatch
+    (eels_gz.run.hosts.run): its plan resolved once, in the sample's staging folder."""
+    from eels_gz.sweep.commands import RunCommand
+
+    status, message = RunCommand().run(_hang_cfg(), tmp_path / "sample")
+    assert (status, message) == ("ok", None)
+    assert len(counted_resolutions) == 1 and Path(counted_resolutions[0][1]).name == "sample.partial"
+
+
+def test_the_host_dispatch_hands_a_gazebo_plan_to_gz_sim(monkeypatch, hold_plan):
+    """hosts.run_plan gives a plan whose sim.host is gazebo to eels_gz.gazebo.run.run_plan_in_gazebo (which
+    takes a RunPlan), the plan itself, not its configuration."""
+    import eels_gz.gazebo.run as gazebo_run
+    from eels_gz.run import hosts
+
+    _takes_a_plan(gazebo_run.run_plan_in_gazebo)
+    given = []
+    monkeypatch.setattr(gazebo_run, "run_plan_in_gazebo", lambda plan, out, progress=None, **kw: given.append(plan))
+    plan = dataclasses.replace(hold_plan, cfg={**hold_plan.cfg, "sim": {**hold_plan.cfg["sim"], "host": "gazebo"}})
+    hosts.run_plan(plan, "unused")
+    assert given == [plan]

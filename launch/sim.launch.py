@@ -8,9 +8,9 @@ empty: the variant's), ``world`` (registry name or SDF path), ``contact``
 render engine).
 
 With ``scenario:=NAME`` the scenario is exported as ``eels-gz export
---scenario NAME`` writes it (eels_gz.run.export.launch_export, into
-a temporary folder; robot, world and contact as given, else the
-scenario's) and ``gz sim -r`` runs that world: the robot is in it at its
+--scenario NAME`` writes it (eels_gz.run.export.launch_plan resolves
+it into a temporary folder, launch_export writes it there; robot, world
+and contact as given, else the scenario's) and ``gz sim -r`` runs that world: the robot is in it at its
 placed pose with its own and the scenario's Python systems, so there is no
 ``create``. A scenario whose behaviour is still embedded-host code is
 refused with the export's message.
@@ -86,17 +86,23 @@ def _bridge_file(robot: str, world_name: str, specs: list[tuple]) -> str:
 
 def _setup(context):
     from eels_gz.errors import EelsError
-    from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
     from eels_gz.run.export import launch_plan
 
     arg = {k: LaunchConfiguration(k).perform(context) for k in ARGS}
     headless = arg["headless"] == "true"
-    if arg["scenario"]:
-        return _scenario(arg, headless)
-    try:  # the run plan of these arguments, as eels-gz run resolves it: the description and world to spawn
-        plan = launch_plan(robot=arg["robot"], world=arg["world"], contact=arg["contact"], n_modules=arg["n_modules"])
+    what = f"scenario:={arg['scenario']}" if arg["scenario"] else f"robot:={arg['robot']} world:={arg['world']}"
+    try:  # the run plan of these arguments, resolved once as eels-gz run (or export, with a scenario) resolves it
+        plan = launch_plan(robot=arg["robot"], world=arg["world"], contact=arg["contact"], n_modules=arg["n_modules"],
+                           scenario=arg["scenario"])
     except EelsError as exc:
-        raise RuntimeError(f"robot:={arg['robot']} world:={arg['world']}: {exc}") from None
+        raise RuntimeError(f"{what}: {exc}") from None
+    return _scenario(plan, arg, headless) if arg["scenario"] else _spawn(plan, arg, headless)
+
+
+def _spawn(plan, arg: dict, headless: bool) -> list:
+    """No scenario: the plan's description spawned at its resting pose in its world, and the bridges."""
+    from eels_gz.ros.launch_setup import create_arguments, resting_spawn, spawn_urdf
+
     entry, world, description, world_name = (plan.robot.entry, plan.world.path, plan.robot.description,
                                              plan.world.spec.name)
     spawn = resting_spawn(description, world)
@@ -118,14 +124,13 @@ def _setup(context):
     ]
 
 
-def _scenario(arg: dict, headless: bool) -> list:
-    """``scenario:=NAME``: the exported world (robot and systems in it) run by gz sim, and the bridges."""
+def _scenario(plan, arg: dict, headless: bool) -> list:
+    """``scenario:=NAME``: the plan's exported world (robot and systems in it) run by gz sim, and the bridges."""
     from eels_gz.errors import EelsError
     from eels_gz.run.export import launch_export
 
     try:
-        result, plan, urdf = launch_export(arg["scenario"], robot=arg["robot"], world=arg["world"],
-                                           contact=arg["contact"], n_modules=arg["n_modules"], headless=headless)
+        result, plan, urdf = launch_export(plan, headless=headless)
     except EelsError as exc:
         raise RuntimeError(f"scenario:={arg['scenario']}: {exc}") from None
     return [

@@ -128,10 +128,32 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
                   final_dir: str | Path | None = None, save_config: str | Path | None = None,
                   setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False,
                   time_systems: bool = False) -> dict:
-    """:func:`eels_gz.run.runner.run` in gz-sim (module docstring). Returns the summary for ``ok`` and a
-    scenario's own ending; raises RunInterrupted (SIGINT, SIGTERM) or GazeboRunFailed
-    (``plugin_error``, ``server_failed``, ``listener_failed``) after writing it. ``time_systems``:
-    the Python systems' wall time per callback in ``export/timing.json`` (summary ``python_systems``)."""
+    """:func:`run_plan_in_gazebo` of the configuration ``cfg``, its plan resolved once as the run's export
+    (:func:`eels_gz.run.export.resolve_export` into ``DIR/export``), where the export is written: after
+    gz-sim's environment is probed, interruptible at once. Arguments and outcome: :func:`run_plan_in_gazebo`."""
+    from eels_gz.run.export import resolve_export
+
+    return _run(lambda export: resolve_export(cfg, export), out_dir, progress, final_dir=final_dir,
+                save_config=save_config, overwrite_config=overwrite_config, time_systems=time_systems)
+
+
+def run_plan_in_gazebo(plan: RunPlan, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
+                       final_dir: str | Path | None = None, save_config: str | Path | None = None,
+                       setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False,
+                       time_systems: bool = False) -> dict:
+    """:func:`eels_gz.run.runner.run_plan` in gz-sim (module docstring), for a plan resolved as an export
+    into ``out_dir/export`` (:func:`eels_gz.run.export.resolve_export`, whose sets the world names). Returns
+    the summary for ``ok`` and a scenario's own ending; raises RunInterrupted (SIGINT, SIGTERM) or
+    GazeboRunFailed (``plugin_error``, ``server_failed``, ``listener_failed``) after writing it.
+    ``time_systems``: the Python systems' wall time per callback in ``export/timing.json`` (summary
+    ``python_systems``)."""
+    return _run(lambda export: plan, out_dir, progress, final_dir=final_dir, save_config=save_config,
+                overwrite_config=overwrite_config, time_systems=time_systems)
+
+
+def _run(plan_of: Callable[[Path], RunPlan], out_dir: str | Path, progress, *, final_dir, save_config,
+         overwrite_config, time_systems) -> dict:
+    """:func:`run_plan_in_gazebo` of ``plan_of(out/export)``, called where the export is written."""
     import yaml
 
     from eels_gz.outputs import OutputFile
@@ -146,11 +168,12 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
             env_probe = run_environment(gz, new_partition(), python_path(), str(asset("plugins_py")),
                                         str(asset("models")))
             listener = listener_python(env_probe)
+            plan = plan_of(out / EXPORT_DIR)
             # as fast as the machine allows, as the embedded host runs; paced when the run asks (--rate)
-            rate = cfg["ros"].get("rate")
-            result, plan, urdf = write_export(cfg, out / EXPORT_DIR, headless=True,
+            rate = plan.cfg["ros"].get("rate")
+            result, plan, urdf = write_export(plan, out / EXPORT_DIR, headless=True,
                                               real_time_factor=float(rate or 0.0), time_systems=time_systems)
-        if save_config is not None:  # as run writes it (eels_gz.run.runner.run)
+        if save_config is not None:  # as run writes it (eels_gz.run.runner.run_plan)
             from eels_gz.outputs import command_line
             from eels_gz.own_files import stamp_config
 
@@ -178,7 +201,7 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
                           progress=report, timeout=120.0 + 100.0 * (iterations * plan.dt),
                           also=[(e.gz_topic, e.gz_type) for e in entries if e not in wait])
         gzrun.partition = partition
-        summary = _write_outputs(gzrun, result, plan, cfg, out, final, entries, gz, called)
+        summary = _write_outputs(gzrun, result, plan, out, final, entries, gz, called)
     _rename_paths(out / EXPORT_DIR, out / EXPORT_DIR, final / EXPORT_DIR)
     if summary["status"] == "interrupted":
         raise RunInterrupted(gzrun.signum, summary["message"])
@@ -187,7 +210,7 @@ def run_in_gazebo(cfg: dict, out_dir: str | Path, progress: Callable[[int, int],
     return summary
 
 
-def _write_outputs(gzrun, result: dict, plan: RunPlan, cfg: dict, out: Path, final: Path, entries, gz: GzSim,
+def _write_outputs(gzrun, result: dict, plan: RunPlan, out: Path, final: Path, entries, gz: GzSim,
                    called: float) -> dict:
     from eels_gz.ros.mcap_log import McapLog
 
@@ -201,7 +224,7 @@ def _write_outputs(gzrun, result: dict, plan: RunPlan, cfg: dict, out: Path, fin
 
         message = f"interrupted by {signal.Signals(gzrun.signum).name}"
     records = gzrun.records
-    mcap = McapLog(out / "log.mcap") if cfg["log"]["mcap"] else None
+    mcap = McapLog(out / "log.mcap") if plan.log.mcap else None
     try:
         traj, counts = write_log(records, entries, mcap)
     finally:
@@ -215,7 +238,7 @@ def _write_outputs(gzrun, result: dict, plan: RunPlan, cfg: dict, out: Path, fin
              "export": str(final / EXPORT_DIR / "export.json")}
     if mcap is not None:
         files["log"] = str(final / "log.mcap")
-    if cfg["log"]["plot"] and len(t) > 1:
+    if plan.log.plot and len(t) > 1:
         from eels_gz.plots import trajectory
         from eels_gz.rotations import quat_yaw
 

@@ -11,7 +11,7 @@
   ``jazzy``, ``create.cpp``, parsed by gflags: ``-name``, ``-file``,
   ``-x -y -z`` in m, ``-R -P -Y`` in rad).
 
-For ``scenario:=NAME`` the launch file calls :func:`eels_gz.run.export.launch_export`
+For ``scenario:=NAME`` the launch file exports its plan with :func:`eels_gz.run.export.launch_export`
 instead (run orchestration, above this package).
 """
 

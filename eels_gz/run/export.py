@@ -70,7 +70,7 @@ RENDERING_SENSORS = frozenset({"camera", "depth_camera", "depth", "rgbd_camera",
 
 
 class Exported(NamedTuple):
-    """What :func:`write_export` wrote: export.json's content, the run plan it resolved, and the robot's
+    """What :func:`write_export` wrote: export.json's content, the run plan it wrote, and the robot's
     URDF as written to ``DIR/<robot>.urdf`` (its Gazebo blocks, as Gazebo includes it)."""
 
     result: dict
@@ -339,16 +339,28 @@ def export_scenario(cfg: dict, work_dir: str | Path, final_dir: str | Path | Non
                     headless: bool = False, real_time_factor: float | None = None,
                     time_systems: bool = False) -> dict:
     """Write the Gazebo world of the resolved configuration ``cfg`` into ``work_dir`` (module docstring),
-    naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None).
+    naming its files by ``final_dir`` (where the folder is renamed to; ``work_dir`` when None): its plan
+    resolved once (:func:`resolve_export`), then :func:`write_export`.
     Returns export.json's content. Bad input raises ConfigError (or the registry's, the world
     reader's, xacro's error) before anything but the resolved sets is written."""
-    return write_export(cfg, work_dir, final_dir, headless, real_time_factor, time_systems)[0]
+    return write_export(resolve_export(cfg, work_dir), work_dir, final_dir, headless, real_time_factor,
+                        time_systems)[0]
 
 
-def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None = None,
+def resolve_export(cfg: dict, work_dir: str | Path) -> RunPlan:
+    """The run plan of ``cfg`` as an export into ``work_dir`` resolves it: its contact, soil, granular and
+    scenario sets written there even when they equal the named ones (``RunFiles(work_dir, record=True)``),
+    for the world to name them beside it."""
+    work = Path(work_dir)
+    work.mkdir(parents=True, exist_ok=True)
+    return resolve_run(cfg, RunFiles(work, record=True))
+
+
+def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | None = None,
                  headless: bool = False, real_time_factor: float | None = None,
                  time_systems: bool = False) -> Exported:
-    """:func:`export_scenario`, also returning the run plan it resolved and the robot's URDF as written
+    """Write the Gazebo world of the run plan ``plan`` (resolved into ``work_dir`` by :func:`resolve_export`)
+    into ``work_dir`` (:func:`export_scenario`), returning it with the plan and the robot's URDF as written
     (:class:`Exported`: the launch file bridges the description's sensors and gives robot_state_publisher
     the URDF, the Gazebo host records its topics). ``headless``: for a server without a render
     engine, the world loads no Sensors system and the description has no rendering sensors
@@ -360,7 +372,6 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     work = Path(work_dir)
     work.mkdir(parents=True, exist_ok=True)
     final = Path(final_dir) if final_dir is not None else work
-    plan = resolve_run(cfg, RunFiles(work, record=True))  # the export's plan, resolved once
     check_contact_step(plan)
     start, start_source = placement(plan)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
@@ -444,26 +455,28 @@ def write_export(cfg: dict, work_dir: str | Path, final_dir: str | Path | None =
     return Exported(result, plan, robot_urdf)
 
 
-def launch_export(scenario: str, robot: str = "", world: str = "", contact: str = "", n_modules: str = "",
-                  out_dir: str | Path | None = None, headless: bool = False) -> Exported:
-    """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` for the launch arguments
-    (empty: the scenario's, else the run defaults, as ``eels-gz run`` takes them) into ``out_dir`` (a
-    new temporary folder when None).
+def launch_export(plan: RunPlan, headless: bool = False) -> Exported:
+    """launch/sim.launch.py's ``scenario:=NAME``: ``eels-gz export --scenario`` of the launch's plan
+    (:func:`launch_plan` with its scenario) into the folder it was resolved into.
     Returns what :func:`write_export` wrote (export.json's content, the run plan, the URDF). Bad input raises the
     export's error (ConfigError, RegistryError...), whose message names it."""
+    return write_export(plan, plan.files.work_dir, headless=headless)
+
+
+def launch_plan(robot: str = "", world: str = "", contact: str = "", n_modules: str = "", scenario: str = "",
+                out_dir: str | Path | None = None) -> RunPlan:
+    """The run plan of launch/sim.launch.py's arguments (empty: the scenario's, else the run defaults),
+    resolved as ``eels-gz run`` resolves them. Without ``scenario``, the launch spawns its description in
+    its world; with one, it is resolved as an export into ``out_dir`` (:func:`resolve_export`; a new
+    temporary folder when None) for :func:`launch_export`.
+    Bad input raises the resolution's error (ConfigError, RegistryError...), whose message names it."""
+    cfg = _launch_config(scenario, robot, world, contact, n_modules)
+    if not scenario:
+        return resolve_run(cfg)
     import tempfile
 
-    cfg = _launch_config(scenario, robot, world, contact, n_modules)
     out = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="eels_gz_export_")) / scenario
-    out.mkdir(parents=True, exist_ok=True)
-    return write_export(cfg, out, headless=headless)
-
-
-def launch_plan(robot: str = "", world: str = "", contact: str = "", n_modules: str = "") -> RunPlan:
-    """launch/sim.launch.py without ``scenario:=``: the run plan of the launch arguments (empty: the run
-    defaults), resolved as ``eels-gz run`` resolves them; the launch spawns its description in its world.
-    Bad input raises the resolution's error (ConfigError, RegistryError...), whose message names it."""
-    return resolve_run(_launch_config("", robot, world, contact, n_modules))
+    return resolve_export(cfg, out)
 
 
 def _launch_config(scenario: str, robot: str, world: str, contact: str, n_modules: str) -> dict:

@@ -1,5 +1,6 @@
-"""``eels-gz run``: a resolved configuration -> its run plan (:func:`eels_gz.run.resolve.resolve_run`, once)
--> a simulation in the embedded host -> ``log.mcap``, ``summary.json`` and ``trajectory.png``."""
+"""``eels-gz run``: a resolved configuration -> its run plan (:func:`eels_gz.run.resolve.resolve_run`, once,
+in :func:`run`) -> a simulation of the plan in the embedded host (:func:`run_plan`) -> ``log.mcap``,
+``summary.json`` and ``trajectory.png``."""
 
 from __future__ import annotations
 
@@ -230,10 +231,12 @@ def start_ros(sim: Simulation, rcfg: dict, dt: float) -> HostRos | None:
     return HostRos(sim, rcfg, dt) if rcfg["enabled"] else None
 
 
-def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
-        final_dir: str | Path | None = None, save_config: str | Path | None = None,
-        setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False) -> dict:
-    """Run a resolved configuration; write log.mcap, summary.json and trajectory.png into out_dir.
+def run_plan(plan: RunPlan, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
+             final_dir: str | Path | None = None, save_config: str | Path | None = None,
+             setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False) -> dict:
+    """Run a resolved plan (:func:`eels_gz.run.resolve.resolve_run`, whose files the systems read are in
+    ``plan.files``; :func:`run` resolves it into ``out_dir``); write log.mcap, summary.json and
+    trajectory.png into out_dir.
 
     ``out_dir`` is checked writable before the model is built (OutputError).
     ``final_dir``: where the files will be when the run is over (the paths in
@@ -253,6 +256,25 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
     failed, e.g. a full disk) WriteFailed, and ``error`` re-raises the
     unexpected exception.
     """
+    return _run(lambda out: plan, out_dir, progress, final_dir=final_dir, save_config=save_config,
+                setup_progress=setup_progress, overwrite_config=overwrite_config)
+
+
+def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | None = None, *,
+        final_dir: str | Path | None = None, save_config: str | Path | None = None,
+        setup_progress: Callable[[float], None] | None = None, overwrite_config: bool = False) -> dict:
+    """:func:`run_plan` of the configuration ``cfg`` (eels_gz.config.resolve), its plan resolved once into
+    ``out_dir`` (:func:`eels_gz.run.resolve.resolve_run`) after out_dir and ``save_config`` are checked, and
+    under the run's signal handling: SIGINT or SIGTERM during the resolution raises RunInterrupted
+    (``started=False``) as during the build. Arguments and outcome: :func:`run_plan`."""
+    return _run(lambda out: resolve_run(cfg, out), out_dir, progress, final_dir=final_dir,
+                save_config=save_config, setup_progress=setup_progress, overwrite_config=overwrite_config)
+
+
+def _run(plan_of: Callable[[Path], RunPlan], out_dir: str | Path, progress, *, final_dir, save_config,
+         setup_progress, overwrite_config) -> dict:
+    """:func:`run_plan` of ``plan_of(out)`` (the checked output folder), called where the model is built:
+    after the output files are checked, interruptible at once, and timed as the run's setup."""
     called = time.perf_counter()  # summary.json's setup_wall_time counts from here
     _freeze_at_exit()
     had = compiled_signatures()  # a warm process's kernels: not this run's to record (KernelManifest)
@@ -263,7 +285,7 @@ def run(cfg: dict, out_dir: str | Path, progress: Callable[[int, int], None] | N
                                                 what="--save-config file"))
                  if save_config is not None else None)
         with stop.immediately():
-            prep = prepare(resolve_run(cfg, out))  # the run's plan, resolved once
+            prep = prepare(plan_of(out))
         if saved is not None:
             saved.write_text(stamp_config(yaml.safe_dump(prep.settings["config"], sort_keys=False), command_line()))
         begin_result(out / "summary.json")
@@ -288,13 +310,13 @@ SETUP_TICK = 500  # steps between setup progress reports
 
 
 class _RunLoop:
-    """One prepared run, from the scenario's setup to summary.json (see :func:`run`)."""
+    """One prepared run, from the scenario's setup to summary.json (see :func:`run_plan`)."""
 
     def __init__(self, prep: Prepared, out: Path, final: Path, stop, progress, setup_progress,
                  compiling: CompileWatch | None = None, called: float | None = None,
                  had: dict | None = None):
         self.prep, self.out, self.final, self.stop = prep, out, final, stop
-        self.called = time.perf_counter() if called is None else called  # when run() was called
+        self.called = time.perf_counter() if called is None else called  # when run() or run_plan() was called
         self.compiling, self.loop_start = compiling, None
         self.sensors = None
         self.cfg = prep.settings["config"]
@@ -307,7 +329,7 @@ class _RunLoop:
         self.cache_load = (0, 0.0)  # numba compilations loaded from the cache before the loop, seconds
         self.bridged: dict | None = None  # what the ROS 2 interface bridged (HostRos.bridged)
         self.kernels: KernelManifest | None = None  # the kernels runs of this kind call
-        self.had = had  # the kernels' compilations the process had when run() was called
+        self.had = had  # the kernels' compilations the process had when run() or run_plan() was called
         self.at_loop: dict | None = None  # ... and when the timed loop began
 
     def _kind(self) -> list:

@@ -74,7 +74,8 @@ def shared_reads():
     def parse_shared(inp, filename=None):
         if inp is None:
             with contextlib.suppress(OSError):
-                inp = io.BytesIO(source_bytes(os.path.join(xacro.root_dir, filename)))
+                # xacro 2.1 opens filename under its root_dir; ROS 2 Jazzy's xacro 2.0 has none and opens it as given
+                inp = io.BytesIO(source_bytes(os.path.join(getattr(xacro, "root_dir", os.curdir), filename)))
         return parse(inp, filename)
 
     xacro.parse = parse_shared

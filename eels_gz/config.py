@@ -41,6 +41,7 @@ DETECTORS = ("ode", "bullet", "fcl", "dart")
 PLUGIN_ERRORS = ("stop", "disable")
 HOSTS = ("embedded", "gazebo")  # sim.host: the embedded DART host, or gz-sim (eels_gz.gazebo)
 SOLVERS = ("dantzig", "pgs")
+MIMIC = ("none", "exact")  # physics.mimic (eels_gz.dart.couplings.MIMIC; a test keeps the two equal)
 POSITIVE = ("duration", "physics.dt", "physics.max_velocity", "log.rate")  # ros.*: start_ros checks them
 _EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
 
@@ -79,6 +80,8 @@ def _check_type(key: str, value: Any, default: Any, source: str) -> None:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(DETECTORS)}, got {value!r}")
     if key == "physics.solver" and value not in SOLVERS:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(SOLVERS)}, got {value!r}")
+    if key == "physics.mimic" and value not in MIMIC:
+        raise ConfigError(f"{source}: '{key}' must be one of {', '.join(MIMIC)}, got {value!r}")
     if key == "sim.host" and value not in HOSTS:
         raise ConfigError(f"{source}: '{key}' must be one of {', '.join(HOSTS)}, got {value!r}")
     if key == "sim.plugin_errors" and value not in PLUGIN_ERRORS:

@@ -6,9 +6,10 @@ support mimic constraints" and creates none. A rover's differential, whose
 follower leg mimics the leader with multiplier -1, would then leave the
 body free to pitch between its legs. This system holds each pair on
 ``q_f = m q_l + offset`` with eels_gz.control.coupling (equal and opposite
-generalized forces, so the pair does no net work). In the embedded host,
-which enforces ``<mimic>`` exactly, the error stays zero and so do its
-torques.
+generalized forces, so the pair does no net work). The embedded host drops
+``<mimic>`` as gz-sim does (``physics.mimic: none``), so this system holds
+the pair there too; with ``physics.mimic: exact`` the host enforces it and
+the error and the torques stay zero.
 
 Parameters: ``<couple leader= follower= multiplier= offset=/>`` (repeated),
 ``<stiffness>`` (N m/rad) and ``<damping>`` (N m s/rad), which

@@ -6,10 +6,11 @@ one control update: path tracker, shape set points, screw rates (NEO Eq. 5), all
 joint_control peer. After each such step it samples the module points' distances to the path, and
 ends the run (``request_run_end``, status ``ok``) once the tail has travelled ``travel`` m.
 
-The first update is in the first step, before gz-sim reports joint positions (they are ``[]`` until
-the first physics update): the robot is then at rest where the placement laid it, so the update
-takes the placement's angles (the same :func:`~eels_gz.scenarios.leader_follower.start_shape`, laid
-at the height of the base as placed) and the base pose as reported. Parameters: the scenario elements
+The first update is in the first step. In a world started running (``gz sim -r``) that comes before
+gz-sim reports joint positions (they are ``[]`` until the first physics update; a world started
+paused, as eels-gz starts it, reports them in its paused updates): the robot is then at rest where
+the placement laid it, so the update takes the placement's angles (the same
+:func:`~eels_gz.scenarios.leader_follower.start_shape`, laid at the height of the base as placed) and the base pose as reported. Parameters: the scenario elements
 of eels_gz.scenarios.plugin_elements (``<params>``: ``speed``, ``travel``, ``control_period``,
 ``path_amplitude``, ``path_wavelength``).
 """

@@ -57,6 +57,10 @@ class Coupling:
     leader_dof: int
 
 
+# physics.mimic: "none" as gz-physics 7's DART plugin (no mimic constraint), "exact" the host's coupling
+MIMIC = ("none", "exact")
+
+
 def mimic_couplings(model, skel) -> list[Coupling]:
     """The ``<mimic>`` relations of a robot model (eels_gz.description.model), resolved to DOF indices
     of ``skel``."""

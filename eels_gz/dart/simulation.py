@@ -19,7 +19,7 @@ from eels_gz.description.optimizer import optimize_description
 from eels_gz.description.xacro_loader import Description
 from eels_gz.errors import DescriptionError, PluginCallbackError, SdfError, SimulationDiverged
 from eels_gz.gzapi import gzsim, transport
-from eels_gz.dart.couplings import CouplingSolver, mimic_couplings
+from eels_gz.dart.couplings import MIMIC, CouplingSolver, mimic_couplings
 from eels_gz.dart.dart_build import build_model, isometry, load_urdf, lowest_collision_z, make_detector
 from eels_gz.gzapi.element import Element
 from eels_gz.gzapi.gzmath import Pose3d, pose_matrix
@@ -80,6 +80,10 @@ class Simulation:
     logs it and disables the system, as gz-sim does. ``batch_api=False``
     withholds the host's batch helpers from plugins, so they run the
     per-entity gz API path Gazebo runs.
+    ``mimic``: ``"none"`` (default) leaves URDF ``<mimic>`` pairs unconstrained, as gz-physics 7's
+    DART plugin (Gazebo's default engine) does; the descriptions' own systems hold them
+    (joint_control's ``<pair>``, joint_coupling). ``"exact"`` enforces them with the host's exact
+    coupling (:mod:`eels_gz.dart.couplings`), as an engine with a mimic constraint would.
     ``param_sets``: the parameter sets the run resolved (``gzsim.ResolvedSet``
     by the element that names them, e.g. ``"soil_params"``), the host context
     the contact systems take their sets from in ``configure`` (``ecm.param_sets``).
@@ -88,10 +92,14 @@ class Simulation:
     def __init__(self, world: str | Path | WorldSpec, robot: RobotSpec | None = None, *,
                  dt: float | None = None, collision_detector: str | None = None,
                  max_velocity: float = 200.0, plugin_errors: str = "stop", batch_api: bool = True,
-                 solver: str | None = None, param_sets: dict[str, gzsim.ResolvedSet] | None = None):
+                 solver: str | None = None, param_sets: dict[str, gzsim.ResolvedSet] | None = None,
+                 mimic: str = "none"):
         if plugin_errors not in PLUGIN_ERRORS:
             raise ValueError(f"plugin_errors must be one of {', '.join(PLUGIN_ERRORS)}, got {plugin_errors!r}")
+        if mimic not in MIMIC:
+            raise ValueError(f"mimic must be one of {', '.join(MIMIC)}, got {mimic!r}")
         self.plugin_errors = plugin_errors
+        self.mimic = mimic
         self.spec = world if isinstance(world, WorldSpec) else load_world(world)
         self.dt = self.spec.step(dt)
         self.detector_name = collision_detector or self.spec.collision_detector or "ode"
@@ -249,7 +257,9 @@ class Simulation:
                             desc.source, ", ".join(massless))
         self.robot_description = desc
         skel = load_urdf(desc.urdf, robot.name, desc.source, {"eels_gz": share_dir()})
-        couplings = mimic_couplings(desc.model, skel)
+        couplings = mimic_couplings(desc.model, skel)  # checked, and every follower a force-driven joint
+        if self.mimic == "none":
+            couplings = []  # gz-physics 7's DART plugin creates no mimic constraint (Physics.cc logs it)
         if couplings:
             solver = CouplingSolver(skel, couplings, self.dt)
             solver.project_positions()
@@ -533,8 +543,8 @@ class Simulation:
                         st.ext_tau = np.zeros(n)
                 # joint commands replace the skeleton's forces; without them, forces set on DART directly stay
                 base = st.zero if st.has_tau else st.skel.getForces()
-                compose_forces(st.tau, st.ext_tau, st.ext_used, coupling.constraint_torque if extra else st.total,
-                               extra, base, st.applied_buf, st.total)
+                compose_forces(st.tau, st.force_lo, st.force_hi, st.ext_tau, st.ext_used,
+                               coupling.constraint_torque if extra else st.total, extra, base, st.applied_buf, st.total)
                 st.skel.setForces(st.total)
                 st.applied = st.applied_buf if st.has_tau else None
                 st.has_tau = st.ext_used = False
@@ -607,9 +617,15 @@ class Simulation:
         """Call each ``callback(info, ecm)``, a fresh UpdateInfo per call (gz-sim's loader passes a copy)."""
         ecm, make = self.ecm, self._info
         f = None
+        deliver = self.transport.deliver
         try:
             for f in callbacks:
                 f(make(), ecm)
+                # gz-transport hands a message to the publishing process's own subscribers from its
+                # publish thread (Node.cc), which runs while a Python system waits for the GIL: in
+                # gz-sim a command published in one system's callback reaches the next system in the
+                # same iteration
+                deliver()
         except Exception as exc:
             rest = callbacks[callbacks.index(f) + 1:]
             self._callback_failed(f, phase, exc)
@@ -638,6 +654,12 @@ class Simulation:
         self.total_iterations += 1
         ecm = self.ecm
         self.transport.deliver()  # messages of the last step reach subscribers before pre_update
+        if self.total_iterations == 1:
+            # the server starts paused (as eels-gz's Gazebo host and a launch without -r start it):
+            # gz-sim's Physics runs UpdateSim in its paused updates (only Step is skipped,
+            # Physics.cc), so every check a system enabled in configure is filled before the first
+            # step's pre_update
+            gzsim.report_checks(ecm)
         if self._pre:
             self._run_phase(self._pre, "pre_update")
         self._apply_commands()

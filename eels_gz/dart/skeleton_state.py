@@ -48,10 +48,17 @@ class SkeletonState:
     # what gz-sim's ECM holds of the links (ReportedLinks): a link's state as of the last step that moved it
     # beyond 1e-6; the Link API, the batch helpers and the run's ground truth read it (reported_link)
     reported: ReportedLinks | None = None
+    # each DOF's effort limits (the description's <limit effort>): gz-physics sets a joint force command
+    # with DART's setCommand, which clips it to them; the host clips its commands the same way
+    force_lo: np.ndarray | None = None
+    force_hi: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if self.reported is None:
             self.reported = ReportedLinks(self.skel.getNumBodyNodes())
+        if self.force_lo is None:
+            self.force_lo = np.asarray(self.skel.getForceLowerLimits(), float)
+            self.force_hi = np.asarray(self.skel.getForceUpperLimits(), float)
 
     def refresh(self) -> None:
         self.q = self.skel.getPositions()

@@ -11,14 +11,19 @@ from eels_gz.rotations import quat_from_matrix
 
 
 @numba.njit(cache=True)
-def compose_forces(tau, ext, use_ext, extra, use_extra, base, applied, total):
-    """``applied`` = the joint force commands ``tau`` (NaN: none -> 0), ``total`` =
+def compose_forces(tau, lo, hi, ext, use_ext, extra, use_extra, base, applied, total):
+    """``applied`` = the joint force commands ``tau`` (NaN: none -> 0) clipped to the DOFs' effort
+    limits ``lo``, ``hi`` (gz-physics commands them through DART's ``setCommand``, which clips), ``total`` =
     ``base`` + applied + batched link wrenches ``ext`` (when ``use_ext``) + ``extra``
     (when ``use_extra``, e.g. coupling torques); then ``tau`` is reset to NaN and ``ext`` to 0."""
     for k in range(tau.shape[0]):
         a = tau[k]
         if np.isnan(a):
             a = 0.0
+        elif a > hi[k]:
+            a = hi[k]
+        elif a < lo[k]:
+            a = lo[k]
         applied[k] = a
         t = a + base[k]
         if use_ext:

@@ -373,6 +373,9 @@ def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | No
     work.mkdir(parents=True, exist_ok=True)
     final = Path(final_dir) if final_dir is not None else work
     check_contact_step(plan)
+    if plan.cfg["physics"].get("mimic") == "exact":
+        raise ConfigError("physics.mimic: exact is the embedded host's coupling; gz-sim's DART plugin has no mimic "
+                          "constraint, so an export cannot keep it (use physics.mimic: none)")
     start, start_source = placement(plan)
     final_abs, work_abs = final.absolute().resolve(), work.absolute().resolve()
 

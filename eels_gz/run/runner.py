@@ -83,7 +83,8 @@ def prepare(plan: RunPlan, work_dir: str | Path | None = None) -> Prepared:
                                                 yaw=float(rcfg["yaw"])),
                      dt=dt, collision_detector=phys["collision_detector"],
                      max_velocity=phys["max_velocity"], plugin_errors=host["plugin_errors"],
-                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(plan))
+                     batch_api=bool(host["batch_api"]), solver=phys["solver"], param_sets=_param_sets(plan),
+                     mimic=phys["mimic"])
     terrain = terrain_field(sim)
     placed = None
     if rcfg["pose"] == "auto":

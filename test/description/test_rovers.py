@@ -102,7 +102,8 @@ def simulation(name: str, urdf: str | None = None) -> Simulation:
     desc = load_description(entry.path, entry.xacro_args)
     if urdf is not None:
         desc = split_gazebo(urdf, desc.source)
-    return Simulation(ICE, RobotSpec(name, desc))
+    # the description's kinematics: its differential as <mimic> says (physics.mimic: exact), no systems
+    return Simulation(ICE, RobotSpec(name, desc), mimic="exact")
 
 
 def world_pitch(body) -> float:

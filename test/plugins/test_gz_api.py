@@ -266,12 +266,13 @@ def test_joint_state_empty_until_a_physics_update_after_enable(tmp_path, plugin_
     the check is enabled position/velocity are None; once enabled the
     component exists but is empty ([]) and link velocities are zero until
     the next physics update fills them, in that iteration's update and
-    post_update. enable_at 0 means in configure()."""
+    post_update. enable_at 0 means in configure(): the server starts paused, and gz-sim's paused
+    updates run Physics' UpdateSim (Physics.cc: only Step is skipped), so those checks are filled
+    before the first step's pre_update."""
     _, probe = run_spinner(tmp_path, plugin_dir, f"<enable_at>{enable_at}</enable_at>", 5)
-    first = max(enable_at, 1)  # the first step after enabling
     kinds = set()
     for (it, phase), values in probe.log.items():
-        reported = it > first or (it == first and phase != "pre")
+        reported = enable_at == 0 or it > enable_at or (it == enable_at and phase != "pre")
         enabled = enable_at == 0 or it >= enable_at
         if reported:
             kinds.add("reported")
@@ -284,7 +285,20 @@ def test_joint_state_empty_until_a_physics_update_after_enable(tmp_path, plugin_
         else:
             kinds.add("off")
             assert values == (None, None, None), (it, phase, values)
-    assert kinds == ({"empty", "reported"} if enable_at == 0 else {"off", "empty", "reported"})
+    assert kinds == ({"reported"} if enable_at == 0 else {"off", "empty", "reported"})
+
+
+def test_a_force_command_beyond_the_effort_limit_is_clipped_to_it(tmp_path, plugin_dir):
+    """gz-physics' SetJointForce goes through DART's setCommand, which clips a FORCE joint's command
+    to its effort limits (the spinner's <limit effort="100">): 250 N m acts as 100 N m, and as
+    -100 the other way. The impulse's closed form as in test_set_force_acts_for_one_step."""
+    n = 3
+    for tau, acting in ((250.0, 100.0), (-250.0, -100.0)):
+        (tmp_path / str(tau)).mkdir()
+        _, probe = run_spinner(tmp_path / str(tau), plugin_dir,
+                               f"<enable_at>0</enable_at><force_at>{n}</force_at><effort>{tau}</effort>", n + 1)
+        vel = {it: v[1][0] for (it, phase), v in probe.log.items() if phase == "post"}
+        assert vel[n] == pytest.approx(acting * DT * (1 / I_ROTOR + 1 / I_HUB), rel=1e-9)
 
 
 def test_set_force_acts_for_one_step(tmp_path, plugin_dir):

@@ -5,8 +5,10 @@ here the way Gazebo would run the rover: Archimede's URDF without its
 ``<mimic>``, the body started 0.1 rad off the relation. With the coupling
 system the legs come back to q_r = -q_l within the static bound of
 config/rover_control.yaml (the body's weight 2 cm above its pivots over the
-stiffness); without it nothing restores the relation. With ``<mimic>`` kept (the host enforces it exactly) the
-system changes nothing.
+stiffness); without it nothing restores the relation. The host's default
+(``physics.mimic: none``) does the same with ``<mimic>`` kept, as gz-sim does;
+with ``physics.mimic: exact`` (the host enforces it exactly) the system
+changes nothing.
 """
 
 from __future__ import annotations
@@ -37,9 +39,11 @@ def _description(mimic: bool, coupling: bool):
     return dataclasses.replace(desc, urdf=etree.tostring(root, encoding="unicode"), gazebo=blocks)
 
 
-def _settle(mimic: bool, coupling: bool, steps: int = 1000, tilt: float = 0.0):
-    """Run Archimede on the ice for ``steps``, the body started ``tilt`` rad off its legs' mean."""
-    sim = Simulation(registry.world_path("ice_plane"), RobotSpec("archimede", _description(mimic, coupling)))
+def _settle(mimic: bool, coupling: bool, steps: int = 1000, tilt: float = 0.0, host_mimic: str = "none"):
+    """Run Archimede on the ice for ``steps``, the body started ``tilt`` rad off its legs' mean; ``mimic``:
+    the URDF keeps its ``<mimic>``; ``host_mimic``: the host's ``physics.mimic``."""
+    sim = Simulation(registry.world_path("ice_plane"), RobotSpec("archimede", _description(mimic, coupling)),
+                     mimic=host_mimic)
     skel = sim.robot_skeleton
     if tilt:  # both legs turned the same way relative to the body: the body pitched between them
         for name in ("left_leg_joint", "right_leg_joint"):
@@ -76,6 +80,16 @@ def test_without_coupling_or_mimic_the_differential_is_free():
 
 
 def test_with_mimic_enforced_the_coupling_changes_nothing():
-    _, T_with, _ = _settle(mimic=True, coupling=True, steps=300)
-    _, T_without, _ = _settle(mimic=True, coupling=False, steps=300)
+    _, T_with, _ = _settle(mimic=True, coupling=True, steps=300, host_mimic="exact")
+    _, T_without, _ = _settle(mimic=True, coupling=False, steps=300, host_mimic="exact")
     assert np.abs(T_with - T_without).max() < 1e-6
+
+
+@pytest.mark.parametrize("coupling", [True, False])
+def test_by_default_the_host_drops_mimic_as_gz_sim_does(coupling):
+    """physics.mimic none: a URDF that keeps its <mimic> runs exactly as one without it (gz-physics 7's
+    DART plugin creates no mimic constraint), so the pair is the coupling system's alone, and free
+    without it."""
+    kept, T_kept, _ = _settle(mimic=True, coupling=coupling, steps=300, tilt=0.05)
+    dropped, T_dropped, _ = _settle(mimic=False, coupling=coupling, steps=300, tilt=0.05)
+    assert np.array_equal(kept, dropped) and np.array_equal(T_kept, T_dropped)

@@ -28,14 +28,20 @@ from eels_gz.cli import main
 from eels_gz.paths import asset
 
 ROBOTS = sorted(n for n, v in registry.eels_variants().items() if v.get("screws"))
+PAIRED = sorted(n for n, v in registry.eels_variants().items() if v.get("screws") == 2)  # counter-rotating pairs
 RATE = yaml.safe_load(asset("config", "scenarios", "screw_spin.yaml").read_text())["params"]["screw_rate"]
+# the default physics.mimic none (as gz-sim's DART: a pair held by joint_control's <pair> alone), and the
+# pairs' variants with the host's exact coupling as well
+CASES = [(r, "none") for r in ROBOTS] + [(r, "exact") for r in PAIRED]
 
 
-@pytest.mark.parametrize("robot", ROBOTS)
-def test_ev_1000_runs_stably_at_one_millisecond(tmp_path, robot):
+@pytest.mark.parametrize("robot, mimic", CASES)
+def test_ev_1000_runs_stably_at_one_millisecond(tmp_path, robot, mimic):
+    """``mimic``: physics.mimic (the pairs' variants run with both)."""
     res = CliRunner().invoke(main, ["run", "--robot", robot, "--scenario", "screw_spin", "--contact", "screw",
                                     "--dt", "0.001", "--duration", "1.0", "--set", "contact.ev_a=1000",
-                                    "--set", "contact.ev_b=0", "--set", "log.plot=false", "--out", str(tmp_path)])
+                                    "--set", "contact.ev_b=0", "--set", "log.plot=false",
+                                    "--set", f"physics.mimic={mimic}", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert summary["status"] == "ok"

@@ -408,6 +408,26 @@ def test_a_step_above_the_contact_stability_bound_is_refused_as_run_refuses_it(t
     assert not (tmp_path / "export").exists()
 
 
+def test_exact_mimic_is_refused_by_the_export_and_a_bad_value_by_both(tmp_path):
+    """physics.mimic exact is the embedded host's coupling: gz-sim's DART plugin has no mimic
+    constraint, so the export refuses it (exit 2, no folder); an unknown value is run's message."""
+    exported = cli("export", "--scenario", "hold", "--set", "physics.mimic=exact", "--out", str(tmp_path / "export"))
+    assert exported.exit_code == 2 and "physics.mimic: exact" in exported.output, exported.output
+    assert "Traceback" not in exported.output and not (tmp_path / "export").exists()
+    bad = ["--scenario", "hold", "--set", "physics.mimic=loose"]
+    exported = cli("export", *bad, "--out", str(tmp_path / "export"))
+    ran = cli("run", *bad, "--out", str(tmp_path / "run"))
+    assert exported.exit_code == 2 and ran.exit_code == 2, (exported.output, ran.output)
+    assert "'physics.mimic' must be one of none, exact, got 'loose'" in ran.output
+    assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
+
+
+def test_the_mimic_settings_are_one_list():
+    from eels_gz.dart.couplings import MIMIC
+
+    assert config.MIMIC == MIMIC
+
+
 def test_an_exported_scenario_writes_its_metrics_where_the_export_says(tmp_path):
     """Under Gazebo no system is called when the run ends (gz-sim 8's Python loader), so a scenario's
     watching systems write their metrics to the export's <metrics_file> every simulated second

@@ -673,6 +673,22 @@ class Simulation:
         if self._post:
             self._run_phase(self._post, "post_update")
 
+    def reset_systems(self) -> None:
+        """Every running system's ``reset(info, ecm)`` at the current time, the world left as it is: the
+        systems start over from the current state, as the exported world's systems, loaded fresh, do in
+        gz-sim after a placement that stepped the robot with its own systems here (a contact model's stick
+        history, a controller's integrators and held shape)."""
+        info = gzsim.update_info(datetime.timedelta(seconds=self.time), datetime.timedelta(0),
+                                 datetime.timedelta(seconds=self.dt), False, self.iterations)
+        for loaded in self.systems:
+            if loaded.reset is None or loaded.disabled:
+                continue
+            try:
+                loaded.reset(info, self.ecm)
+            except Exception as exc:
+                self._owner.setdefault(id(loaded.reset), loaded)
+                self._callback_failed(loaded.reset, "reset", exc)
+
     def reset(self) -> None:
         """A world reset, as gz-sim 8's world control ``reset`` does it: the ECM goes back to its
         state when the world file was loaded (``SimulationRunner.cc``, ``EntityComponentManager::

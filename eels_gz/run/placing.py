@@ -96,6 +96,9 @@ def place(sim, prep, out: Path | None, settle=None) -> Placement | None:
                           "not a Placement")
     if placed.status == "ok":  # at rest, as a Gazebo world starts it (its export carries no velocities)
         sim.place_robot(placed.base_pose, placed.joints, model.root)
+        # and with systems that keep nothing of the placement's steps: gz-sim loads the exported world's
+        # systems anew (a contact model's stick history, a controller's integrators)
+        sim.reset_systems()
     if out is not None:
         Path(out, PLACEMENT_FILE).write_text(json.dumps(placement_record(placed), indent=2))
     return placed

@@ -56,6 +56,10 @@ def test_the_settled_placement_is_recorded_and_the_run_starts_from_it(tmp_path):
     # it starts from the settled state at rest, as the exported Gazebo world does (a placement.json carries
     # no velocities; the settled speed was below the threshold anyway)
     assert np.abs(skel.getVelocities()).max() == 0.0
+    # and with systems that keep nothing of the placement's steps, as the exported world's load fresh: the
+    # joint loops' integrators empty and their held shape taken anew from the placed state
+    control = next(s.system for s in sim.systems if s.module == "joint_control")
+    assert not control.pid.integral.any() and control.q_hold is None
 
 
 def test_a_timed_out_placement_ends_the_run_before_its_first_step(tmp_path):

@@ -422,6 +422,29 @@ def test_exact_mimic_is_refused_by_the_export_and_a_bad_value_by_both(tmp_path):
     assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
 
 
+def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply(tmp_path, caplog):
+    """gz-sim 8 attaches a <mesh> collision without reading its <surface> (gz-physics' dartsim
+    AttachMeshShape), so the parallel walls' ice (mu 0.15 in worlds/parallel_walls.sdf's models) grips at
+    DART's default 1 there: export.json lists each such collision and the export warns; a world of
+    primitives (ice_plane) has none."""
+    from eels_gz.sdf_reader import load_world
+
+    walls = load_world(registry.world_path("parallel_walls"))
+    expected = [(m.name, c.name, c.surface.mu) for m in walls.models for link in m.links for c in link.collisions
+                if c.geometry.kind == "mesh"]
+    assert expected and all(mu != 1.0 for _, _, mu in expected)
+    out = tmp_path / "walls"
+    with caplog.at_level("WARNING"):
+        res = cli("export", "--scenario", "wall_climb", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    listed = json.loads((out / "export.json").read_text())["mesh_friction_ignored"]
+    assert [(e["model"], e["collision"], e["mu"]) for e in listed] == expected
+    assert all(e["gz_sim_mu"] == 1.0 for e in listed)
+    assert "friction 1" in caplog.text
+    res = cli("export", "--scenario", "hold", "--out", str(tmp_path / "plane"))
+    assert res.exit_code == 0 and json.loads((tmp_path / "plane" / "export.json").read_text())["mesh_friction_ignored"] == []
+
+
 def test_the_mimic_settings_are_one_list():
     from eels_gz.dart.couplings import MIMIC
 

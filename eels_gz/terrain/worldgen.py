@@ -34,6 +34,18 @@ MAX_RASTER_POSTS = 1 << 25  # a primitive's heightfield at most as large as a DE
 
 
 @dataclass(frozen=True)
+class Slab:
+    """One box of a terrain's collision, where the terrain is exactly a union of boxes: ``centre`` (m,
+    world frame), ``size`` (m, x y z), turned by ``pitch`` (rad) about y. gz-sim 8 applies a collision's
+    ``<surface><friction>`` to a box but not to a mesh (gz-physics' dartsim ``AttachMeshShape`` never
+    reads it: DART's default 1), so such a terrain's collision is written as its boxes (docs/gazebo.md)."""
+
+    centre: tuple[float, float, float]
+    size: tuple[float, float, float]
+    pitch: float = 0.0
+
+
+@dataclass(frozen=True)
 class Terrain:
     """A generated or imported terrain, ready for :mod:`eels_gz.terrain.writers`."""
 
@@ -47,6 +59,9 @@ class Terrain:
     parameters: dict = field(default_factory=dict)
     field: object | None = None  # a field built already (scans: the grid of the oriented points)
     field_dem: Dem | None = None  # DEMs: the full raster of the heightfield when `dem` is a crop of it
+    # the collision as boxes, when the terrain is exactly their union (Slab); the mesh stays the visual, the
+    # distance field's source and the bounds' for the model's local origin
+    slabs: tuple[Slab, ...] = ()
 
     def build_field(self):
         """The terrain's distance field: the one built already, the DEM's heightfield, or a grid of the
@@ -364,7 +379,8 @@ def slope(p: SlopeParams) -> Terrain:
     x = np.linspace(-p.length / 2, p.length / 2, nx)
     heights = np.tile(x * math.tan(math.radians(p.angle)), (ny, 1))
     dem = Dem(heights, (-p.length / 2, -p.width / 2), (p.length / (nx - 1), p.width / (ny - 1)), "slope")
-    return _raster_terrain("slope", f"ice slope of {p.angle:g} deg rising along +x, z = 0 at x = 0", dem, p)
+    return dataclasses.replace(_raster_terrain("slope", f"ice slope of {p.angle:g} deg rising along +x, z = 0 at x = 0",
+                                               dem, p), slabs=(_plane_slab(p, p.angle),))
 
 
 def _tilted_plane(kind: str, description: str, p, angle: float) -> Terrain:
@@ -373,7 +389,15 @@ def _tilted_plane(kind: str, description: str, p, angle: float) -> Terrain:
     x = np.linspace(-p.length / 2, p.length / 2, nx)
     heights = np.tile(x * math.tan(math.radians(angle)), (ny, 1))
     dem = Dem(heights, (-p.length / 2, -p.width / 2), (p.length / (nx - 1), p.width / (ny - 1)), kind)
-    return _raster_terrain(kind, description, dem, p)
+    return dataclasses.replace(_raster_terrain(kind, description, dem, p), slabs=(_plane_slab(p, angle),))
+
+
+def _plane_slab(p, angle: float) -> Slab:
+    """The box under a plane z = x tan(angle) over x in [-length/2, length/2], y in [-width/2, width/2]:
+    its top face is the plane, ``thickness`` (the mesh's skirt depth) deep along the plane's normal."""
+    a = math.radians(angle)
+    t = getattr(p, "thickness", 0.5)
+    return Slab((0.5 * t * math.sin(a), 0.0, -0.5 * t * math.cos(a)), (p.length / math.cos(a), p.width, t), -a)
 
 
 def soil_bin(p: SoilBinParams) -> Terrain:
@@ -404,7 +428,10 @@ def parallel_walls(p: ParallelWallsParams) -> Terrain:
     poly = np.array([(-g - t, -t), (g + t, -t), (g + t, H), (g, H), (g, 0), (-g, 0), (-g, H), (-g - t, H)])
     mesh = _solid(extrude_yz(poly, p.length), "parallel_walls")
     desc = f"two vertical ice walls {p.gap:g} m apart, {p.height:g} m high, on an ice floor at z = 0"
-    return Terrain("parallel_walls", desc, mesh, mesh, field_spacing=p.voxel, parameters=dataclasses.asdict(p))
+    slabs = (Slab((0.0, 0.0, -t / 2), (p.length, 2 * (g + t), t)),  # the floor, under both walls
+             Slab((0.0, -g - t / 2, H / 2), (p.length, t, H)), Slab((0.0, g + t / 2, H / 2), (p.length, t, H)))
+    return Terrain("parallel_walls", desc, mesh, mesh, field_spacing=p.voxel, parameters=dataclasses.asdict(p),
+                   slabs=slabs)
 
 
 def u_channel(p: UChannelParams) -> Terrain:

@@ -217,10 +217,21 @@ def write_model(terrain, name: str, models_dir: str | Path, *, source: str = "",
         _check_heightmap(folder, terrain.dem, size, pos)
         _geometry_heightmap(collision, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
         _geometry_heightmap(visual, f"model://{name}/{HEIGHTMAP_PNG}", size, pos)
+    elif terrain.slabs:  # boxes, whose <surface> gz-sim applies (Slab): one collision each
+        link.remove(collision)
+        for k, slab in enumerate(terrain.slabs):
+            box = etree.Element("collision", name=f"{name}_collision" if k == 0 else f"{name}_collision_{k}")
+            link.insert(k, box)
+            centre = np.asarray(slab.centre, float) - origin
+            _sub(box, "pose", " ".join(repr(float(v)) for v in centre) + f" 0 {slab.pitch!r} 0")
+            _sub(_sub(_sub(box, "geometry"), "box"), "size", " ".join(repr(float(v)) for v in slab.size))
+            _surface(box, reference.mu)
+        _geometry_mesh(visual, visual_uri)
     else:
         _geometry_mesh(collision, f"model://{name}/meshes/collision.stl")
         _geometry_mesh(visual, visual_uri)
-    _surface(collision, reference.mu)
+    if not terrain.slabs or terrain.heightmap:
+        _surface(collision, reference.mu)
     material = _sub(visual, "material")
     _sub(material, "ambient", "0.8 0.9 1.0 1" if terrain.kind != "mars_dem" else "0.75 0.45 0.3 1")
     _sub(material, "diffuse", "0.8 0.9 1.0 1" if terrain.kind != "mars_dem" else "0.75 0.45 0.3 1")

@@ -29,8 +29,6 @@ ROUNDOFF, ENGINE = _TABLE["cases"], _TABLE["engine"]
 KNOWN: dict[str, str] = {
     "leader_follower-screw": "tail tracking error 15 um apart in 72 mm (2e-4): the hosts agree to 4e-13 for 98 "
                              "steps, then a screw chatter amplifies round-off (docs/gazebo.md)",
-    "wall_climb-screw": "gz-sim gives the walls' mesh DART's default friction 1, not their ice mu 0.15: the robot "
-                        "1.2 mm apart after the push, screw load at the hold 95 N of 1.9 kN (5 %)",
     "moulin_descent-screw": "gz-sim gives the moulin's mesh DART's default friction 1, not its ice mu 0.15: the "
                             "robot 0.8 mm apart, hold margin beyond its tolerance",
 }

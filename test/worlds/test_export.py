@@ -424,25 +424,25 @@ def test_exact_mimic_is_refused_by_the_export_and_a_bad_value_by_both(tmp_path):
 
 def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply(tmp_path, caplog):
     """gz-sim 8 attaches a <mesh> collision without reading its <surface> (gz-physics' dartsim
-    AttachMeshShape), so the parallel walls' ice (mu 0.15 in worlds/parallel_walls.sdf's models) grips at
-    DART's default 1 there: export.json lists each such collision and the export warns; a world of
-    primitives (ice_plane) has none."""
+    AttachMeshShape), so the moulin's ice (mu 0.15 in models/moulin) grips at DART's default 1 there:
+    export.json lists each such collision and the export warns. The parallel walls are boxes (Slab),
+    whose friction gz-sim applies: none listed."""
     from eels_gz.sdf_reader import load_world
 
-    walls = load_world(registry.world_path("parallel_walls"))
-    expected = [(m.name, c.name, c.surface.mu) for m in walls.models for link in m.links for c in link.collisions
+    moulin = load_world(registry.world_path("moulin"))
+    expected = [(m.name, c.name, c.surface.mu) for m in moulin.models for link in m.links for c in link.collisions
                 if c.geometry.kind == "mesh"]
     assert expected and all(mu != 1.0 for _, _, mu in expected)
-    out = tmp_path / "walls"
+    out = tmp_path / "moulin"
     with caplog.at_level("WARNING"):
-        res = cli("export", "--scenario", "wall_climb", "--out", str(out))
+        res = cli("export", "--scenario", "moulin_descent", "--out", str(out))
     assert res.exit_code == 0, res.output
     listed = json.loads((out / "export.json").read_text())["mesh_friction_ignored"]
     assert [(e["model"], e["collision"], e["mu"]) for e in listed] == expected
     assert all(e["gz_sim_mu"] == 1.0 for e in listed)
     assert "friction 1" in caplog.text
-    res = cli("export", "--scenario", "hold", "--out", str(tmp_path / "plane"))
-    assert res.exit_code == 0 and json.loads((tmp_path / "plane" / "export.json").read_text())["mesh_friction_ignored"] == []
+    res = cli("export", "--scenario", "wall_climb", "--out", str(tmp_path / "walls"))
+    assert res.exit_code == 0 and json.loads((tmp_path / "walls" / "export.json").read_text())["mesh_friction_ignored"] == []
 
 
 def test_the_mimic_settings_are_one_list():

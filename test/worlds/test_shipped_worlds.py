@@ -105,10 +105,65 @@ def test_physics_and_friction_follow_ice_plane(name):
     for path in ("world/physics/max_step_size", "world/gravity"):
         assert world.findtext(path).split() == ice.findtext(path).split(), path
     mu = ice.findtext("world/model/link/collision/surface/friction/ode/mu")
-    assert float(model.findtext("model/link/collision/surface/friction/ode/mu")) == float(mu)
+    collisions = model.findall("model/link/collision")
+    assert collisions and all(float(c.findtext("surface/friction/ode/mu")) == float(mu) for c in collisions)
     heightmap = model.find("model/link/collision/geometry/heightmap") is not None
     detector = world.findtext("world/physics/dart/collision_detector")
     assert detector == ("bullet" if heightmap else ice.findtext("world/physics/dart/collision_detector"))
+
+
+def _boxes(name: str) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """(centre, size, pitch about y) of each box collision of models/NAME, in the world frame."""
+    model = etree.parse(str(asset("models", name, "model.sdf"))).getroot()
+    origin = np.array([float(v) for v in (model.findtext("model/pose") or "0 0 0 0 0 0").split()[:3]])
+    out = []
+    for c in model.findall("model/link/collision"):
+        if c.find("geometry/box") is None:
+            continue
+        pose = [float(v) for v in c.findtext("pose").split()]
+        out.append((origin + pose[:3], np.array([float(v) for v in c.findtext("geometry/box/size").split()]), pose[4]))
+    return out
+
+
+BOXED = [n for n in GENERATED if _boxes(n)]
+
+
+def test_planar_terrains_are_boxes_so_gz_sim_applies_their_friction():
+    """gz-sim 8 gives a mesh collision DART's default friction 1 (docs/gazebo.md): the terrains that are
+    exactly boxes are written as boxes."""
+    kinds = {n: json.loads(asset("models", n, "terrain.json").read_text())["kind"] for n in GENERATED}
+    assert {n for n in GENERATED if kinds[n] in ("parallel_walls", "slope", "sandbox", "soil_bin")} == set(BOXED)
+
+
+@pytest.mark.parametrize("name", BOXED)
+def test_a_boxed_terrain_is_its_solid(name):
+    """The boxes are the terrain. The parallel walls: their volume is the collision mesh's (a closed
+    solid), to 1e-6 (the binary STL holds float32: 6e-8 relative per coordinate), and no box reaches
+    outside its bounds. A plane z = x tan(a):
+    each box's top corners lie on it (to 1e-12 m) over the whole x range, the rest below."""
+    meta = json.loads(asset("models", name, "terrain.json").read_text())
+    boxes = _boxes(name)
+    if meta["kind"] == "parallel_walls":
+        import trimesh
+
+        mesh = trimesh.load(asset("models", name, "meshes", "collision.stl"))
+        assert sum(float(np.prod(size)) for _, size, _ in boxes) == pytest.approx(mesh.volume, rel=1e-6)
+        for centre, size, pitch in boxes:
+            assert pitch == 0.0
+            assert np.all(centre - size / 2 >= mesh.bounds[0] - 1e-6) and np.all(centre + size / 2 <= mesh.bounds[1] + 1e-6)
+        return
+    (centre, size, pitch), = boxes
+    angle = math.radians(meta["parameters"].get("angle", 0.0))
+    assert pitch == pytest.approx(-angle, abs=1e-15)
+    c, s_ = math.cos(pitch), math.sin(pitch)
+    R = np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]])
+    corners = np.array([centre + R @ (size / 2 * np.array(k)) for k in np.ndindex(2, 2, 2)
+                        for k in [np.array(k) * 2 - 1]])
+    top = corners[np.argsort(corners[:, 2] - corners[:, 0] * math.tan(angle))[-4:]]
+    np.testing.assert_allclose(top[:, 2], top[:, 0] * math.tan(angle), atol=1e-12)
+    assert sorted(set(np.round(top[:, 0], 9))) == pytest.approx([-meta["parameters"]["length"] / 2,
+                                                                  meta["parameters"]["length"] / 2])
+    assert np.all(corners[:, 2] <= corners[:, 0] * math.tan(angle) + 1e-12)
 
 
 @pytest.mark.parametrize("name", WORLDS)

@@ -442,7 +442,8 @@ def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply(tmp_path, capl
     assert all(e["gz_sim_mu"] == 1.0 for e in listed)
     assert "friction 1" in caplog.text
     res = cli("export", "--scenario", "wall_climb", "--out", str(tmp_path / "walls"))
-    assert res.exit_code == 0 and json.loads((tmp_path / "walls" / "export.json").read_text())["mesh_friction_ignored"] == []
+    assert res.exit_code == 0, res.output
+    assert json.loads((tmp_path / "walls" / "export.json").read_text())["mesh_friction_ignored"] == []
 
 
 def test_the_mimic_settings_are_one_list():

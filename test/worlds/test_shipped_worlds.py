@@ -150,7 +150,8 @@ def test_a_boxed_terrain_is_its_solid(name):
         assert sum(float(np.prod(size)) for _, size, _ in boxes) == pytest.approx(mesh.volume, rel=1e-6)
         for centre, size, pitch in boxes:
             assert pitch == 0.0
-            assert np.all(centre - size / 2 >= mesh.bounds[0] - 1e-6) and np.all(centre + size / 2 <= mesh.bounds[1] + 1e-6)
+            assert np.all(centre - size / 2 >= mesh.bounds[0] - 1e-6)
+            assert np.all(centre + size / 2 <= mesh.bounds[1] + 1e-6)
         return
     (centre, size, pitch), = boxes
     angle = math.radians(meta["parameters"].get("angle", 0.0))

@@ -49,9 +49,13 @@ runs of test_screw_propulsion.py): ``E = 0`` alone is stable but softens the law
 state but rings at the step rate (radius ``sqrt(x / (1 + x))``) and diverges with a stick spring.
 Sub-stepping the contact state does not help: the links' velocities do not change within a step.
 
-The force stays inside Eq. 6's set: ``|f| <= mu |e_v| F_n sqrt(1 - |u_a|^2)``, ``u_a`` the along-thread
-part of ``u`` (``|u| <= 1``). The along-thread friction, ``|e_v|`` times softer, stays explicit
-(``stability.py`` bounds it). A point that leaves contact forgets this state, as it forgets its
+The force stays inside Eq. 6's set at the end of the step (``screw_wrenches``): ``|f| <= mu |e_v| F_n``,
+and where the along-thread part of ``u`` and the new across part ``f / (mu |e_v| F_n)`` would leave the
+unit circle, the along part gives way. (Bounding ``f`` by the start-of-step along part, ``mu |e_v| F_n
+sqrt(1 - |u_a|^2)``, is the explicit force itself for a sliding point: the steady force sat on the bound,
+and a push past it was the explicit law again, whose slope is 20-100 times the step's. A screw then
+chattered at period 2: test_screw_contact_no_chatter.py.) The along-thread friction, ``|e_v|`` times
+softer, stays explicit (``stability.py`` bounds it). A point that leaves contact forgets this state, as it forgets its
 bristle.
 
 Per point state (``ACROSS_WIDTH`` values): the last across slip ``v_e,prev`` (m/s), the last force

@@ -159,9 +159,21 @@ def _wrench_loop(lin_vel, ang_vel, offsets, signed_distance, normal, ev_dir, lin
                     speed = math.sqrt(tx * tx + ty * ty + tz * tz + eps2)
                     slope = mu * ev_norm * fn * (1.0 - u_e * u_e) / speed if speed > 0.0 else 0.0
                 a = dt * n_contact * point_mobility(s, p, offsets, link_rot, mobility, ex, ey, ez)
-                bound = mu * ev_norm * fn * math.sqrt(max(0.0, 1.0 - (u2 - u_e * u_e)))
+                # Eq. 6's set at the end of the step: |u'| <= 1 with u'_e = -f_e / (mu |e_v| F_n). The across
+                # force may use the whole ellipse (|u'_e| <= 1); the along part of u gives way where the pair
+                # would leave it (below). Bounding f_e by the start-of-step along part instead,
+                # sqrt(1 - u_a^2), is |f0| itself for a sliding point (|u| = 1): the steady force sits on that
+                # bound and any push past it is the explicit law again, whose slope is 20-100 times over
+                # the step's bound (lf_chatter.md)
+                cap = mu * ev_norm * fn
                 f_e = implicit_across_force(across, s, p, -fn * mu * ev_norm * u_e, slope, a,
-                                            tx * ex + ty * ey + tz * ez, bound, dt)
+                                            tx * ex + ty * ey + tz * ez, cap, dt)
+                ua2 = max(0.0, u2 - u_e * u_e)
+                ue_new = f_e / cap if cap > 0.0 else 0.0
+                if ua2 + ue_new * ue_new > 1.0 and ua2 > 0.0:
+                    along = math.sqrt(max(0.0, 1.0 - ue_new * ue_new) / ua2)
+                    ux, uy, uz = along * (ux - u_e * ex) + u_e * ex, along * (uy - u_e * ey) + u_e * ey, \
+                        along * (uz - u_e * ez) + u_e * ez
                 # F_t = -F_n mu (u - u_e e_v) + f_e e_v
                 skew = -u_e - f_e / (fn * mu) if fn * mu > 0.0 else -u_e
             fx = fn * nx + f_t * (ux + skew * ex)

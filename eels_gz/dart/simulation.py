@@ -678,8 +678,11 @@ class Simulation:
         systems start over from the current state, as the exported world's systems, loaded fresh, do in
         gz-sim after a placement that stepped the robot with its own systems here (a contact model's stick
         history, a controller's integrators and held shape)."""
-        info = gzsim.update_info(datetime.timedelta(seconds=self.time), datetime.timedelta(0),
-                                 datetime.timedelta(seconds=self.dt), False, self.iterations)
+        self._reset_each(gzsim.update_info(datetime.timedelta(seconds=self.time), datetime.timedelta(0),
+                                           datetime.timedelta(seconds=self.dt), False, self.iterations))
+
+    def _reset_each(self, info) -> None:
+        """Each running system's ``reset(info, ecm)``; one that raises is handled as a failed callback."""
         for loaded in self.systems:
             if loaded.reset is None or loaded.disabled:
                 continue
@@ -731,16 +734,8 @@ class Simulation:
         self.resets += 1
         if self._wall0 is None:
             self._wall0 = _time.perf_counter()
-        info = gzsim.update_info(datetime.timedelta(0), datetime.timedelta(0),
-                                 datetime.timedelta(seconds=-elapsed), False, 0)
-        for loaded in self.systems:
-            if loaded.reset is None or loaded.disabled:
-                continue
-            try:
-                loaded.reset(info, self.ecm)
-            except Exception as exc:
-                self._owner.setdefault(id(loaded.reset), loaded)
-                self._callback_failed(loaded.reset, "reset", exc)
+        self._reset_each(gzsim.update_info(datetime.timedelta(0), datetime.timedelta(0),
+                                           datetime.timedelta(seconds=-elapsed), False, 0))
         if self.robot_skeleton is not None:
             self._remove_robot()
 

@@ -81,13 +81,14 @@ def test_the_rover_publishes_its_clock_joints_and_every_frame(rover):
 
 
 def test_joint_commands_bring_a_bend_joint_to_its_set_point(snake):
-    """0.3 rad on /joint_commands (10 Hz) for 5 s while listening: within 0.02 rad 2 s after the joint
-    first moves (the command's arrival: discovery takes its time). The head's bend joint, under the
+    """0.3 rad on /joint_commands (10 Hz) for 8 s while listening: within 0.02 rad 2 s after the joint
+    first moves (the command's arrival: discovery takes its time; in one CI run the joint first moved
+    later than 3 s into a 5 s window, so the window is 8 s). The head's bend joint, under the
     launch's default (stock) contact: a mid-robot bend on the ice drags half the robot sideways, and
     with the screw contact's across-thread friction its PID stalls at 0.273 rad (the embedded host
     does the same)."""
-    sender = snake.start_probe("joint_command", "module_10_bend", "0.3", "5")
-    seen = snake.probe("listen", "5", "--joint", "module_10_bend")
+    sender = snake.start_probe("joint_command", "module_10_bend", "0.3", "8")
+    seen = snake.probe("listen", "8", "--joint", "module_10_bend")
     _, err = sender.communicate(timeout=60)
     assert sender.returncode == 0, err
     track = np.array(seen["joint_states"]["track"])

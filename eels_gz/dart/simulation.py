@@ -72,6 +72,19 @@ def _new_pgs_solver():
     return dart.simulation.World().getConstraintSolver().getSecondaryBoxedLcpSolver()
 
 
+def _coefficient(ref: str, node, where: str) -> float:
+    """A ``<mu1>``/``<mu2>`` of a ``<gazebo reference>`` block: a number >= 0."""
+    text = (node.text or "").strip()
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0.0:
+        raise SdfError(f"<gazebo reference='{ref}'>: <{node.tag}> '{text}' is not a friction coefficient "
+                       "(expected a number >= 0)", where)
+    return value
+
+
 class Simulation:
     """One world, optionally one robot, and the systems their SDF names.
 
@@ -302,8 +315,10 @@ class Simulation:
         root.setPositions(dart.dynamics.FreeJoint.convertToPositions(isometry(T)))
 
     def _robot_references(self, robot: RobotSpec) -> None:
-        """Check ``<gazebo reference>`` blocks: Gazebo sensors and fixed-joint preservation."""
+        """Check ``<gazebo reference>`` blocks: Gazebo sensors, fixed-joint preservation, a link's
+        collisions switched off and its friction coefficients."""
         where = self.robot_description.source
+        friction: dict[str, dict[str, float]] = {}
         for block in self.robot_description.references:
             ref = block.get("reference")
             for node in block:
@@ -314,18 +329,41 @@ class Simulation:
                 if node.tag == "collision":
                     self._collide_bitmask(ref, node, where)
                     continue
+                if node.tag in ("mu1", "mu2"):
+                    friction.setdefault(ref, {})[node.tag] = _coefficient(ref, node, where)
+                    continue
                 if node.tag != "sensor":
-                    raise SdfError(f"<gazebo reference='{ref}'> element <{node.tag}> is not supported "
-                                   "by the embedded host (expected <sensor> or <preserveFixedJoint>)", where)
+                    raise SdfError(f"<gazebo reference='{ref}'> element <{node.tag}> is not supported by the "
+                                   "embedded host (expected <sensor>, <collision>, <mu1>, <mu2> or "
+                                   "<preserveFixedJoint>)", where)
                 kind = node.get("type", "")
                 if kind not in SENSOR_TYPES:
                     raise SdfError(f"<gazebo reference='{ref}'>: sensor type '{kind}' is not one of "
                                    f"{', '.join(sorted(SENSOR_TYPES))}", where)
                 self.sensor_specs.append((ref, node.get("name", ""), kind, node))
+        for ref, mu in friction.items():
+            self._link_friction(ref, mu, where)
         if self.sensor_specs:
             log.info("robot '%s' declares Gazebo sensors %s; the embedded host does not simulate "
                      "these yet (see the README, 'What is exercised here')",
                      robot.name, ", ".join(f"{n} ({k})" for _, n, k, _ in self.sensor_specs))
+
+    def _link_friction(self, ref: str, mu: dict[str, float], where: str) -> None:
+        """``<mu1>``/``<mu2>`` on a link, as gz-sim applies them: sdformat writes them in every collision
+        of the link, and gz-physics sets DART's coefficient to mu1 (primary and secondary) and the
+        secondary to mu2 when it is given. dartpy binds only the first setter, so the host takes mu2
+        equal to mu1 (or absent)."""
+        mu1 = mu.get("mu1", 1.0)  # sdformat's default <mu>
+        if "mu2" in mu and mu["mu2"] != mu1:
+            raise SdfError(f"<gazebo reference='{ref}'>: mu2 {mu['mu2']:g} differs from mu1 {mu1:g}; the embedded host "
+                           "applies one friction coefficient per link (dartpy binds setFrictionCoeff only)", where)
+        body = self.robot_skeleton.getBodyNode(ref)
+        if body is None:
+            raise SdfError(f"<gazebo reference='{ref}'>: mu1/mu2 on a link that is not a body", where)
+        for k in range(body.getNumShapeNodes()):
+            node = body.getShapeNode(k)
+            if node.hasDynamicsAspect():
+                node.getDynamicsAspect().setFrictionCoeff(mu1)
 
     def _collide_bitmask(self, ref: str, node, where: str) -> None:
         """``<collision><surface><contact><collide_bitmask>`` on a link: 0 switches its collisions off."""

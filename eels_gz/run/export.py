@@ -18,7 +18,9 @@
   resolved (``--set`` applied), named by the description;
 - ``export.json``: what was exported, the resolved configuration and the command that runs it;
   ``mesh_friction_ignored`` lists the world's mesh collisions whose ``<mu>`` gz-sim 8 does not apply
-  (:func:`mesh_friction_ignored`; the export warns of them).
+  (:func:`eels_gz.run.mesh_friction.mesh_friction_ignored`), and ``robot_friction`` says whether the robot's
+  links carry their coefficient instead, so that each contact keeps the world's
+  (:func:`eels_gz.run.mesh_friction.carry_mesh_friction`; where it cannot, the export warns and says why).
 
 Paths: the robot's ``<include><uri>`` and every file the systems read are absolute (``file://`` for
 the include). libsdformat resolves a relative include URI against the current folder or
@@ -47,6 +49,7 @@ from lxml import etree
 from eels_gz.errors import ConfigError, TerrainError
 from eels_gz.gzapi.system_loader import GZ_NAMESPACE
 from eels_gz.rotations import rpy_matrix
+from eels_gz.run.mesh_friction import carry_mesh_friction, mesh_friction_ignored
 from eels_gz.run.placing import PLACEMENT_FILE, placement_record
 from eels_gz.run.plan import RunPlan
 from eels_gz.run.resolve import RunFiles, check_contact_step, resolve_run, scenario_system_plugins
@@ -280,18 +283,6 @@ def remove_rendering_sensors(root) -> list[str]:
     return removed
 
 
-def mesh_friction_ignored(spec) -> list[dict]:
-    """The world's ``<mesh>`` collisions whose ``<surface><friction>`` gz-sim 8 does not apply: it attaches
-    a mesh itself (Physics.cc ``CreateCollisionEntities``: ``AttachMeshShape``), and gz-physics 7's
-    dartsim ``AttachMeshShape`` never reads ``<surface>``, so the mesh keeps DART's default friction
-    coefficient, 1; only the shapes gz-physics builds from the SDF get their ``<mu>``
-    (``SDFFeatures.cc`` ``ConstructSdfCollision``). The embedded host applies the world's ``<mu>``.
-    Each entry: ``model``, ``link``, ``collision``, ``mu`` (the world's), ``gz_sim_mu`` (1.0)."""
-    return [{"model": m.name, "link": link.name, "collision": c.name, "mu": c.surface.mu, "gz_sim_mu": 1.0}
-            for m in spec.models for link in m.links for c in link.collisions
-            if c.geometry.kind == "mesh" and c.surface.mu != 1.0]
-
-
 def _world_rtf(world) -> float | None:
     """The world's <physics><real_time_factor> (1 when it gives none, gz-sim's default)."""
     text = world.findtext("physics/real_time_factor")
@@ -424,6 +415,8 @@ def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | No
         timing = str(final_abs / TIMING_FILE)
         timed_systems(root, timing)
         timed_systems(robot, timing)
+    ignored_friction = mesh_friction_ignored(plan.world.spec)
+    robot_friction = carry_mesh_friction(robot, plan.world.spec)
     gazebo_urdf = etree.tostring(robot, encoding="unicode")
     robot_urdf = named(gazebo_urdf)
     (work / robot_file).write_text(robot_urdf)
@@ -444,9 +437,12 @@ def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | No
     # the systems' lead-in (wall_climb's push and release) runs in the world's time before the scenario's
     # own duration: the embedded host steps it as setup
     lead_in = scenario_lead_in_s(plan.scenario.loaded, plan.scenario.file or "scenario")
-    ignored_friction = mesh_friction_ignored(plan.world.spec)
-    if ignored_friction:
-        log.warning("gz-sim 8 gives mesh collisions DART's default friction 1, not their <mu> (docs/gazebo.md): %s",
+    if robot_friction["carried"]:
+        log.info("gz-sim 8 gives mesh collisions DART's default friction 1, not their <mu>: the robot's links carry "
+                 "mu %g instead, so each contact keeps the world's coefficient (docs/gazebo.md)", robot_friction["mu"])
+    elif ignored_friction:
+        log.warning("gz-sim 8 gives mesh collisions DART's default friction 1, not their <mu> (docs/gazebo.md), "
+                    "and the robot cannot carry it (%s): %s", robot_friction["reason"],
                     ", ".join(f"{e['model']}/{e['collision']} (mu {e['mu']:g})" for e in ignored_friction))
     steps = int(round((lead_in + plan.duration) / plan.dt))
     result = {
@@ -462,6 +458,7 @@ def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | No
         "placement": placement_record(start),
         "placement_source": start_source,
         "mesh_friction_ignored": ignored_friction,
+        "robot_friction": robot_friction,
         "headless": ({"sensors_removed": removed_sensors,
                       "systems_removed": [SENSORS_SYSTEM] if had_sensors_system else []} if headless else None),
         "systems_added": added,

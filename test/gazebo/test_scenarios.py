@@ -29,8 +29,6 @@ ROUNDOFF, ENGINE = _TABLE["cases"], _TABLE["engine"]
 KNOWN: dict[str, str] = {
     "surface_traverse-stock": "DART's own sliding contact: phase 2's yaw change 1.4e-3 rad apart, its tolerance "
                               "(derived again for this host) 9e-5; the trajectory 9.2 mm apart, within tolerance",
-    "moulin_descent-screw": "gz-sim gives the moulin's mesh DART's default friction 1, not its ice mu 0.15: the "
-                            "robot 0.8 mm apart, hold margin beyond its tolerance",
 }
 
 

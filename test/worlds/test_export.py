@@ -422,11 +422,13 @@ def test_exact_mimic_is_refused_by_the_export_and_a_bad_value_by_both(tmp_path):
     assert exported.output.strip().splitlines()[-1] == ran.output.strip().splitlines()[-1]
 
 
-def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply(tmp_path, caplog):
+def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply_and_the_robot_carries_it(tmp_path, caplog):
     """gz-sim 8 attaches a <mesh> collision without reading its <surface> (gz-physics' dartsim
-    AttachMeshShape), so the moulin's ice (mu 0.15 in models/moulin) grips at DART's default 1 there:
-    export.json lists each such collision and the export warns. The parallel walls are boxes (Slab),
-    whose friction gz-sim applies: none listed."""
+    AttachMeshShape), so the moulin's ice (mu 0.15 in models/moulin) is DART's default 1 there:
+    export.json lists each such collision. DART gives a contact the smaller of its shapes' coefficients,
+    so the export writes the ice's coefficient on every colliding link of the robot (mu1 = mu2 = 0.15),
+    and a link on the moulin meets 0.15 in gz-sim as in the host; nothing to warn of. The parallel walls
+    are boxes (Slab), whose friction gz-sim applies: nothing listed, nothing carried."""
     from eels_gz.sdf_reader import load_world
 
     moulin = load_world(registry.world_path("moulin"))
@@ -437,13 +439,49 @@ def test_the_export_names_the_mesh_friction_gz_sim_does_not_apply(tmp_path, capl
     with caplog.at_level("WARNING"):
         res = cli("export", "--scenario", "moulin_descent", "--out", str(out))
     assert res.exit_code == 0, res.output
-    listed = json.loads((out / "export.json").read_text())["mesh_friction_ignored"]
+    result = json.loads((out / "export.json").read_text())
+    listed = result["mesh_friction_ignored"]
     assert [(e["model"], e["collision"], e["mu"]) for e in listed] == expected
     assert all(e["gz_sim_mu"] == 1.0 for e in listed)
-    assert "friction 1" in caplog.text
+    assert "friction 1" not in caplog.text
+    carried = result["robot_friction"]
+    assert carried["carried"] and carried["mu"] == expected[0][2] and carried["reason"] == ""
+    robot = etree.parse(str(out / Path(result["files"]["robot"]).name)).getroot()
+    colliding = {link.get("name") for link in robot.iter("link") if link.find("collision") is not None}
+    assert set(carried["links"]) == colliding and len(colliding) > 20
+    mu = {(g.get("reference"), el.tag): float(el.text) for g in robot.iter("gazebo") for el in g
+          if el.tag in ("mu1", "mu2")}
+    assert mu == {(name, tag): expected[0][2] for name in colliding for tag in ("mu1", "mu2")}
     res = cli("export", "--scenario", "wall_climb", "--out", str(tmp_path / "walls"))
     assert res.exit_code == 0, res.output
-    assert json.loads((tmp_path / "walls" / "export.json").read_text())["mesh_friction_ignored"] == []
+    walls = json.loads((tmp_path / "walls" / "export.json").read_text())
+    assert walls["mesh_friction_ignored"] == []
+    assert walls["robot_friction"] == {"carried": False, "mu": None, "links": [], "reason": ""}
+    assert "<mu1>" not in (tmp_path / "walls" / Path(walls["files"]["robot"]).name).read_text()
+
+
+def test_a_mesh_coefficient_the_robot_cannot_carry_exactly_is_warned_of(tmp_path, caplog):
+    """A box of mu 0.5 beside the moulin's ice (0.15): links at 0.15 would lower the box's pair with the
+    robot, so the export carries nothing, warns, and export.json says why."""
+    world = (registry.world_path("ice_plane")).read_text().replace(
+        "</world>", """<include><uri>model://moulin</uri><pose>0 0 -20 0 0 0</pose></include>
+    <model name="crate"><static>true</static><pose>5 0 0.1 0 0 0</pose><link name="crate_link">
+      <collision name="crate_collision"><geometry><box><size>0.2 0.2 0.2</size></box></geometry>
+        <surface><friction><ode><mu>0.5</mu><mu2>0.5</mu2></ode></friction></surface></collision></link></model>
+  </world>""")
+    path = tmp_path / "crate_world.sdf"
+    path.write_text(world)
+    out = tmp_path / "out"
+    with caplog.at_level("WARNING"):
+        res = cli("export", "--scenario", "hold", "--world", str(path), "--out", str(out))
+    assert res.exit_code == 0, res.output
+    result = json.loads((out / "export.json").read_text())
+    assert [e["collision"] for e in result["mesh_friction_ignored"]] == ["moulin_collision"]
+    carried = result["robot_friction"]
+    assert not carried["carried"] and carried["links"] == [] and carried["mu"] is None
+    assert "crate/crate_collision has mu 0.5 > 0.15" in carried["reason"]
+    assert "friction 1" in caplog.text and "crate/crate_collision" in caplog.text
+    assert "<mu1>" not in (out / Path(result["files"]["robot"]).name).read_text()
 
 
 def test_the_mimic_settings_are_one_list():

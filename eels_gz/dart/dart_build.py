@@ -1,14 +1,15 @@
 """Turn WorldSpec models and URDF robots into DART skeletons.
 
 Conventions kept from gz-physics' DART plugin: SDF cylinders lie along z;
-a ``<plane>`` collides as a thick box whose top face is the plane (as
-gz-physics does, since DART's plane collisions are not supported by every
-detector); friction is isotropic ``mu`` per shape, and DART takes the
+a ``<plane>`` collides as gz-physics' 2100 m cube whose top face is the
+plane, whatever its ``<size>`` (DART's plane collisions are not supported by
+every detector); friction is isotropic ``mu`` per shape, and DART takes the
 smaller coefficient of the two shapes in contact.
 """
 
 from __future__ import annotations
 
+import math
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import numpy as np
 from eels_gz.errors import DescriptionError, SdfError
 from eels_gz.sdf_reader import CollisionSpec, Geometry, ModelSpec
 
-PLANE_THICKNESS = 1.0  # m; deep enough that no body tunnels through in one step
+GZ_PLANE_SIZE = 2100.0  # m: the cube gz-physics 7 dartsim collides a <plane> as (SDFFeatures.cc, ConstructPlane)
 
 DETECTORS = {
     "ode": dart.collision.OdeCollisionDetector,
@@ -65,19 +66,26 @@ def make_shape(geometry: Geometry, where: str):
     if geometry.kind == "cylinder":
         return dart.dynamics.CylinderShape(geometry.radius, geometry.length), offset
     if geometry.kind == "plane":
-        n = np.asarray(geometry.normal)
-        # rotation taking z onto n
-        z = np.array([0.0, 0.0, 1.0])
-        v, c = np.cross(z, n), float(z @ n)
-        if np.linalg.norm(v) < 1e-12:
-            R = np.eye(3) if c > 0 else np.diag([1.0, -1.0, -1.0])
-        else:
-            vx = np.array([[0, -v[2], v[1]], [v[2], 0, -v[0]], [-v[1], v[0], 0]])
-            R = np.eye(3) + vx + vx @ vx / (1.0 + c)
+        # As gz-physics 7's DART plugin builds it (dartsim/src/SDFFeatures.cc, ConstructPlane): a
+        # 2100 m cube (the number osrf/gazebo used), turned by asin(|z x n| / |n|) about z x n and
+        # shifted 1050 m down its own z, so that its top face is the plane. Not the plane's <size>:
+        # ODE's box tests work in the box's frame, so the cube's size sets the round-off of every
+        # contact depth and point (ulp(1050 m) = 2.3e-13 m), and a sliding robot amplifies that
+        # (surface_traverse under stock contact parted from gz-sim at its touchdown: 1e-8 rad/s a
+        # step later with a 1 m thick box, 1e-12 with this one). Like gz-physics, a normal with a
+        # negative z is turned by the asin's angle below 90 degrees: a plane facing down faces up.
+        n = np.asarray(geometry.normal, dtype=float)
+        axis = np.cross(np.array([0.0, 0.0, 1.0]), n)
+        norm = float(np.linalg.norm(axis))
+        angle = math.asin(norm / float(np.linalg.norm(n)))
+        R = np.eye(3)
+        if angle > 1e-12:
+            k = axis / norm
+            K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+            R = np.eye(3) + math.sin(angle) * K + (1.0 - math.cos(angle)) * (K @ K)
         offset[:3, :3] = R
-        offset[:3, 3] = -0.5 * PLANE_THICKNESS * n
-        sx, sy = geometry.size
-        return dart.dynamics.BoxShape(np.array([sx, sy, PLANE_THICKNESS])), offset
+        offset[:3, 3] = R @ np.array([0.0, 0.0, -0.5 * GZ_PLANE_SIZE])
+        return dart.dynamics.BoxShape(np.full(3, GZ_PLANE_SIZE)), offset
     if geometry.kind == "mesh":
         return _mesh_shape(geometry, where), offset
     raise SdfError(f"unsupported geometry '{geometry.kind}'", where)

@@ -20,16 +20,13 @@ HERE = Path(__file__).parent
 CASES = load_cases(HERE / "cases.yaml")
 _TABLE = json.loads((HERE / "tolerances.json").read_text())
 ROUNDOFF, ENGINE = _TABLE["cases"], _TABLE["engine"]
-# cases known to differ beyond the engine tolerance, each with what was measured and why (docs/gazebo.md)
-# (measured 2026-11-29, gz-sim 8.14.0 with gz-physics 7.8 on Debian's DART 6.12 against dartpy 6.20). Resting
-# and hanging cases agree to round-off since the host reports link states as gz-sim does
-# (eels_gz/gzapi/reported_links.py), and moving ones since it starts paused as gz-sim does, delivers messages
-# within the iteration, drops <mimic> and resets its systems after a placement. The moulin is a mesh, whose
-# friction gz-sim 8 does not apply. A case here that starts to agree fails (strict).
-KNOWN: dict[str, str] = {
-    "surface_traverse-stock": "DART's own sliding contact: phase 2's yaw change 1.4e-3 rad apart, its tolerance "
-                              "(derived again for this host) 9e-5; the trajectory 9.2 mm apart, within tolerance",
-}
+# cases known to differ beyond the engine tolerance, each with what was measured and why (docs/gazebo.md); a
+# case here that starts to agree fails (strict). None since 2026-11-29 (gz-sim 8.14.0 with gz-physics 7.8 on
+# Debian's DART 6.12 against dartpy 6.20): resting and hanging cases agree to round-off since the host reports
+# link states as gz-sim does (eels_gz/gzapi/reported_links.py), moving ones since it starts paused as gz-sim
+# does, delivers messages within the iteration, drops <mimic>, resets its systems after a placement and builds
+# a <plane> as gz-physics' 2100 m cube; the moulin since the export carries its mesh's friction on the robot.
+KNOWN: dict[str, str] = {}
 
 
 def test_every_scenario_with_systems_is_a_case():

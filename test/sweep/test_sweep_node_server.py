@@ -7,6 +7,7 @@ the process that started it and leaves no folder behind."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -175,3 +176,38 @@ def test_the_server_ends_with_the_process_that_started_it(tmp_path):
     while Path(folder).exists() and time.monotonic() < end:
         time.sleep(0.05)
     assert not Path(folder).exists()
+
+
+def test_more_stop_signals_do_not_interrupt_the_server_s_cleanup(tmp_path):
+    """A campaign's process has threads, and Linux sends PR_SET_PDEATHSIG's signal again each time the server
+    is handed to another parent as they end (kernel/exit.c, forget_original_parent): a stopping server can get
+    SIGTERM while it removes its folder. Told to stop over and over while it removes a folder made slow to
+    remove (20,000 files), it still removes all of it (it stopped only after its first few unlinks)."""
+    script = ("import sys, os\n"
+              "from eels_gz.sweep import node_server\n"
+              "s = node_server.NodeServer.start(None)\n"
+              "print(s.proc.pid, s.folder, flush=True)\n"
+              "sys.stdin.readline()\n"
+              "os._exit(0)\n")
+    driver = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    pid, folder = driver.stdout.readline().split()
+    pid, folder = int(pid), Path(folder)
+    end = time.monotonic() + END_WAIT_S
+    while not (folder / node_server.SOCKET_NAME).exists():
+        assert time.monotonic() < end and alive(pid), "the server never listened"
+        time.sleep(0.05)
+    for k in range(20000):
+        (folder / f"slow_{k}").touch()
+    driver.stdin.write("\n")
+    driver.stdin.flush()
+    driver.wait(timeout=END_WAIT_S)
+    signals = 0
+    end = time.monotonic() + END_WAIT_S
+    while alive(pid) and time.monotonic() < end:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
+            signals += 1
+        time.sleep(0.002)
+    assert wait_gone(pid, END_WAIT_S), "the server outlived the campaign's process"
+    assert signals > 1, "the server was gone before a second signal: the folder was not slow enough to remove"
+    assert not folder.exists(), f"{len(list(folder.iterdir()))} files left after {signals} SIGTERMs"

@@ -295,9 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         stopped = True
     finally:
         if stopped:
-            # told to stop: more SIGTERMs may come (PR_SET_PDEATHSIG signals again each time the server is
-            # handed to another parent as the campaign's threads end, kernel/exit.c forget_original_parent),
-            # and one raised in the removal would leave the folder behind
+            # told to stop: more SIGTERMs may come (PR_SET_PDEATHSIG's signal can come more than once,
+            # kernel/exit.c forget_original_parent), and one raised in the removal would leave the folder
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             shutil.rmtree(Path(path).parent, ignore_errors=True)
     return 0

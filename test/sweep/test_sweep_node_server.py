@@ -154,35 +154,9 @@ def test_a_server_that_cannot_start_leaves_the_workers_to_warm_themselves(tmp_pa
     assert not broken.folder.exists()
 
 
-def test_the_server_ends_with_the_process_that_started_it(tmp_path):
-    """The campaign's process killed outright: its server stops (PR_SET_PDEATHSIG) and removes its folder."""
-    script = ("import sys, os\n"
-              "from eels_gz.sweep import node_server\n"
-              "s = node_server.NodeServer.start(None)\n"
-              "print(s.proc.pid, s.folder, flush=True)\n"
-              "sys.stdin.readline()\n"
-              "os._exit(0)\n")
-    driver = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    pid, folder = driver.stdout.readline().split()
-    end = time.monotonic() + END_WAIT_S
-    while not (Path(folder) / node_server.SOCKET_NAME).exists():  # it warmed (no job: its kernels) and listens
-        assert time.monotonic() < end and alive(int(pid)), "the server never listened"
-        time.sleep(0.05)
-    driver.stdin.write("\n")
-    driver.stdin.flush()
-    driver.wait(timeout=END_WAIT_S)
-    assert wait_gone(int(pid), END_WAIT_S), "the server outlived the campaign's process"
-    end = time.monotonic() + END_WAIT_S
-    while Path(folder).exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert not Path(folder).exists()
-
-
-def test_more_stop_signals_do_not_interrupt_the_server_s_cleanup(tmp_path):
-    """A campaign's process has threads, and Linux sends PR_SET_PDEATHSIG's signal again each time the server
-    is handed to another parent as they end (kernel/exit.c, forget_original_parent): a stopping server can get
-    SIGTERM while it removes its folder. Told to stop over and over while it removes a folder made slow to
-    remove (20,000 files), it still removes all of it (it stopped only after its first few unlinks)."""
+def _listening_server():
+    """A campaign's process (a driver that ends with ``os._exit`` when it reads a line) and its node server,
+    once that listens: (driver, server pid, server folder)."""
     script = ("import sys, os\n"
               "from eels_gz.sweep import node_server\n"
               "s = node_server.NodeServer.start(None)\n"
@@ -193,14 +167,39 @@ def test_more_stop_signals_do_not_interrupt_the_server_s_cleanup(tmp_path):
     pid, folder = driver.stdout.readline().split()
     pid, folder = int(pid), Path(folder)
     end = time.monotonic() + END_WAIT_S
-    while not (folder / node_server.SOCKET_NAME).exists():
+    while not (folder / node_server.SOCKET_NAME).exists():  # it warmed (no job: its kernels) and listens
         assert time.monotonic() < end and alive(pid), "the server never listened"
         time.sleep(0.05)
-    for k in range(20000):
-        (folder / f"slow_{k}").touch()
+    return driver, pid, folder
+
+
+def _end(driver) -> None:
     driver.stdin.write("\n")
     driver.stdin.flush()
     driver.wait(timeout=END_WAIT_S)
+
+
+def test_the_server_ends_with_the_process_that_started_it(tmp_path):
+    """The campaign's process killed outright: its server stops (PR_SET_PDEATHSIG) and removes its folder."""
+    driver, pid, folder = _listening_server()
+    _end(driver)
+    assert wait_gone(pid, END_WAIT_S), "the server outlived the campaign's process"
+    end = time.monotonic() + END_WAIT_S
+    while folder.exists() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not folder.exists()
+
+
+def test_more_stop_signals_do_not_interrupt_the_server_s_cleanup(tmp_path):
+    """PR_SET_PDEATHSIG's signal can come more than once (kernel/exit.c, forget_original_parent, sends it for
+    each thread of the orphan, at each reparenting): here a second SIGTERM reached a stopping server after its
+    reparenting to PID 1, while it removed its folder, and left the folder behind (the test above failed 5 of
+    60 times under load). Told to stop over and over while it removes a folder made slow to remove (20,000
+    files), it still removes all of it."""
+    driver, pid, folder = _listening_server()
+    for k in range(20000):
+        (folder / f"slow_{k}").touch()
+    _end(driver)
     signals = 0
     end = time.monotonic() + END_WAIT_S
     while alive(pid) and time.monotonic() < end:

@@ -416,7 +416,7 @@ def write_export(plan: RunPlan, work_dir: str | Path, final_dir: str | Path | No
         timed_systems(root, timing)
         timed_systems(robot, timing)
     ignored_friction = mesh_friction_ignored(plan.world.spec)
-    robot_friction = carry_mesh_friction(robot, plan.world.spec)
+    robot_friction = carry_mesh_friction(robot, plan.world.spec, ignored_friction)
     gazebo_urdf = etree.tostring(robot, encoding="unicode")
     robot_urdf = named(gazebo_urdf)
     (work / robot_file).write_text(robot_urdf)

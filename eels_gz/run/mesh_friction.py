@@ -59,14 +59,15 @@ def _why_not(spec, robot, ignored: list[dict]) -> tuple[float | None, str]:
     return m, ""
 
 
-def carry_mesh_friction(robot, spec) -> dict:
+def carry_mesh_friction(robot, spec, ignored: list[dict] | None = None) -> dict:
     """Write the lost meshes' coefficient on every colliding link of ``robot`` (a description's ``<robot>``
     element with its Gazebo blocks, changed in place) when that is exact (module docstring).
 
     Returns export.json's ``robot_friction``: ``carried`` (bool), ``mu`` (the coefficient written, or
     None), ``links`` (the links given it) and ``reason`` (why it could not be carried; "" when carried or
-    when no mesh loses its ``<mu>``)."""
-    ignored = mesh_friction_ignored(spec)
+    when no mesh loses its ``<mu>``). ``ignored``: :func:`mesh_friction_ignored` of ``spec`` when the caller
+    has it."""
+    ignored = mesh_friction_ignored(spec) if ignored is None else ignored
     if not ignored:
         return {"carried": False, "mu": None, "links": [], "reason": ""}
     m, reason = _why_not(spec, robot, ignored)

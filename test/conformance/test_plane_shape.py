@@ -6,8 +6,6 @@ from gz-sim at its touchdown with a 1 m thick box; docs/gazebo.md)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -15,31 +13,22 @@ from eels_gz.dart.dart_build import GZ_PLANE_SIZE, make_shape
 from eels_gz.sdf_reader import Geometry
 
 
-def gz_physics_plane(normal) -> np.ndarray:
-    """The cube's transform by ConstructPlane's steps: Eigen's AngleAxis rotation, then a translation along
-    the rotated z (Isometry3d::translate applies in the rotated frame)."""
-    n = np.asarray(normal, float)
-    axis = np.cross([0.0, 0.0, 1.0], n)
-    norm = float(np.linalg.norm(axis))
-    angle = math.asin(norm / float(np.linalg.norm(n)))
-    T = np.eye(4)
-    if angle > 1e-12:
-        k = axis / norm
-        K = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
-        T[:3, :3] = np.eye(3) * math.cos(angle) + math.sin(angle) * K + (1.0 - math.cos(angle)) * np.outer(k, k)
-    T[:3, 3] = T[:3, :3] @ [0.0, 0.0, -1050.0]
-    return T
-
-
 @pytest.mark.parametrize("normal", [(0.0, 0.0, 1.0), (0.0, 0.3, 1.0), (1.0, 0.0, 1.0), (0.0, 0.0, -1.0)])
 def test_a_plane_is_gz_physics_cube(normal):
+    """ConstructPlane's cube, by its properties: 2100 m, centred 1050 m below the plane along its own z;
+    for a normal with a positive z, the rotation about z x n that takes z onto n (unique: it keeps its axis
+    and turns z onto n), so the top face holds the origin and faces along n."""
     shape, offset = make_shape(Geometry("plane", size=(200.0, 200.0), normal=normal), "test")
     assert GZ_PLANE_SIZE == 2100.0
     np.testing.assert_array_equal(shape.getSize(), [2100.0] * 3)  # not the plane's 200 x 200
-    np.testing.assert_allclose(offset, gz_physics_plane(normal), rtol=0, atol=1e-12)
-    if normal[2] > 0:  # the top face holds the origin and faces along the normal
-        top = offset[:3, :3] @ [0.0, 0.0, 1.0]
-        np.testing.assert_allclose(top, np.asarray(normal) / np.linalg.norm(normal), atol=1e-12)
-        assert offset[:3, :3][:, 2] @ (offset[:3, 3] + offset[:3, :3] @ [0, 0, 1050.0]) == pytest.approx(0, abs=1e-9)
+    R, centre = offset[:3, :3], offset[:3, 3]
+    np.testing.assert_allclose(R.T @ R, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(centre, R @ [0.0, 0.0, -1050.0], atol=1e-9)
+    n = np.asarray(normal) / np.linalg.norm(normal)
+    if n[2] > 0:
+        np.testing.assert_allclose(R @ [0.0, 0.0, 1.0], n, atol=1e-12)
+        axis = np.cross([0.0, 0.0, 1.0], n)
+        np.testing.assert_allclose(R @ axis, axis, atol=1e-12)
+        assert n @ centre == pytest.approx(-1050.0, abs=1e-9)  # the top face is the plane through the origin
     else:  # as in gz-physics: asin's angle stays below 90 degrees, so a plane facing down faces up
-        np.testing.assert_allclose(offset[:3, :3], np.eye(3))
+        np.testing.assert_allclose(R, np.eye(3))
